@@ -1,0 +1,53 @@
+#pragma once
+// Moreau–Jean θ-scheme at velocity level (seed 000 eqs 36–41; seed 004 eq 31), for all three families of
+// systems, with the activation forecast ḡ = g + γ h U (eq 41e). The one-step problem is assembled as
+// W = J M̂⁻¹ Jᵀ, q = J v_free (+ e U_k terms) with sparse matrices; M̂ = M + hθC + h²θ²K is factorised once
+// when constant. Variants:
+//  - Standard: eqs 41a–e.
+//  - Dissipative: seed 000 eq 87 (q_{k+1} = q_k + h v_{k+1/2}, always dissipative for θ >= 1/2, eq 88).
+//  - Paoli: the velocity-based scheme of seed 001 (q_{i+1} = q_i + h u_i, then the projection formula for
+//    u_{i+1} with the weighted velocity (u_{i+1} + e u_i)/(1+e)).
+#include <string>
+
+#include "engine/Model.hpp"
+#include "engine/StepReport.hpp"
+
+namespace talus {
+
+enum class MoreauJeanVariant { Standard, Dissipative, Paoli };
+enum class OneStepSolverKind { Lemke, Psor, Nsgs };
+
+struct MoreauJeanParameters {
+  double h = 1e-3;      // time step [s]
+  double theta = 0.5;   // θ ∈ [0, 1]
+  double gamma = 1.0;   // forecast ḡ = g + γ h U, γ ∈ [0, 1]
+  MoreauJeanVariant variant = MoreauJeanVariant::Standard;
+  OneStepSolverKind solver = OneStepSolverKind::Lemke;
+  double solver_tolerance = 1e-12;   // in the solver family's common residual measure
+  int solver_max_iterations = 10000;
+  double newton_tolerance = 1e-10;   // nonlinear systems: Newton on the θ-scheme residual
+  int newton_max_iterations = 50;
+};
+
+class MoreauJean {
+ public:
+  MoreauJean(Model& model, const MoreauJeanParameters& params);
+  ~MoreauJean();
+  MoreauJean(const MoreauJean&) = delete;
+  MoreauJean& operator=(const MoreauJean&) = delete;
+
+  // Advances the model by one step h. Throws talus::StepFailure (StepReport.hpp) when the one-step problem
+  // is not solved to tolerance or the state becomes non-finite: a failed step is never silently accepted.
+  const StepReport& step();
+  const StepReport& last_report() const;
+  const MoreauJeanParameters& parameters() const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+const char* to_string(MoreauJeanVariant v);
+const char* to_string(OneStepSolverKind s);
+
+}  // namespace talus

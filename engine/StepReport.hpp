@@ -1,0 +1,34 @@
+#pragma once
+// What one integrator step reports: time, solver statistics, active set size, and the discrete energy terms of
+// seed 000 eqs 74–104 so that the balance identities (eq 84, 88, …) can be checked to round-off and plotted.
+#include <stdexcept>
+#include <string>
+
+#include "solvers/core/SolverStats.hpp"
+
+namespace talus {
+
+struct EnergyReport {
+  double kinetic = 0.0;     // ½ vᵀ M v (+ rigid bodies' ½ m|v|² + ½ ωᵀ I ω)
+  double potential = 0.0;   // ½ qᵀ K q (+ nonlinear systems' potential callbacks)
+  double external_work = 0.0;  // this step's discrete supply W̄ᵉˣᵗ (eq 83: h v_{k+θ}ᵀ F_{k+θ}), gravity included
+  double contact_work = 0.0;   // this step's U_{k+θ}ᵀ P_{k+1} (eq 84) or U_{k+1/2}ᵀ P_{k+1} (eq 88)
+  double numerical_dissipation = 0.0;  // (½ − θ)[‖Δv‖²_M + ‖Δq‖²_K] (eq 84) or its variant
+  double total() const { return kinetic + potential; }
+};
+
+struct StepReport {
+  double time = 0.0;    // t_{k+1}
+  long step = 0;        // k + 1
+  int active = 0;       // interactions in the one-step problem (forecast ḡ <= 0, or equalities)
+  solvers::SolverStats solver;
+  int newton_iterations = 0;
+  EnergyReport energy;
+};
+
+// A step that could not be completed (non-converged solve, NaN, singular iteration matrix).
+struct StepFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace talus

@@ -1,0 +1,25 @@
+#pragma once
+// The one interface through which the engine solves its one-step (mixed) LCPs (issue 2 item 4): a method
+// choice and the settings all LCP solvers share, dispatched to Lemke, PSOR or the enumeration oracle. Every
+// method reports the common residual lcp_residual (solvers/core/LcpProblem.hpp), so results compare.
+#include "solvers/core/LcpProblem.hpp"
+#include "solvers/core/SolverStats.hpp"
+
+namespace talus::solvers {
+
+enum class LcpMethod { Lemke, Psor, Enumeration };
+
+const char* to_string(LcpMethod m);
+
+struct LcpSolverOptions {
+  LcpMethod method = LcpMethod::Lemke;
+  double tolerance = 1e-12;     // PSOR: on lcp_residual; Lemke: acceptance tolerance × round-off scale
+  int max_iterations = 10000;   // PSOR: sweeps; Lemke: pivots
+  double relaxation = 1.0;      // PSOR only
+  bool record_history = false;  // PSOR only
+};
+
+// z: warm start for PSOR (ignored by the direct methods); z and w are resized to p.size().
+SolverStats solve_lcp(const LcpProblem& p, Vector& z, Vector& w, const LcpSolverOptions& options);
+
+}  // namespace talus::solvers

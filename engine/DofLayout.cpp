@@ -1,0 +1,139 @@
+// Global ordering of coordinates and velocities (see DofLayout.hpp), gather/scatter, and the coordinate update
+// shared by every integrator.
+#include "engine/DofLayout.hpp"
+
+#include <cassert>
+#include <cmath>
+
+namespace talus {
+
+Index DofLayout::coord_offset(const SystemRef& s) const {
+  switch (s.family) {
+    case SystemFamily::Lti: return lti_offset[s.index];
+    case SystemFamily::Nonlinear: return nonlinear_offset[s.index];
+    case SystemFamily::Rigid: return rigid_coord_offset + 7 * s.index;
+  }
+  return 0;
+}
+
+Index DofLayout::vel_offset(const SystemRef& s) const {
+  switch (s.family) {
+    case SystemFamily::Lti: return lti_offset[s.index];
+    case SystemFamily::Nonlinear: return nonlinear_offset[s.index];
+    case SystemFamily::Rigid: return rigid_vel_offset + 6 * s.index;
+  }
+  return 0;
+}
+
+Index DofLayout::coord_size(const SystemRef& s, const Model& m) const {
+  switch (s.family) {
+    case SystemFamily::Lti: return m.lti[s.index].dofs();
+    case SystemFamily::Nonlinear: return m.nonlinear[s.index].dofs();
+    case SystemFamily::Rigid: return 7;
+  }
+  return 0;
+}
+
+Index DofLayout::vel_size(const SystemRef& s, const Model& m) const {
+  return s.family == SystemFamily::Rigid ? 6 : coord_size(s, m);
+}
+
+DofLayout make_dof_layout(const Model& model) {
+  DofLayout l;
+  Index off = 0;
+  for (const auto& s : model.lti) {
+    l.lti_offset.push_back(off);
+    off += s.dofs();
+  }
+  for (const auto& s : model.nonlinear) {
+    l.nonlinear_offset.push_back(off);
+    off += s.dofs();
+  }
+  l.bodies = model.bodies.size();
+  l.rigid_coord_offset = off;
+  l.rigid_vel_offset = off;
+  l.n_coords = off + 7 * l.bodies;
+  l.n_vels = off + 6 * l.bodies;
+  return l;
+}
+
+void gather_coordinates(const Model& model, const DofLayout& l, Vector& q) {
+  q.resize(l.n_coords);
+  for (size_t i = 0; i < model.lti.size(); ++i) q.segment(l.lti_offset[i], model.lti[i].dofs()) = model.lti[i].q;
+  for (size_t i = 0; i < model.nonlinear.size(); ++i)
+    q.segment(l.nonlinear_offset[i], model.nonlinear[i].dofs()) = model.nonlinear[i].q;
+  const RigidBodySet& b = model.bodies;
+  for (Index k = 0; k < l.bodies; ++k) {
+    q.segment<3>(l.rigid_coord_offset + 7 * k) = b.position.col(k);
+    q.segment<4>(l.rigid_coord_offset + 7 * k + 3) = b.orientation.col(k);
+  }
+}
+
+void gather_velocities(const Model& model, const DofLayout& l, Vector& v) {
+  v.resize(l.n_vels);
+  for (size_t i = 0; i < model.lti.size(); ++i) v.segment(l.lti_offset[i], model.lti[i].dofs()) = model.lti[i].v;
+  for (size_t i = 0; i < model.nonlinear.size(); ++i)
+    v.segment(l.nonlinear_offset[i], model.nonlinear[i].dofs()) = model.nonlinear[i].v;
+  const RigidBodySet& b = model.bodies;
+  for (Index k = 0; k < l.bodies; ++k) {
+    v.segment<3>(l.rigid_vel_offset + 6 * k) = b.velocity.col(k);
+    v.segment<3>(l.rigid_vel_offset + 6 * k + 3) = b.angular_velocity.col(k);
+  }
+}
+
+void scatter_coordinates(const DofLayout& l, const Vector& q, Model& model) {
+  assert(q.size() == l.n_coords);
+  for (size_t i = 0; i < model.lti.size(); ++i) model.lti[i].q = q.segment(l.lti_offset[i], model.lti[i].dofs());
+  for (size_t i = 0; i < model.nonlinear.size(); ++i)
+    model.nonlinear[i].q = q.segment(l.nonlinear_offset[i], model.nonlinear[i].dofs());
+  RigidBodySet& b = model.bodies;
+  for (Index k = 0; k < l.bodies; ++k) {
+    b.position.col(k) = q.segment<3>(l.rigid_coord_offset + 7 * k);
+    b.orientation.col(k) = q.segment<4>(l.rigid_coord_offset + 7 * k + 3);
+  }
+}
+
+void scatter_velocities(const DofLayout& l, const Vector& v, Model& model) {
+  assert(v.size() == l.n_vels);
+  for (size_t i = 0; i < model.lti.size(); ++i) model.lti[i].v = v.segment(l.lti_offset[i], model.lti[i].dofs());
+  for (size_t i = 0; i < model.nonlinear.size(); ++i)
+    model.nonlinear[i].v = v.segment(l.nonlinear_offset[i], model.nonlinear[i].dofs());
+  RigidBodySet& b = model.bodies;
+  for (Index k = 0; k < l.bodies; ++k) {
+    b.velocity.col(k) = v.segment<3>(l.rigid_vel_offset + 6 * k);
+    b.angular_velocity.col(k) = v.segment<3>(l.rigid_vel_offset + 6 * k + 3);
+  }
+}
+
+void advance_coordinates(const DofLayout& l, const Vector& q0, const Vector& v, double h, Vector& q1) {
+  assert(q0.size() == l.n_coords && v.size() == l.n_vels && &q0 != &q1);
+  q1.resize(l.n_coords);
+  const Index n_lin = l.rigid_coord_offset;
+  q1.head(n_lin) = q0.head(n_lin) + h * v.head(n_lin);
+  for (Index k = 0; k < l.bodies; ++k) {
+    const Index qo = l.rigid_coord_offset + 7 * k, vo = l.rigid_vel_offset + 6 * k;
+    q1.segment<3>(qo) = q0.segment<3>(qo) + h * v.segment<3>(vo);
+    const Eigen::Vector3d phi = h * v.segment<3>(vo + 3);
+    const double angle = phi.norm();
+    // exp(½ φ) as a quaternion; sin(a/2)/a is evaluated by its series near 0 to stay exact for tiny rotations.
+    const double half = 0.5 * angle;
+    const double s = angle > 1e-8 ? std::sin(half) / angle : 0.5 - angle * angle / 48.0;
+    const Eigen::Quaterniond dq(std::cos(half), s * phi.x(), s * phi.y(), s * phi.z());
+    const Eigen::Vector4d& a = q0.segment<4>(qo + 3);
+    Eigen::Quaterniond r = Eigen::Quaterniond(a[0], a[1], a[2], a[3]) * dq;
+    r.normalize();
+    q1.segment<4>(qo + 3) << r.w(), r.x(), r.y(), r.z();
+  }
+}
+
+Eigen::Matrix<double, 4, 3> quaternion_rate_matrix(const Eigen::Vector4d& q) {
+  Eigen::Matrix<double, 4, 3> G;
+  const double w = q[0], x = q[1], y = q[2], z = q[3];
+  G << -x, -y, -z,
+        w, -z,  y,
+        z,  w, -x,
+       -y,  x,  w;
+  return 0.5 * G;
+}
+
+}  // namespace talus

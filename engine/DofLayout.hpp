@@ -1,0 +1,50 @@
+#pragma once
+// The global ordering of every system's coordinates q and velocities v, shared by all integrators
+// (Moreau–Jean, Newmark / generalized-α, event-driven) so that one global vector, one sparse Jacobian and one
+// block-diagonal mass matrix describe the whole model.
+//
+// Order: all LTI systems (in Model::lti order), then all nonlinear systems, then all rigid bodies.
+//  - LTI and nonlinear systems: n coordinates and n velocities each (q̇ = v).
+//  - rigid body b: 7 coordinates [x (world), quaternion (w, x, y, z)] and 6 velocities
+//    [v (world), ω (body)]; q̇ = T(q) v with ẋ = v and q̇uat = ½ quat ⊗ (0, ω) (see rigid_kinematics()).
+// So coordinates and velocities have different sizes and offsets as soon as rigid bodies are present.
+#include <vector>
+
+#include "engine/Model.hpp"
+
+namespace talus {
+
+struct DofLayout {
+  std::vector<Index> lti_offset;        // coordinate offset = velocity offset of each LTI system
+  std::vector<Index> nonlinear_offset;  // coordinate offset = velocity offset of each nonlinear system
+  Index rigid_coord_offset = 0;         // body b: coordinates at rigid_coord_offset + 7 b
+  Index rigid_vel_offset = 0;           // body b: velocities at rigid_vel_offset + 6 b
+  Index bodies = 0;
+  Index n_coords = 0;
+  Index n_vels = 0;
+
+  Index coord_offset(const SystemRef& s) const;
+  Index vel_offset(const SystemRef& s) const;
+  Index coord_size(const SystemRef& s, const Model& m) const;
+  Index vel_size(const SystemRef& s, const Model& m) const;
+};
+
+// Offsets of the current model; call again whenever systems are added.
+DofLayout make_dof_layout(const Model& model);
+
+// Gather the model's state into global vectors (resized) and write global vectors back into the model.
+void gather_coordinates(const Model& model, const DofLayout& layout, Vector& q);
+void gather_velocities(const Model& model, const DofLayout& layout, Vector& v);
+void scatter_coordinates(const DofLayout& layout, const Vector& q, Model& model);
+void scatter_velocities(const DofLayout& layout, const Vector& v, Model& model);
+
+// q1 = q0 + h T(q0) v for the linear parts; rigid bodies: x1 = x0 + h v and
+// quat1 = normalise(quat0 ⊗ exp(½ h ω)) (exponential map of the body-frame rotation vector h ω).
+// q1 may not alias q0.
+void advance_coordinates(const DofLayout& layout, const Vector& q0, const Vector& v, double h, Vector& q1);
+
+// The 4 × 3 block of T(q) mapping ω_body to the quaternion rate: q̇uat = G(quat) ω,
+// G = ½ [ −q_vᵀ ; w I + [q_v]× ]. Relations written in coordinates use it to get Jacobians w.r.t. ω.
+Eigen::Matrix<double, 4, 3> quaternion_rate_matrix(const Eigen::Vector4d& quat_wxyz);
+
+}  // namespace talus

@@ -25,7 +25,8 @@ struct LemkeParameters {
 SolverStats solve_lemke(const LcpProblem& p, Vector& z, Vector& w, const LemkeParameters& params = {});
 
 // The dense kernel on a pure LCP (no equality rows), for callers that already hold a dense M.
-// Returns the pivots done and the status; z receives the solution (not refined, not residual-checked).
+// Returns the pivots done and the status; z receives the solution, recomputed from a fresh LU of the final
+// basis when Converged, but not residual-checked (solve_lemke does that).
 SolverStats solve_lemke_dense(const Matrix& M, const Vector& q, Vector& z, const LemkeParameters& params = {});
 
 }  // namespace talus::solvers

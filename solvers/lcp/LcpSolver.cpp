@@ -1,0 +1,42 @@
+// Dispatch of solve_lcp to the chosen method; see LcpSolver.hpp.
+#include "solvers/lcp/LcpSolver.hpp"
+
+#include "solvers/lcp/EnumerationLcp.hpp"
+#include "solvers/lcp/Lemke.hpp"
+#include "solvers/lcp/Psor.hpp"
+
+namespace talus::solvers {
+
+const char* to_string(LcpMethod m) {
+  switch (m) {
+    case LcpMethod::Lemke: return "lemke";
+    case LcpMethod::Psor: return "psor";
+    case LcpMethod::Enumeration: return "enumeration";
+  }
+  return "unknown";
+}
+
+SolverStats solve_lcp(const LcpProblem& p, Vector& z, Vector& w, const LcpSolverOptions& options) {
+  switch (options.method) {
+    case LcpMethod::Lemke: {
+      LemkeParameters params;
+      params.max_pivots = options.max_iterations;
+      params.acceptance_tolerance = options.tolerance;
+      return solve_lemke(p, z, w, params);
+    }
+    case LcpMethod::Psor: {
+      PsorParameters params;
+      params.tolerance = options.tolerance;
+      params.max_iterations = options.max_iterations;
+      params.relaxation = options.relaxation;
+      params.record_history = options.record_history;
+      return solve_psor(p, z, w, params);
+    }
+    case LcpMethod::Enumeration: return solve_lcp_by_enumeration(p, z, w);
+  }
+  SolverStats stats;
+  stats.message = "solve_lcp: unknown method";
+  return stats;
+}
+
+}  // namespace talus::solvers

@@ -141,6 +141,31 @@ void evaluate_normal_gaps(const Model& model, const DofLayout& layout, const Vec
   }
 }
 
+void select_interactions(const ConstraintRows& all, const std::vector<Index>& positions, ConstraintRows& out) {
+  assert(&all != &out);
+  out.interactions.resize(positions.size());
+  out.row_offset.resize(positions.size() + 1);
+  out.row_offset[0] = 0;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    const Index p = positions[i];
+    out.interactions[i] = all.interactions[p];
+    out.row_offset[i + 1] = out.row_offset[i] + all.row_offset[p + 1] - all.row_offset[p];
+  }
+  const Index m = out.rows();
+  out.gap.resize(m);
+  out.triplets_.clear();
+  for (size_t i = 0; i < positions.size(); ++i) {
+    const Index src = all.row_offset[positions[i]], dst = out.row_offset[i];
+    for (Index k = 0; k < out.row_offset[i + 1] - dst; ++k) {
+      out.gap[dst + k] = all.gap[src + k];
+      for (SparseMatrix::InnerIterator it(all.J, src + k); it; ++it)
+        out.triplets_.emplace_back(static_cast<int>(dst + k), static_cast<int>(it.col()), it.value());
+    }
+  }
+  out.J.resize(m, all.J.cols());
+  out.J.setFromTriplets(out.triplets_.begin(), out.triplets_.end());
+}
+
 std::vector<int> all_interactions(const Model& model) {
   std::vector<int> w(model.interactions.size());
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int>(i);

@@ -42,6 +42,10 @@ void assemble_constraints(const Model& model, const DofLayout& layout, const Vec
 void evaluate_normal_gaps(const Model& model, const DofLayout& layout, const Vector& q,
                           const std::vector<int>& which, Vector& g);
 
+// The sub-list of `all` at positions `positions` (indices into all.interactions), rows and J rows copied,
+// without evaluating any relation again: e.g. the active set chosen from a full assembly.
+void select_interactions(const ConstraintRows& all, const std::vector<Index>& positions, ConstraintRows& out);
+
 // Every interaction of the model, 0..n-1 (a convenience for `which`).
 std::vector<int> all_interactions(const Model& model);
 

@@ -14,6 +14,9 @@ struct EnergyReport {
   double external_work = 0.0;  // this step's discrete supply W̄ᵉˣᵗ (eq 83: h v_{k+θ}ᵀ F_{k+θ}), gravity included
   double contact_work = 0.0;   // this step's U_{k+θ}ᵀ P_{k+1} (eq 84) or U_{k+1/2}ᵀ P_{k+1} (eq 88)
   double numerical_dissipation = 0.0;  // (½ − θ)[‖Δv‖²_M + ‖Δq‖²_K] (eq 84) or its variant
+  double damping_work = 0.0;   // this step's −h v_{k+θ}ᵀ C v_{k+θ} (LTI damping; 0 when C = 0)
+  // Balance (exact for LTI systems and rigid bodies, see MoreauJean.cpp):
+  //   ΔE − external_work = numerical_dissipation + contact_work + damping_work.
   double total() const { return kinetic + potential; }
 };
 

@@ -1,0 +1,169 @@
+// Model::validate(): every size, reference and value an integrator relies on, checked once with a message
+// that names the system or interaction (index and name) and the field, so a bad scene fails at load time.
+#include "engine/Model.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+namespace talus {
+
+namespace {
+
+std::string label(const char* kind, size_t i, const std::string& name) {
+  std::ostringstream os;
+  os << kind << "[" << i << "]";
+  if (!name.empty()) os << " '" << name << "'";
+  return os.str();
+}
+
+[[noreturn]] void fail(const std::string& who, const std::string& what) {
+  throw std::invalid_argument("model: " + who + ": " + what);
+}
+
+std::string dims(Index r, Index c) { return std::to_string(r) + "x" + std::to_string(c); }
+
+bool finite(const SparseMatrix& A) {
+  for (Index k = 0; k < A.outerSize(); ++k)
+    for (SparseMatrix::InnerIterator it(A, k); it; ++it)
+      if (!std::isfinite(it.value())) return false;
+  return true;
+}
+
+void check_vector(const std::string& who, const char* field, const Vector& x, Index n, bool allow_empty) {
+  if (allow_empty && x.size() == 0) return;
+  if (x.size() != n)
+    fail(who, std::string(field) + " has " + std::to_string(x.size()) + " entries, expected " + std::to_string(n));
+  if (!x.allFinite()) fail(who, std::string(field) + " contains NaN or Inf");
+}
+
+void check_lti(size_t i, const LagrangianLti& s) {
+  const std::string who = label("lti", i, s.name);
+  const Index n = s.M.rows();
+  if (n == 0 || s.M.cols() != n) fail(who, "M is " + dims(s.M.rows(), s.M.cols()) + ", expected a non-empty square matrix");
+  if (!finite(s.M)) fail(who, "M contains NaN or Inf");
+  for (Index k = 0; k < n; ++k)
+    if (!(s.M.coeff(k, k) > 0.0)) fail(who, "M has a non-positive diagonal entry at " + std::to_string(k));
+  if (s.K.size() && (s.K.rows() != n || s.K.cols() != n)) fail(who, "K is " + dims(s.K.rows(), s.K.cols()) + ", expected " + dims(n, n));
+  if (s.C.size() && (s.C.rows() != n || s.C.cols() != n)) fail(who, "C is " + dims(s.C.rows(), s.C.cols()) + ", expected " + dims(n, n));
+  if (!finite(s.K)) fail(who, "K contains NaN or Inf");
+  if (!finite(s.C)) fail(who, "C contains NaN or Inf");
+  check_vector(who, "f_const", s.f_const, n, true);
+  check_vector(who, "q", s.q, n, false);
+  check_vector(who, "v", s.v, n, false);
+}
+
+void check_nonlinear(size_t i, const LagrangianNonlinear& s) {
+  const std::string who = label("nonlinear", i, s.name);
+  if (s.n <= 0) fail(who, "n must be > 0");
+  if (!s.mass) fail(who, "the mass callback is empty");
+  if (!s.force) fail(who, "the force callback is empty");
+  check_vector(who, "q", s.q, s.n, false);
+  check_vector(who, "v", s.v, s.n, false);
+}
+
+void check_bodies(const RigidBodySet& b) {
+  const Index n = b.size();
+  auto cols = [&](const char* field, Index c) {
+    if (c != n)
+      fail("bodies", std::string(field) + " has " + std::to_string(c) + " columns/entries, expected " +
+                         std::to_string(n) + " (one per body)");
+  };
+  cols("position", b.position.cols());
+  cols("orientation", b.orientation.cols());
+  cols("velocity", b.velocity.cols());
+  cols("angular_velocity", b.angular_velocity.cols());
+  cols("inv_mass", b.inv_mass.size());
+  cols("inertia", b.inertia.cols());
+  cols("radius", b.radius.size());
+  cols("force", b.force.cols());
+  cols("torque", b.torque.cols());
+  for (Index k = 0; k < n; ++k) {
+    const std::string who = "body[" + std::to_string(k) + "]";
+    if (!b.position.col(k).allFinite()) fail(who, "position contains NaN or Inf");
+    if (!b.velocity.col(k).allFinite()) fail(who, "velocity contains NaN or Inf");
+    if (!b.angular_velocity.col(k).allFinite()) fail(who, "angular_velocity contains NaN or Inf");
+    if (!b.force.col(k).allFinite() || !b.torque.col(k).allFinite()) fail(who, "force or torque contains NaN or Inf");
+    if (!(std::abs(b.orientation.col(k).norm() - 1.0) <= 1e-6)) fail(who, "orientation is not a unit quaternion");
+    if (!(b.mass[k] >= 0.0) || !std::isfinite(b.mass[k])) fail(who, "mass must be >= 0 and finite");
+    if (b.inv_mass[k] != 0.0) {
+      if (!(std::abs(b.inv_mass[k] * b.mass[k] - 1.0) <= 1e-12)) fail(who, "inv_mass is not 1 / mass");
+      if (!(b.inertia.col(k).minCoeff() > 0.0) || !b.inertia.col(k).allFinite())
+        fail(who, "inertia must be > 0 and finite for a movable body");
+    }
+    if (!(b.radius[k] >= 0.0)) fail(who, "radius must be >= 0");
+  }
+}
+
+void check_interaction(size_t i, const Interaction& in, const Model& m) {
+  const std::string who = label("interaction", i, in.name);
+  if (in.systems.empty() || in.systems.size() > 2)
+    fail(who, "systems has " + std::to_string(in.systems.size()) + " entries, expected 1 or 2");
+  Index coords = 0;
+  bool all_rigid = true;
+  for (size_t k = 0; k < in.systems.size(); ++k) {
+    const SystemRef& s = in.systems[k];
+    const std::string ref = "systems[" + std::to_string(k) + "]";
+    Index count = 0;
+    switch (s.family) {
+      case SystemFamily::Lti: count = static_cast<Index>(m.lti.size()); break;
+      case SystemFamily::Nonlinear: count = static_cast<Index>(m.nonlinear.size()); break;
+      case SystemFamily::Rigid: count = m.bodies.size(); break;
+    }
+    if (s.index < 0 || s.index >= count)
+      fail(who, ref + " refers to system " + std::to_string(s.index) + " of a family that has " + std::to_string(count));
+    all_rigid = all_rigid && s.family == SystemFamily::Rigid;
+    coords += s.family == SystemFamily::Lti ? m.lti[s.index].dofs()
+              : s.family == SystemFamily::Nonlinear ? m.nonlinear[s.index].dofs()
+                                                    : 7;
+  }
+  if (in.systems.size() == 2 && in.systems[0].family == in.systems[1].family &&
+      in.systems[0].index == in.systems[1].index)
+    fail(who, "both systems are the same");
+
+  const int rows = law_rows(in.law);
+  if (const auto* l = std::get_if<NewtonImpactLaw>(&in.law)) {
+    if (!(l->e >= 0.0 && l->e <= 1.0)) fail(who, "law: restitution e must be in [0, 1]");
+  } else if (const auto* l = std::get_if<NewtonImpactFrictionLaw>(&in.law)) {
+    if (!(l->e >= 0.0 && l->e <= 1.0)) fail(who, "law: restitution e must be in [0, 1]");
+    if (!(l->mu >= 0.0) || !std::isfinite(l->mu)) fail(who, "law: friction coefficient mu must be >= 0");
+    if (l->dim != 2 && l->dim != 3) fail(who, "law: friction dim must be 2 or 3");
+  } else if (std::get<EqualityLaw>(in.law).rows < 1) {
+    fail(who, "law: equality rows must be >= 1");
+  }
+
+  if (const auto* r = std::get_if<LinearRelation>(&in.relation)) {
+    if (r->C.rows() != rows || r->C.cols() != coords)
+      fail(who, "relation: C is " + dims(r->C.rows(), r->C.cols()) + ", expected " + dims(rows, coords) +
+                    " (law rows x coordinates of the systems)");
+    check_vector(who, "relation: b", r->b, rows, false);
+    if (!r->C.allFinite()) fail(who, "relation: C contains NaN or Inf");
+  } else if (const auto* r = std::get_if<NonlinearRelation>(&in.relation)) {
+    if (r->rows != rows)
+      fail(who, "relation: rows is " + std::to_string(r->rows) + " but the law has " + std::to_string(rows));
+    if (!r->gap || !r->jacobian) fail(who, "relation: the gap or jacobian callback is empty");
+  } else {
+    const auto& sphere = std::get<SphereContactRelation>(in.relation);
+    if (!all_rigid) fail(who, "relation: a sphere contact needs rigid-body systems");
+    if (rows > 3) fail(who, "relation: a sphere contact has at most 3 rows, the law has " + std::to_string(rows));
+    if (in.systems.size() == 1) {
+      if (!(std::abs(sphere.plane_normal.norm() - 1.0) <= 1e-9)) fail(who, "relation: plane_normal is not a unit vector");
+      if (!std::isfinite(sphere.plane_offset)) fail(who, "relation: plane_offset is not finite");
+    }
+  }
+}
+
+}  // namespace
+
+void Model::validate() const {
+  for (size_t i = 0; i < lti.size(); ++i) check_lti(i, lti[i]);
+  for (size_t i = 0; i < nonlinear.size(); ++i) check_nonlinear(i, nonlinear[i]);
+  check_bodies(bodies);
+  if (!gravity.allFinite()) fail("gravity", "contains NaN or Inf");
+  if (!std::isfinite(time)) fail("time", "is not finite");
+  for (size_t i = 0; i < interactions.size(); ++i) check_interaction(i, interactions[i], *this);
+}
+
+}  // namespace talus

@@ -1,0 +1,174 @@
+// Builds the one-step LCP / friction-contact problem from the active rows and solves it (see OneStepSolve.hpp).
+#include "engine/OneStepSolve.hpp"
+
+#include <sstream>
+#include <stdexcept>
+#include <variant>
+
+#include "engine/StepReport.hpp"
+#include "solvers/fc/Nsgs.hpp"
+#include "solvers/lcp/Fc2dAsLcp.hpp"
+#include "solvers/lcp/LcpSolver.hpp"
+
+namespace talus {
+
+namespace {
+
+double restitution(const NonsmoothLaw& law) {
+  if (const auto* l = std::get_if<NewtonImpactLaw>(&law)) return l->e;
+  if (const auto* l = std::get_if<NewtonImpactFrictionLaw>(&law)) return l->e;
+  return 0.0;
+}
+
+// A = S W Sᵀ where S selects constraint row order[i] into problem row i (order[i] = −1: a padding row with a
+// unit diagonal).
+void select_symmetric(const SparseMatrix& W, const std::vector<Index>& order, std::vector<Index>& inverse,
+                      std::vector<Triplet>& t, SparseMatrix& A) {
+  const Index n = static_cast<Index>(order.size());
+  inverse.assign(W.rows(), -1);
+  for (Index i = 0; i < n; ++i)
+    if (order[i] >= 0) inverse[order[i]] = i;
+  t.clear();
+  for (Index i = 0; i < n; ++i) {
+    if (order[i] < 0) {
+      t.emplace_back(static_cast<int>(i), static_cast<int>(i), 1.0);
+      continue;
+    }
+    for (SparseMatrix::InnerIterator it(W, order[i]); it; ++it)
+      if (inverse[it.col()] >= 0) t.emplace_back(static_cast<int>(i), static_cast<int>(inverse[it.col()]), it.value());
+  }
+  A.resize(n, n);
+  A.setFromTriplets(t.begin(), t.end());
+}
+
+[[noreturn]] void fail(const OneStepSolveSettings& s, const char* what, const solvers::SolverStats& st) {
+  std::ostringstream os;
+  os << s.context << ": one-step " << what << " not solved: status " << solvers::to_string(st.status)
+     << ", residual " << st.residual << " (tolerance " << s.tolerance << "), " << st.iterations << " iterations";
+  if (!st.message.empty()) os << " (" << st.message << ")";
+  throw StepFailure(os.str());
+}
+
+solvers::SolverStats solve_frictionless(const Model& model, const ConstraintRows& rows, const SparseMatrix& W,
+                                        const Vector& Jv_free, const Vector& U_k, const OneStepSolveSettings& s,
+                                        OneStepWorkspace& ws, Vector& P) {
+  const Index m = rows.rows();
+  ws.order.clear();
+  // Equality rows first (the MLCP's free block), then the unilateral normal rows.
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < rows.interactions.size(); ++i) {
+      const bool eq = std::holds_alternative<EqualityLaw>(model.interactions[rows.interactions[i]].law);
+      if (eq == (pass == 0))
+        for (Index r = rows.row_offset[i]; r < rows.row_offset[i + 1]; ++r) ws.order.push_back(r);
+    }
+  Index n_eq = 0;
+  for (size_t i = 0; i < rows.interactions.size(); ++i)
+    if (std::holds_alternative<EqualityLaw>(model.interactions[rows.interactions[i]].law))
+      n_eq += rows.row_offset[i + 1] - rows.row_offset[i];
+
+  solvers::LcpProblem& lcp = ws.lcp;
+  select_symmetric(W, ws.order, ws.problem_row, ws.triplets, lcp.M);
+  lcp.n_equality = static_cast<int>(n_eq);
+  lcp.q.resize(m);
+  ws.z.setZero(m);
+  for (size_t i = 0; i < rows.interactions.size(); ++i) {
+    const Interaction& in = model.interactions[rows.interactions[i]];
+    const double e = restitution(in.law);
+    const Index r0 = rows.row_offset[i], nr = rows.row_offset[i + 1] - r0;
+    const bool warm = in.impulse.size() == nr;
+    for (Index k = 0; k < nr; ++k) {
+      const Index pr = ws.problem_row[r0 + k];
+      lcp.q[pr] = Jv_free[r0 + k] + e * U_k[r0 + k];
+      if (warm) ws.z[pr] = in.impulse[k];
+    }
+  }
+
+  solvers::LcpSolverOptions opt;
+  opt.method = s.kind == OneStepSolverKind::Lemke ? solvers::LcpMethod::Lemke : solvers::LcpMethod::Psor;
+  opt.tolerance = s.tolerance;
+  opt.max_iterations = s.max_iterations;
+  const solvers::SolverStats st = solvers::solve_lcp(lcp, ws.z, ws.w, opt);
+  if (!st.converged()) fail(s, "LCP", st);
+  P.resize(m);
+  for (Index i = 0; i < m; ++i) P[ws.order[i]] = ws.z[i];
+  return st;
+}
+
+solvers::SolverStats solve_frictional(const Model& model, const ConstraintRows& rows, const SparseMatrix& W,
+                                      const Vector& Jv_free, const Vector& U_k, const OneStepSolveSettings& s,
+                                      OneStepWorkspace& ws, Vector& P) {
+  int dim = 0;
+  for (int a : rows.interactions) {
+    const NonsmoothLaw& law = model.interactions[a].law;
+    if (std::holds_alternative<EqualityLaw>(law))
+      throw std::invalid_argument(s.context + ": interaction " + std::to_string(a) + " '" +
+                                  model.interactions[a].name +
+                                  "' is an equality and others have Coulomb friction: equality constraints "
+                                  "mixed with friction are not supported by the one-step solvers");
+    if (const auto* f = std::get_if<NewtonImpactFrictionLaw>(&law)) {
+      if (dim != 0 && f->dim != dim)
+        throw std::invalid_argument(s.context + ": interaction " + std::to_string(a) + " '" +
+                                    model.interactions[a].name + "' has friction dim " + std::to_string(f->dim) +
+                                    " but other active contacts have dim " + std::to_string(dim));
+      dim = f->dim;
+    }
+  }
+  const Index contacts = static_cast<Index>(rows.interactions.size());
+  solvers::FrictionContactProblem& fc = ws.fc;
+  fc.dim = dim;
+  fc.mu.resize(contacts);
+  ws.order.assign(dim * contacts, -1);
+  fc.q.setZero(dim * contacts);
+  ws.r.setZero(dim * contacts);
+  for (Index c = 0; c < contacts; ++c) {
+    const Interaction& in = model.interactions[rows.interactions[c]];
+    const auto* f = std::get_if<NewtonImpactFrictionLaw>(&in.law);
+    fc.mu[c] = f ? f->mu : 0.0;
+    const Index r0 = rows.row_offset[c], nr = rows.row_offset[c + 1] - r0;
+    const bool warm = in.impulse.size() == nr;
+    for (Index k = 0; k < nr; ++k) {
+      ws.order[dim * c + k] = r0 + k;
+      fc.q[dim * c + k] = Jv_free[r0 + k];
+      if (warm) ws.r[dim * c + k] = in.impulse[k];
+    }
+    fc.q[dim * c] += restitution(in.law) * U_k[r0];
+  }
+  select_symmetric(W, ws.order, ws.problem_row, ws.triplets, fc.W);
+
+  solvers::SolverStats st;
+  if (dim == 2 && s.kind != OneStepSolverKind::Nsgs) {
+    ws.lcp = solvers::fc2d_to_lcp(fc);
+    solvers::LcpSolverOptions opt;
+    opt.method = s.kind == OneStepSolverKind::Lemke ? solvers::LcpMethod::Lemke : solvers::LcpMethod::Psor;
+    opt.tolerance = s.tolerance;
+    opt.max_iterations = s.max_iterations;
+    ws.z.resize(0);
+    st = solvers::solve_lcp(ws.lcp, ws.z, ws.w, opt);
+    if (!st.converged()) fail(s, "2-D friction LCP", st);
+    solvers::fc2d_reaction_from_lcp(fc, ws.z, ws.r);
+  } else {
+    solvers::NsgsParameters np;
+    np.tolerance = s.tolerance;
+    np.max_iterations = s.max_iterations;
+    st = solvers::nsgs(fc, ws.r, ws.u, np);
+    if (!st.converged()) fail(s, "friction-contact problem (NSGS)", st);
+  }
+  P.setZero(rows.rows());
+  for (Index i = 0; i < static_cast<Index>(ws.order.size()); ++i)
+    if (ws.order[i] >= 0) P[ws.order[i]] = ws.r[i];
+  return st;
+}
+
+}  // namespace
+
+solvers::SolverStats solve_one_step(const Model& model, const ConstraintRows& rows, const SparseMatrix& W,
+                                    const Vector& Jv_free, const Vector& U_k, const OneStepSolveSettings& settings,
+                                    OneStepWorkspace& ws, Vector& P) {
+  bool friction = false;
+  for (int a : rows.interactions)
+    friction = friction || std::holds_alternative<NewtonImpactFrictionLaw>(model.interactions[a].law);
+  return friction ? solve_frictional(model, rows, W, Jv_free, U_k, settings, ws, P)
+                  : solve_frictionless(model, rows, W, Jv_free, U_k, settings, ws, P);
+}
+
+}  // namespace talus

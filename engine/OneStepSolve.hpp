@@ -1,0 +1,50 @@
+#pragma once
+// The one-step nonsmooth problem of Moreau–Jean-type schemes, from the assembled rows to the impulses:
+//
+//   U_{k+1} = W P + J v_free,   W = J M̂⁻¹ Jᵀ,
+//   Newton impact rows:     0 <= U_{k+1} + e U_k  ⟂  P >= 0            (seed 000 eqs 40, 41d; eq 87)
+//   equality rows:          U_{k+1} = 0,  P free
+//   Newton + Coulomb rows:  the friction-contact problem of solvers/core/FrictionContactProblem.hpp with
+//                           q_N = (J v_free)_N + e U_{k,N}                (seed 004 eq 31)
+//
+// Dispatch: no friction → a mixed LCP (equality rows first) for Lemke or PSOR (solvers/lcp/LcpSolver.hpp;
+// OneStepSolverKind::Nsgs falls back to PSOR, which is projected Gauss–Seidel on these one-row blocks);
+// 2-D friction → the exact LCP form (solvers/lcp/Fc2dAsLcp.hpp) for Lemke / PSOR, or NSGS;
+// 3-D friction → NSGS (solvers/fc/Nsgs.hpp). Frictionless contacts among frictional ones are μ = 0 blocks
+// (their tangential rows are padded with a unit diagonal and q = 0, so the reaction there is 0).
+// Equality rows together with friction are rejected (std::invalid_argument): no solver here handles both.
+// A solve that does not converge throws StepFailure with the solver's status, residual and iterations.
+#include <string>
+#include <vector>
+
+#include "engine/ConstraintAssembly.hpp"
+#include "engine/MoreauJean.hpp"
+#include "solvers/core/FrictionContactProblem.hpp"
+#include "solvers/core/LcpProblem.hpp"
+
+namespace talus {
+
+struct OneStepSolveSettings {
+  OneStepSolverKind kind = OneStepSolverKind::Lemke;
+  double tolerance = 1e-12;
+  int max_iterations = 10000;
+  std::string context;  // prefixed to failure messages (e.g. "step 12 (t = 0.012)")
+};
+
+// Reused buffers of the one-step solve.
+struct OneStepWorkspace {
+  std::vector<Index> order;        // problem row → constraint row (or −1 for padding)
+  std::vector<Index> problem_row;  // constraint row → problem row
+  std::vector<Triplet> triplets;
+  solvers::LcpProblem lcp;
+  solvers::FrictionContactProblem fc;
+  Vector z, w, r, u;
+};
+
+// rows: the active interactions' rows; W: their Delassus matrix; Jv_free = J v_free; U_k = J v_k (same rows).
+// Warm start from Interaction::impulse when its size matches. P receives the impulses (rows).
+solvers::SolverStats solve_one_step(const Model& model, const ConstraintRows& rows, const SparseMatrix& W,
+                                    const Vector& Jv_free, const Vector& U_k, const OneStepSolveSettings& settings,
+                                    OneStepWorkspace& ws, Vector& P);
+
+}  // namespace talus

@@ -1,3 +1,5 @@
+#include "apps/Version.hpp"
+
 namespace talus::app {
-const char* version() { return "0.1.0"; }
+const char* version() { return TALUS_VERSION; }
 }  // namespace talus::app

@@ -1,0 +1,535 @@
+#include "apps/SceneLoader.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "apps/SceneReader.hpp"
+#include "engine/PlanarBlock.hpp"
+
+namespace talus::app {
+
+namespace {
+
+// What a name in the scene refers to: systems (LTI, sphere, planar block), static planes and interactions
+// share one namespace, because output columns are named after them.
+enum class EntityKind { Lti, Sphere, Plane, Block, Interaction };
+
+struct Entity {
+  EntityKind kind;
+  Index index;       // into Model::lti, body index, plane index, Model::nonlinear, Model::interactions
+  std::string path;  // where it was defined, for "already used" messages
+};
+
+struct Plane {
+  Eigen::Vector3d normal;
+  double offset;
+};
+
+const char* kind_name(EntityKind k) {
+  switch (k) {
+    case EntityKind::Lti: return "an LTI system";
+    case EntityKind::Sphere: return "a sphere";
+    case EntityKind::Plane: return "a plane";
+    case EntityKind::Block: return "a planar block";
+    case EntityKind::Interaction: return "an interaction";
+  }
+  return "";
+}
+
+struct ForcingTerms {
+  std::vector<Vector> ramp_f1;  // f1 t
+  struct Sine {
+    Vector amplitude;
+    double omega, phase;
+  };
+  std::vector<Sine> sine;  // amplitude sin(ω t + φ)
+};
+
+class SceneBuilder {
+ public:
+  explicit SceneBuilder(std::string file) : in_(std::move(file)) {}
+
+  Scene build(const Field& root, const std::string& default_name);
+
+ private:
+  void read_laws(const Field& f);
+  NonsmoothLaw law_of(const Field& f);
+  NonsmoothLaw parse_law(const Field& f);
+  std::string new_name(const Field& f, EntityKind kind, Index index);
+  void read_lti(const Field& f);
+  void read_sphere(const Field& f);
+  void read_plane(const Field& f);
+  void read_block(const Field& f);
+  void read_interaction(const Field& f);
+  void read_contacts(const Field& f);
+  void read_integrator(const Field& f);
+  void read_output(const Field& f);
+  void record_law(const Field& at, const NonsmoothLaw& law, const std::string& interaction);
+  void check_law_mix() const;
+  const Entity& entity(const Field& name_field, std::initializer_list<EntityKind> allowed, std::string_view why);
+  void add_sphere_contact(const std::string& name, Index sphere, const Plane* plane, std::optional<Index> other,
+                          const NonsmoothLaw& law, const Field& law_field);
+
+  SceneReader in_;
+  Scene scene_;
+  std::map<std::string, Entity> names_;
+  std::map<std::string, NonsmoothLaw> laws_;
+  std::vector<Plane> planes_;
+  std::vector<std::string> plane_names_;
+  struct UsedLaw {
+    Field at;
+    NonsmoothLaw law;
+    std::string interaction;
+  };
+  std::vector<UsedLaw> used_laws_;  // one per interaction (or generated group), for the cross-checks
+  Eigen::Vector3d gravity_ = Eigen::Vector3d::Zero();
+};
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? "none defined" : s;
+}
+
+Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
+  in_.expect_map(root, {"name", "description", "gravity", "laws", "lti_systems", "spheres", "planes",
+                        "planar_blocks", "interactions", "contacts", "integrator", "output"});
+  scene_.name = default_name;
+  if (auto f = in_.optional(root, "name")) scene_.name = in_.string(*f);
+  if (auto f = in_.optional(root, "description")) scene_.description = in_.string(*f);
+  if (auto f = in_.optional(root, "gravity")) gravity_ = in_.vector(*f, 3, "(gx, gy, gz)");
+  scene_.model.gravity = gravity_;
+  if (auto f = in_.optional(root, "laws")) read_laws(*f);
+  if (auto f = in_.optional(root, "lti_systems"))
+    for (const Field& item : in_.list(*f)) read_lti(item);
+  if (auto f = in_.optional(root, "spheres"))
+    for (const Field& item : in_.list(*f)) read_sphere(item);
+  if (auto f = in_.optional(root, "planes"))
+    for (const Field& item : in_.list(*f)) read_plane(item);
+  if (auto f = in_.optional(root, "planar_blocks"))
+    for (const Field& item : in_.list(*f)) read_block(item);
+  if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.size() == 0)
+    in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres or "
+                   "planar_blocks)");
+  if (auto f = in_.optional(root, "interactions"))
+    for (const Field& item : in_.list(*f)) read_interaction(item);
+  if (auto f = in_.optional(root, "contacts")) read_contacts(*f);
+  check_law_mix();
+  read_integrator(in_.required(root, "integrator"));
+  if (auto f = in_.optional(root, "output")) read_output(*f);
+  try {
+    scene_.model.validate();  // the engine's own checks: anything the loader missed is still reported
+  } catch (const std::invalid_argument& e) {
+    in_.fail(root, e.what());
+  }
+  return std::move(scene_);
+}
+
+void SceneBuilder::record_law(const Field& at, const NonsmoothLaw& law, const std::string& interaction) {
+  used_laws_.push_back({at, law, interaction});
+}
+
+// The one-step solvers (engine/OneStepSolve.hpp) cannot mix equalities with Coulomb friction, nor 2-D with
+// 3-D friction, in one problem; a scene that could bring them together is refused here, where the law can
+// still be named, rather than at the step where the contacts first meet.
+void SceneBuilder::check_law_mix() const {
+  const UsedLaw* friction = nullptr;
+  for (const UsedLaw& u : used_laws_)
+    if (std::holds_alternative<NewtonImpactFrictionLaw>(u.law)) {
+      friction = &u;
+      break;
+    }
+  if (!friction) return;
+  const int dim = std::get<NewtonImpactFrictionLaw>(friction->law).dim;
+  for (const UsedLaw& u : used_laws_) {
+    if (std::holds_alternative<EqualityLaw>(u.law))
+      in_.fail(u.at, "is an equality law, but '" + friction->interaction +
+                         "' has Coulomb friction (expected no equality in a scene with friction: the one-step "
+                         "solvers do not handle both)");
+    if (const auto* f = std::get_if<NewtonImpactFrictionLaw>(&u.law); f && f->dim != dim)
+      in_.fail(u.at, "has friction dim " + std::to_string(f->dim) + " (expected " + std::to_string(dim) +
+                         " like '" + friction->interaction + "': one scene uses one friction dimension)");
+  }
+}
+
+// ---- names and laws -------------------------------------------------------------------------------------
+
+std::string SceneBuilder::new_name(const Field& f, EntityKind kind, Index index) {
+  const std::string name = in_.string(f);
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+      in_.fail(f, "'" + name + "' has the character '" + std::string(1, c) +
+                      "' (expected letters, digits, '_' or '-': names become output column prefixes)");
+  if (auto it = names_.find(name); it != names_.end())
+    in_.fail(f, "name '" + name + "' is already used by " + it->second.path + " (expected unique names)");
+  const std::string owner = f.path.substr(0, f.path.rfind('.'));
+  names_.emplace(name, Entity{kind, index, owner});
+  return name;
+}
+
+const Entity& SceneBuilder::entity(const Field& f, std::initializer_list<EntityKind> allowed,
+                                   std::string_view why) {
+  const std::string name = in_.string(f);
+  std::string expected;
+  std::vector<std::string> candidates;
+  for (EntityKind k : allowed) expected += (expected.empty() ? "" : " or ") + std::string(kind_name(k));
+  for (const auto& [n, e] : names_)
+    for (EntityKind k : allowed)
+      if (e.kind == k) candidates.push_back(n);
+  const auto it = names_.find(name);
+  if (it == names_.end())
+    in_.fail(f, "unknown system '" + name + "' (expected the name of " + expected + ": " +
+                    quoted_list(candidates) + ")");
+  for (EntityKind k : allowed)
+    if (it->second.kind == k) return it->second;
+  in_.fail(f, "'" + name + "' is " + kind_name(it->second.kind) + " (expected " + expected + std::string(why) +
+                  ")");
+}
+
+NonsmoothLaw SceneBuilder::parse_law(const Field& f) {
+  if (!f.node.IsMap()) in_.fail(f, "is not a map (expected a law such as {type: newton, e: 0.5})");
+  const std::string type = in_.string(in_.required(f, "type"));
+  if (type == "newton") {
+    in_.expect_map(f, {"type", "e"});
+    return NewtonImpactLaw{in_.in_range(in_.required(f, "e"), 0.0, 1.0)};
+  }
+  if (type == "newton_friction") {
+    in_.expect_map(f, {"type", "e", "mu", "dim"});
+    NewtonImpactFrictionLaw law;
+    law.e = in_.in_range(in_.required(f, "e"), 0.0, 1.0);
+    law.mu = in_.non_negative(in_.required(f, "mu"));
+    const Field dim = in_.required(f, "dim");
+    law.dim = in_.integer(dim);
+    if (law.dim != 2 && law.dim != 3)
+      in_.fail(dim, "is " + std::to_string(law.dim) + " (expected 2 for planar friction or 3 for spatial)");
+    return law;
+  }
+  if (type == "equality") {
+    in_.expect_map(f, {"type", "rows"});
+    EqualityLaw law;
+    if (auto rows = in_.optional(f, "rows")) {
+      law.rows = in_.integer(*rows);
+      if (law.rows < 1) in_.fail(*rows, "is " + std::to_string(law.rows) + " (expected a row count >= 1)");
+    }
+    return law;
+  }
+  in_.fail(in_.required(f, "type"), "unknown law '" + type + "' (expected one of: newton, newton_friction, equality)");
+}
+
+void SceneBuilder::read_laws(const Field& f) {
+  if (!f.node.IsMap()) in_.fail(f, "is not a map (expected law names mapped to laws, e.g. ground: {type: newton, e: 0.5})");
+  for (auto it = f.node.begin(); it != f.node.end(); ++it) {
+    const Field key{it->first, join_path(f.path, it->first.Scalar()), it->first.Mark()};
+    const std::string name = in_.string(key);
+    if (laws_.count(name)) in_.fail(key, "duplicate law name (expected each law once)");
+    laws_.emplace(name, parse_law(Field{it->second, key.path, it->second.Mark()}));
+  }
+}
+
+NonsmoothLaw SceneBuilder::law_of(const Field& f) {
+  if (f.node.IsMap()) return parse_law(f);
+  const std::string name = in_.string(f);
+  if (auto it = laws_.find(name); it != laws_.end()) return it->second;
+  std::vector<std::string> known;
+  for (const auto& [n, l] : laws_) known.push_back(n);
+  in_.fail(f, "unknown law '" + name + "' (expected a name defined under 'laws': " + quoted_list(known) +
+                  ", or an inline law such as {type: newton, e: 0.5})");
+}
+
+// ---- systems ------------------------------------------------------------------------------------------
+
+void check_mass_matrix(const SceneReader& in, const Field& f, const Matrix& M) {
+  if (M.rows() != M.cols())
+    in.fail(f, "is " + std::to_string(M.rows()) + "×" + std::to_string(M.cols()) + " (expected a square matrix)");
+  if (!M.isApprox(M.transpose(), 1e-12))
+    in.fail(f, "is not symmetric (expected a symmetric positive definite mass matrix)");
+  if (Eigen::LLT<Matrix>(M).info() != Eigen::Success)
+    in.fail(f, "is not positive definite (expected positive masses: a symmetric positive definite matrix)");
+}
+
+void SceneBuilder::read_lti(const Field& f) {
+  in_.expect_map(f, {"name", "M", "K", "C", "f_const", "forcing", "q0", "v0"});
+  LagrangianLti sys;
+  sys.name = new_name(in_.required(f, "name"), EntityKind::Lti, static_cast<Index>(scene_.model.lti.size()));
+  const Field mf = in_.required(f, "M");
+  const Matrix M = in_.matrix(mf);
+  check_mass_matrix(in_, mf, M);
+  const Index n = M.rows();
+  const std::string n_why = "the size of M";
+  sys.M = M.sparseView();
+  if (auto k = in_.optional(f, "K")) sys.K = in_.matrix(*k, n, n, n_why).sparseView();
+  if (auto c = in_.optional(f, "C")) sys.C = in_.matrix(*c, n, n, n_why).sparseView();
+  if (auto fc = in_.optional(f, "f_const")) sys.f_const = in_.vector(*fc, n, n_why);
+  sys.q = Vector::Zero(n);
+  sys.v = Vector::Zero(n);
+  if (auto q0 = in_.optional(f, "q0")) sys.q = in_.vector(*q0, n, n_why);
+  if (auto v0 = in_.optional(f, "v0")) sys.v = in_.vector(*v0, n, n_why);
+  if (auto forcing = in_.optional(f, "forcing")) {
+    ForcingTerms terms;
+    for (const Field& term : in_.list(*forcing)) {
+      if (!term.node.IsMap())
+        in_.fail(term, "is not a map (expected a forcing term such as {type: sine, amplitude: [1], omega: 2})");
+      const Field type = in_.required(term, "type");
+      const std::string t = in_.string(type);
+      if (t == "ramp") {
+        in_.expect_map(term, {"type", "f1"});
+        terms.ramp_f1.push_back(in_.vector(in_.required(term, "f1"), n, n_why));
+      } else if (t == "sine") {
+        in_.expect_map(term, {"type", "amplitude", "omega", "phase"});
+        ForcingTerms::Sine s;
+        s.amplitude = in_.vector(in_.required(term, "amplitude"), n, n_why);
+        s.omega = in_.number(in_.required(term, "omega"));
+        s.phase = 0.0;
+        if (auto p = in_.optional(term, "phase")) s.phase = in_.number(*p);
+        terms.sine.push_back(std::move(s));
+      } else {
+        in_.fail(type, "unknown forcing '" + t + "' (expected one of: ramp, sine)");
+      }
+    }
+    // Adds to the buffer it is given (LagrangianLti::external_force passes f_const in it).
+    sys.f_time = [terms = std::move(terms)](double t, Eigen::Ref<Vector> out) {
+      for (const Vector& f1 : terms.ramp_f1) out += t * f1;
+      for (const auto& s : terms.sine) out += std::sin(s.omega * t + s.phase) * s.amplitude;
+    };
+  }
+  scene_.model.lti.push_back(std::move(sys));
+}
+
+void SceneBuilder::read_sphere(const Field& f) {
+  in_.expect_map(f, {"name", "position", "radius", "density", "mass", "velocity", "angular_velocity"});
+  RigidBodySet& bodies = scene_.model.bodies;
+  const std::string name = new_name(in_.required(f, "name"), EntityKind::Sphere, bodies.size());
+  const Eigen::Vector3d x = in_.vector(in_.required(f, "position"), 3, "(x, y, z)");
+  const double r = in_.positive(in_.required(f, "radius"));
+  const auto density = in_.optional(f, "density");
+  const auto mass = in_.optional(f, "mass");
+  if (density.has_value() == mass.has_value())
+    in_.fail(density ? *density : f, "expected exactly one of 'density' or 'mass'");
+  Index i;
+  if (density) {
+    i = bodies.add_sphere(x, r, in_.positive(*density));
+  } else {
+    const double m = in_.positive(*mass);
+    i = bodies.add(x, Eigen::Vector4d(1, 0, 0, 0), m, Eigen::Vector3d::Constant(0.4 * m * r * r), r);
+  }
+  if (auto v = in_.optional(f, "velocity")) bodies.velocity.col(i) = in_.vector(*v, 3, "(vx, vy, vz)");
+  // The initial orientation is the identity, so body and world frames coincide at t = 0.
+  if (auto w = in_.optional(f, "angular_velocity")) bodies.angular_velocity.col(i) = in_.vector(*w, 3, "(ωx, ωy, ωz)");
+  scene_.body_names.push_back(name);
+}
+
+void SceneBuilder::read_plane(const Field& f) {
+  in_.expect_map(f, {"name", "normal", "offset", "point"});
+  const std::string name =
+      new_name(in_.required(f, "name"), EntityKind::Plane, static_cast<Index>(planes_.size()));
+  const Field nf = in_.required(f, "normal");
+  const Eigen::Vector3d n = in_.vector(nf, 3, "(nx, ny, nz)");
+  if (n.norm() < 1e-12) in_.fail(nf, "is zero (expected a non-zero normal pointing to the free side)");
+  Plane p{n.normalized(), 0.0};
+  const auto offset = in_.optional(f, "offset");
+  const auto point = in_.optional(f, "point");
+  if (offset && point) in_.fail(*point, "expected either 'offset' or 'point', not both");
+  if (offset) p.offset = in_.number(*offset);
+  if (point) p.offset = p.normal.dot(Eigen::Vector3d(in_.vector(*point, 3, "(x, y, z)")));
+  planes_.push_back(p);
+  plane_names_.push_back(name);
+}
+
+void SceneBuilder::read_block(const Field& f) {
+  in_.expect_map(f, {"name", "width", "height", "mass", "inertia", "q0", "v0", "ground", "law"});
+  PlanarBlock b;
+  b.name = new_name(in_.required(f, "name"), EntityKind::Block, static_cast<Index>(scene_.model.nonlinear.size()));
+  b.width = in_.positive(in_.required(f, "width"));
+  b.height = in_.positive(in_.required(f, "height"));
+  b.mass = in_.positive(in_.required(f, "mass"));
+  if (auto i = in_.optional(f, "inertia")) b.inertia = in_.positive(*i);
+  b.gravity = gravity_.head<2>();
+  if (auto g = in_.optional(f, "ground")) b.ground = in_.number(*g);
+  if (auto q0 = in_.optional(f, "q0")) b.q0 = in_.vector(*q0, 3, "(x, y, θ)");
+  if (auto v0 = in_.optional(f, "v0")) b.v0 = in_.vector(*v0, 3, "(ẋ, ẏ, θ̇)");
+  const Field lf = in_.required(f, "law");
+  const NonsmoothLaw law = law_of(lf);
+  const auto* friction = std::get_if<NewtonImpactFrictionLaw>(&law);
+  if (!std::holds_alternative<NewtonImpactLaw>(law) && !(friction && friction->dim == 2))
+    in_.fail(lf, "is not usable at the corners of a planar block (expected a newton law, or newton_friction "
+                 "with dim: 2)");
+  const Index first = static_cast<Index>(scene_.model.interactions.size());
+  add_planar_block(scene_.model, b, law);
+  record_law(lf, law, b.name + ".corner0");
+  for (Index k = first; k < static_cast<Index>(scene_.model.interactions.size()); ++k) {
+    const std::string& corner = scene_.model.interactions[k].name;
+    if (names_.count(corner)) in_.fail(f, "the corner interaction name '" + corner + "' is already used");
+    names_.emplace(corner, Entity{EntityKind::Interaction, k, f.path});
+  }
+}
+
+// ---- interactions -------------------------------------------------------------------------------------
+
+void SceneBuilder::add_sphere_contact(const std::string& name, Index sphere, const Plane* plane,
+                                      std::optional<Index> other, const NonsmoothLaw& law, const Field& law_field) {
+  if (std::holds_alternative<EqualityLaw>(law))
+    in_.fail(law_field, "is an equality law (expected newton or newton_friction for a sphere contact)");
+  Interaction in;
+  in.name = name;
+  in.systems.push_back({SystemFamily::Rigid, sphere});
+  SphereContactRelation rel;
+  if (plane) {
+    rel.plane_normal = plane->normal;
+    rel.plane_offset = plane->offset;
+  } else {
+    in.systems.push_back({SystemFamily::Rigid, *other});
+  }
+  in.relation = rel;
+  in.law = law;
+  scene_.model.interactions.push_back(std::move(in));
+}
+
+void SceneBuilder::read_interaction(const Field& f) {
+  if (!f.node.IsMap()) in_.fail(f, "is not a map (expected an interaction with name, type, systems, law)");
+  const Field type_field = in_.required(f, "type");
+  const std::string type = in_.string(type_field);
+  if (type == "linear") {
+    in_.expect_map(f, {"name", "type", "systems", "law", "C", "b"});
+  } else if (type == "sphere_plane" || type == "sphere_sphere") {
+    in_.expect_map(f, {"name", "type", "systems", "law"});
+  } else {
+    in_.fail(type_field, "unknown interaction type '" + type + "' (expected one of: linear, sphere_plane, sphere_sphere)");
+  }
+  const Index index = static_cast<Index>(scene_.model.interactions.size());
+  const std::string name = new_name(in_.required(f, "name"), EntityKind::Interaction, index);
+  const Field law_field = in_.required(f, "law");
+  const NonsmoothLaw law = law_of(law_field);
+  record_law(law_field, law, name);
+  const Field systems_field = in_.required(f, "systems");
+  const std::vector<Field> systems = in_.list(systems_field);
+
+  if (type == "linear") {
+    if (systems.empty() || systems.size() > 2)
+      in_.fail(systems_field, "has " + std::to_string(systems.size()) + " names (expected 1 or 2 systems)");
+    Interaction in;
+    in.name = name;
+    Index cols = 0;
+    for (const Field& s : systems) {
+      const Entity& e = entity(s, {EntityKind::Lti, EntityKind::Block},
+                               ": spheres take part in sphere_plane and sphere_sphere interactions");
+      if (e.kind == EntityKind::Lti) {
+        in.systems.push_back({SystemFamily::Lti, e.index});
+        cols += scene_.model.lti[e.index].dofs();
+      } else {
+        in.systems.push_back({SystemFamily::Nonlinear, e.index});
+        cols += scene_.model.nonlinear[e.index].dofs();
+      }
+    }
+    if (systems.size() == 2 && in_.string(systems[0]) == in_.string(systems[1]))
+      in_.fail(systems[1], "names the same system twice (expected two different systems)");
+    const Index rows = law_rows(law);
+    const std::string why = std::to_string(rows) + " rows for the law, " + std::to_string(cols) +
+                            " columns for the coordinates of the systems";
+    LinearRelation rel;
+    rel.C = in_.matrix(in_.required(f, "C"), rows, cols, why);
+    rel.b = Vector::Zero(rows);
+    if (auto b = in_.optional(f, "b")) rel.b = in_.vector(*b, rows, "one per row of the law");
+    in.relation = std::move(rel);
+    in.law = law;
+    scene_.model.interactions.push_back(std::move(in));
+    return;
+  }
+
+  if (systems.size() != 2)
+    in_.fail(systems_field, "has " + std::to_string(systems.size()) + " names (expected 2: " +
+                                (type == "sphere_plane" ? "[sphere, plane]" : "[sphere, sphere]") + ")");
+  const Entity& a = entity(systems[0], {EntityKind::Sphere}, "");
+  if (type == "sphere_plane") {
+    const Entity& p = entity(systems[1], {EntityKind::Plane}, "");
+    add_sphere_contact(name, a.index, &planes_[p.index], std::nullopt, law, law_field);
+  } else {
+    const Entity& b = entity(systems[1], {EntityKind::Sphere}, "");
+    if (a.index == b.index) in_.fail(systems[1], "names the same sphere twice (expected two different spheres)");
+    add_sphere_contact(name, a.index, nullptr, b.index, law, law_field);
+  }
+}
+
+void SceneBuilder::read_contacts(const Field& f) {
+  in_.expect_map(f, {"law", "sphere_plane", "sphere_sphere"});
+  const Field law_field = in_.required(f, "law");
+  const NonsmoothLaw law = law_of(law_field);
+  record_law(law_field, law, "contacts");
+  bool with_planes = false, with_spheres = false;
+  if (auto sp = in_.optional(f, "sphere_plane")) with_planes = in_.boolean(*sp);
+  if (auto ss = in_.optional(f, "sphere_sphere")) with_spheres = in_.boolean(*ss);
+  const auto add = [&](const std::string& name, Index a, const Plane* plane, std::optional<Index> b) {
+    if (auto it = names_.find(name); it != names_.end())
+      in_.fail(f, "the generated contact name '" + name + "' is already used by " + it->second.path +
+                      " (expected unique names)");
+    names_.emplace(name, Entity{EntityKind::Interaction, static_cast<Index>(scene_.model.interactions.size()), f.path});
+    add_sphere_contact(name, a, plane, b, law, law_field);
+  };
+  const Index n = scene_.model.bodies.size();
+  if (with_planes)
+    for (Index i = 0; i < n; ++i)
+      for (std::size_t p = 0; p < planes_.size(); ++p)
+        add(scene_.body_names[i] + "-" + plane_names_[p], i, &planes_[p], std::nullopt);
+  if (with_spheres)
+    for (Index i = 0; i < n; ++i)
+      for (Index j = i + 1; j < n; ++j) add(scene_.body_names[i] + "-" + scene_.body_names[j], i, nullptr, j);
+}
+
+// ---- run settings -------------------------------------------------------------------------------------
+
+void SceneBuilder::read_integrator(const Field& f) {
+  in_.expect_map(f, {"scheme", "h", "theta", "gamma", "variant", "solver", "tolerance", "max_iterations",
+                     "newton_tolerance", "newton_max_iterations", "t_end"});
+  if (auto s = in_.optional(f, "scheme")) in_.choice<int>(*s, {{"moreau_jean", 0}});
+  MoreauJeanParameters& p = scene_.integrator;
+  p.h = in_.positive(in_.required(f, "h"));
+  scene_.t_end = in_.positive(in_.required(f, "t_end"));
+  if (auto x = in_.optional(f, "theta")) p.theta = in_.in_range(*x, 0.0, 1.0);
+  if (auto x = in_.optional(f, "gamma")) p.gamma = in_.in_range(*x, 0.0, 1.0);
+  if (auto x = in_.optional(f, "variant"))
+    p.variant = in_.choice<MoreauJeanVariant>(*x, {{"standard", MoreauJeanVariant::Standard},
+                                                   {"dissipative", MoreauJeanVariant::Dissipative},
+                                                   {"paoli", MoreauJeanVariant::Paoli}});
+  if (auto x = in_.optional(f, "solver"))
+    p.solver = in_.choice<OneStepSolverKind>(
+        *x, {{"lemke", OneStepSolverKind::Lemke}, {"psor", OneStepSolverKind::Psor}, {"nsgs", OneStepSolverKind::Nsgs}});
+  if (auto x = in_.optional(f, "tolerance")) p.solver_tolerance = in_.positive(*x);
+  const auto count = [&](const Field& x) {
+    const int n = in_.integer(x);
+    if (n < 1) in_.fail(x, "is " + std::to_string(n) + " (expected an integer >= 1)");
+    return n;
+  };
+  if (auto x = in_.optional(f, "max_iterations")) p.solver_max_iterations = count(*x);
+  if (auto x = in_.optional(f, "newton_tolerance")) p.newton_tolerance = in_.positive(*x);
+  if (auto x = in_.optional(f, "newton_max_iterations")) p.newton_max_iterations = count(*x);
+}
+
+void SceneBuilder::read_output(const Field& f) {
+  in_.expect_map(f, {"every"});
+  if (auto e = in_.optional(f, "every")) {
+    scene_.output_every = in_.integer(*e);
+    if (scene_.output_every < 1)
+      in_.fail(*e, "is " + std::to_string(scene_.output_every) + " (expected an integer >= 1: one row every N steps)");
+  }
+}
+
+}  // namespace
+
+Scene load_scene_from_string(const std::string& text, const std::string& file_name) {
+  SceneBuilder builder(file_name);
+  const Field root = SceneReader(file_name).load_string(text);
+  Scene scene = builder.build(root, std::filesystem::path(file_name).stem().string());
+  scene.file = file_name;
+  return scene;
+}
+
+Scene load_scene(const std::filesystem::path& file) {
+  const SceneReader reader(file.string());
+  const Field root = reader.load();
+  Scene scene = SceneBuilder(file.string()).build(root, file.stem().string());
+  scene.file = file;
+  return scene;
+}
+
+}  // namespace talus::app

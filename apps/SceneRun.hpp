@@ -1,0 +1,58 @@
+#pragma once
+// Runs a loaded scene to its end time and writes its outputs (RunOutputs.hpp): the initial state, then one
+// row every `output_every` steps and the last step. A step that fails (StepFailure: a non-converged solve,
+// NaN; or any error the integrator raises) ends the run early but not badly: the rows written so far, the
+// last good state and a run.json that names the failed step and its time are kept. An interrupt request
+// (SIGINT in the CLI) ends the run the same way.
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <string>
+
+#include "apps/Scene.hpp"
+#include "engine/StepReport.hpp"
+
+namespace talus::app {
+
+enum class RunStatus { Completed, StepFailed, Interrupted };
+const char* to_string(RunStatus s);
+
+struct RunOptions {
+  std::filesystem::path out_dir;
+  std::ostream* log = nullptr;              // progress and messages; null = silent
+  bool progress = true;                     // --quiet turns it off
+  bool tty = false;                         // log is a terminal: progress rewrites one line
+  const std::atomic<bool>* stop = nullptr;  // set asynchronously to end the run after the current step
+};
+
+struct RunResult {
+  RunStatus status = RunStatus::Completed;
+  long steps = 0;              // completed steps
+  long planned_steps = 0;
+  double time = 0.0;           // simulated time reached
+  long rows = 0;               // rows written to the time series
+  double wall_seconds = 0.0;
+  long failed_step = 0;        // StepFailed: the step that failed (k + 1) …
+  double failed_time = 0.0;    // … and the time it started from
+  std::string failure;         // StepFailed: the integrator's message
+};
+
+// Advances the scene's model by one step and returns the step's report (e.g. MoreauJean::step).
+using Stepper = std::function<const StepReport&()>;
+
+// Number of steps of size h to reach t_end (the last step may end up to h·1e-9 short of it).
+long planned_steps(const Scene& scene);
+
+// Runs the scene with the Moreau–Jean integrator and the scene's parameters. Throws std::invalid_argument if the
+// integrator rejects the parameters and std::runtime_error if the outputs cannot be written — in both cases
+// before any existing output is touched.
+RunResult run_scene(Scene& scene, const RunOptions& options);
+
+// The same with any stepper working on scene.model (other integrators, tests).
+RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step);
+
+// The run.json document of a run: scene, parameters, status, steps, timings, columns.
+std::string run_json(const Scene& scene, const RunResult& result, std::size_t columns);
+
+}  // namespace talus::app

@@ -5,7 +5,7 @@ directory (positions.png, velocities.png, reactions.png, energy.png).
 Usage: python3 scripts/plot_run.py DIR     (DIR holds the timeseries.csv written by `talus run`)
 
 It reads the CSV (the HDF5 file holds the same numbers) and groups columns by their names (apps/TimeSeries.hpp):
-<system>.q<i> are coordinates, <system>.v<i> velocities, <interaction>.P<r> impulses of the step, and the
+<system>.q<i> are coordinates (for rigid bodies q3..q6 are the orientation quaternion, not drawn), <system>.v<i> velocities, <interaction>.P<r> impulses of the step, and the
 energy columns are kinetic, potential, total and the cumulated works. Exit status: 0 figures written,
 2 unreadable run, 3 numpy/matplotlib missing.
 """
@@ -52,6 +52,23 @@ def select(columns, pattern):
     return [i for i, c in enumerate(columns) if rx.search(c)]
 
 
+def rigid_orientations(columns):
+    """Quaternion columns of rigid bodies (7 coordinates and 6 velocities: q3..q6 are w, x, y, z)."""
+    counts = {}
+    for c in columns:
+        m = re.match(r"(.*)\.([qv])\d+$", c)
+        if m:
+            key = (m.group(1), m.group(2))
+            counts[key] = counts.get(key, 0) + 1
+    rigid = {name for (name, kind), n in counts.items() if kind == "q" and n == 7 and counts.get((name, "v")) == 6}
+    return {f"{name}.q{i}" for name in rigid for i in range(3, 7)}
+
+
+def varying(data, indices):
+    """The columns that change during the run; constant ones would only crowd the figure."""
+    return [i for i in indices if np.ptp(data[:, i]) > 0.0]
+
+
 def plot_group(ax, t, data, columns, indices, ylabel):
     for i in indices[:MAX_CURVES]:
         ax.plot(t, data[:, i], label=columns[i], linewidth=1.0)
@@ -90,15 +107,19 @@ def main(argv):
     except (OSError, ValueError):
         pass  # the figures only lose their title
 
+    orientations = rigid_orientations(columns)
     for name, pattern, ylabel in (("positions.png", r"\.q\d+$", "coordinates q"),
                                   ("velocities.png", r"\.v\d+$", "velocities v")):
         fig, ax = plt.subplots(figsize=(9, 5))
-        plot_group(ax, t, data, columns, select(columns, pattern), ylabel)
-        ax.set_title(f"{scene}: {ylabel}", loc="left")
+        candidates = [i for i in select(columns, pattern) if columns[i] not in orientations]
+        shown = varying(data, candidates)
+        plot_group(ax, t, data, columns, shown, ylabel)
+        note = f" ({len(candidates) - len(shown)} constant columns not shown)" if len(shown) < len(candidates) else ""
+        ax.set_title(f"{scene}: {ylabel}{note}", loc="left")
         save(fig, directory, name)
 
     fig, (ax_p, ax_g) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
-    plot_group(ax_p, t, data, columns, select(columns, r"\.P\d+$"), "impulse P of the step")
+    plot_group(ax_p, t, data, columns, varying(data, select(columns, r"\.P\d+$")), "impulse P of the step")
     ax_p.set_title(f"{scene}: reactions (impulse per step; force ≈ P / h)", loc="left")
     plot_group(ax_g, t, data, columns, select(columns, r"\.gap$"), "normal gap g")
     save(fig, directory, "reactions.png")

@@ -1,0 +1,279 @@
+// Nonsmooth generalized-α scheme with position correction (seed 004 eqs 34–42); the derivation of the one-step
+// MLCP is in the header and in docs/schemes.md.
+#include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "engine/schemes/IterationMatrix.hpp"
+#include "engine/schemes/SecondOrderSystem.hpp"
+#include "engine/schemes/StepKernels.hpp"
+
+namespace talus {
+
+namespace {
+
+constexpr const char* kScheme = "nonsmooth generalized-α";
+
+void validate(const NonsmoothGeneralizedAlphaParameters& p) {
+  const GeneralizedAlphaCoefficients& c = p.coefficients;
+  auto fail = [](const std::string& what) { throw std::invalid_argument(std::string(kScheme) + ": " + what); };
+  if (!(p.h > 0.0 && std::isfinite(p.h))) fail("time step h must be > 0");
+  if (!(c.alpha_m < 1.0 && c.alpha_f < 1.0)) fail("alpha_m and alpha_f must be < 1");
+  if (!(c.gamma > 0.0 && c.beta > 0.0)) fail("gamma and beta must be > 0 (implicit scheme)");
+  if (!(p.newton_tolerance > 0.0) || p.newton_max_iterations < 1) fail("Newton tolerance and iterations must be > 0");
+}
+
+}  // namespace
+
+GeneralizedAlphaCoefficients generalized_alpha_coefficients(double rho) {
+  if (!(rho >= 0.0 && rho <= 1.0))
+    throw std::invalid_argument("generalized-α: spectral radius at infinity must be in [0, 1]");
+  GeneralizedAlphaCoefficients c;
+  c.alpha_m = (2.0 * rho - 1.0) / (rho + 1.0);
+  c.alpha_f = rho / (rho + 1.0);
+  c.gamma = 0.5 + c.alpha_f - c.alpha_m;
+  c.beta = 0.25 * (c.gamma + 0.5) * (c.gamma + 0.5);
+  return c;
+}
+
+struct NonsmoothGeneralizedAlpha::Impl {
+  SecondOrderSystem sys;
+  NonsmoothGeneralizedAlphaParameters p;
+  StepReport report;
+
+  // State at t_n.
+  double t = 0.0;
+  long steps = 0;
+  Vector q, v, a, vdot;
+  Vector U_prev;   // J_U(q_n) v_n, the pre-step relative velocities of the unilateral rows (eq 40h)
+  Vector F_prev;   // supply force at t_n
+  double energy_prev = 0.0;
+
+  // Iteration matrices: constant (factorised once) for LTI systems.
+  SparseMatrix M, Kt, Ct;
+  IterationMatrix S_factor, M_factor;
+  bool factors_constant = false;
+
+  // Buffers reused across steps.
+  ConstraintRows rows;
+  SparseMatrix J_B, J_U, J_A;
+  std::vector<Index> active_rows, b_rows, u_rows;
+  Vector astar, qbase, vbase, qk, vk, f, r, d0, q0, v0, gpred, z, w, vdot_new, q_new, v_new, impulse, F_new;
+  Matrix Jt, MinvJt, U_cols, W_cols, tmp, D_nu, D_la, D_lam, R_d, R_q, R_v, A;
+  solvers::LcpProblem problem;
+
+  Impl(Model& model, const NonsmoothGeneralizedAlphaParameters& params) : sys(model), p(params) {
+    validate(p);
+    sys.gather(q, v);
+    t = model.time;
+    const Index mB = sys.bilateral_rows();
+    for (Index i = 0; i < mB; ++i) b_rows.push_back(i);
+    for (Index i = 0; i < Index(sys.unilateral().size()); ++i) u_rows.push_back(mB + i);
+
+    sys.constraints(q, rows);
+    select_rows(rows.J, u_rows, J_U);
+    U_prev = J_U * v;
+    F_prev.resize(0);
+    sys.supply_force(t, q, v, F_prev);
+
+    update_matrices(t, q, v);
+    sys.force(t, q, v, f);
+    M_factor.solve(f, vdot);
+    if (mB > 0) {
+      select_rows(rows.J, b_rows, J_B);
+      Jt = Matrix(J_B.transpose());
+      M_factor.solve(Jt, MinvJt);
+      const Matrix G = J_B * MinvJt;
+      const Eigen::FullPivLU<Matrix> lu(G);
+      if (!lu.isInvertible())
+        throw std::invalid_argument(std::string(kScheme) + ": bilateral constraints are redundant (J_B M⁻¹ J_Bᵀ singular)");
+      const Vector lambda = lu.solve(-(J_B * vdot));
+      vdot += MinvJt * lambda;
+    }
+    a = vdot;
+    energy_prev = 0.5 * v.dot(M * v) + sys.potential_energy(q);
+  }
+
+  // M, K_t, C_t and the factorisations of S and M at (t, q, v); once only for LTI systems.
+  void update_matrices(double time, const Vector& qq, const Vector& vv) {
+    if (factors_constant) return;
+    const GeneralizedAlphaCoefficients& c = p.coefficients;
+    const double c1 = (1.0 - c.alpha_f) / (1.0 - c.alpha_m), h = p.h;
+    sys.mass(qq, M);
+    sys.tangent(time, qq, vv, Kt, Ct);
+    SparseMatrix S = M;
+    if (Kt.nonZeros()) S += (c1 * h * h * c.beta) * Kt;
+    if (Ct.nonZeros()) S += (c1 * h * c.gamma) * Ct;
+    const bool lti = sys.linear_dynamics();
+    S_factor.factorize(S, lti, std::string(kScheme) + " iteration matrix M + c₁(h²βK_t + hγC_t)");
+    M_factor.factorize(M, true, std::string(kScheme) + " mass matrix");
+    factors_constant = lti;
+  }
+
+  const StepReport& step() {
+    const GeneralizedAlphaCoefficients& c = p.coefficients;
+    const double h = p.h, c1 = (1.0 - c.alpha_f) / (1.0 - c.alpha_m);
+    const double cq = h * h * c.beta * c1, cv = h * c.gamma * c1;
+    const double t1 = t + h;
+    report = StepReport{};
+    report.time = t1;
+
+    astar = (c.alpha_f * vdot - c.alpha_m * a) / (1.0 - c.alpha_m);
+    qbase = q + h * v + (h * h * (0.5 - c.beta)) * a + (h * h * c.beta) * astar;
+    vbase = v + (h * (1.0 - c.gamma)) * a + (h * c.gamma) * astar;
+
+    // Activation of the impact law on the smooth prediction (ṽ̇_{n+1} = ṽ̇_n).
+    qk = qbase + cq * vdot;
+    vk = vbase + cv * vdot;
+    sys.unilateral_gaps(qk, gpred);
+    active_rows.clear();
+    std::vector<Index> active;
+    for (Index j = 0; j < gpred.size(); ++j)
+      if (gpred[j] <= 0.0) {
+        active.push_back(j);
+        active_rows.push_back(sys.bilateral_rows() + j);
+      }
+
+    const Index n = sys.dofs(), mB = sys.bilateral_rows(), mU = Index(sys.unilateral().size());
+    const Index mA = Index(active.size()), N = 3 * mB + mU + mA, m = mB + mU;
+    const bool exact_in_one = sys.linear_dynamics() && sys.linear_relations();
+
+    int it = 0;
+    for (;; ++it) {
+      if (it >= p.newton_max_iterations)
+        throw StepFailure(std::string(kScheme) + ": Newton did not converge in " +
+                          std::to_string(p.newton_max_iterations) + " iterations at t = " + std::to_string(t1));
+      sys.constraints(qk, rows);
+      select_rows(rows.J, b_rows, J_B);
+      select_rows(rows.J, u_rows, J_U);
+      select_rows(rows.J, active_rows, J_A);
+      update_matrices(t1, qk, vk);
+
+      // Smooth part with the multipliers at zero: S ṽ̇ = r (f linearised at the iterate).
+      sys.force(t1, qk, vk, f);
+      r = f;
+      if (Kt.nonZeros()) r.noalias() += Kt * (qk - qbase);
+      if (Ct.nonZeros()) r.noalias() += Ct * (vk - vbase);
+      S_factor.solve(r, d0);
+      q0 = qbase + cq * d0;
+      v0 = vbase + cv * d0;
+
+      // Responses of (ṽ̇, q, v) to each multiplier; columns [λ̃ | ν_B | Λ_B | ν_U | Λ_A].
+      Jt = Matrix(rows.J.transpose());
+      M_factor.solve(Jt, MinvJt);  // U = M⁻¹Jᵀν, W = M⁻¹JᵀΛ
+      U_cols = MinvJt;
+      W_cols.resize(n, mB + mA);
+      W_cols.leftCols(mB) = MinvJt.leftCols(mB);
+      for (Index i = 0; i < mA; ++i) W_cols.col(mB + i) = MinvJt.col(active_rows[i]);
+      if (Kt.nonZeros()) {
+        tmp = -(Kt * U_cols);
+        S_factor.solve(tmp, D_nu);
+      } else {
+        D_nu.setZero(n, m);
+      }
+      if (Ct.nonZeros()) {
+        tmp = -(Ct * W_cols);
+        S_factor.solve(tmp, D_la);
+      } else {
+        D_la.setZero(n, mB + mA);
+      }
+      tmp = Jt.leftCols(mB);
+      S_factor.solve(tmp, D_lam);
+
+      R_d.resize(n, N);
+      R_d.leftCols(mB) = D_lam;
+      R_d.middleCols(mB, mB) = D_nu.leftCols(mB);
+      R_d.middleCols(2 * mB, mB) = D_la.leftCols(mB);
+      R_d.middleCols(3 * mB, mU) = D_nu.rightCols(mU);
+      R_d.rightCols(mA) = D_la.rightCols(mA);
+      R_q = cq * R_d;
+      R_v = cv * R_d;
+      R_q.middleCols(mB, mB) += U_cols.leftCols(mB);
+      R_q.middleCols(3 * mB, mU) += U_cols.rightCols(mU);
+      R_v.middleCols(2 * mB, mB) += W_cols.leftCols(mB);
+      R_v.rightCols(mA) += W_cols.rightCols(mA);
+
+      // MLCP rows: [J_B ṽ = 0 | g_B(q) = 0 | J_B v = 0 | 0 ≤ g_U(q) ⟂ ν_U | 0 ≤ J_A v + e U_n ⟂ Λ_A].
+      A.resize(N, N);
+      problem.q.resize(N);
+      A.topRows(mB) = J_B * (cv * R_d);
+      problem.q.head(mB) = J_B * v0;
+      A.middleRows(mB, mB) = J_B * R_q;
+      problem.q.segment(mB, mB) = rows.gap.head(mB) + J_B * (q0 - qk);
+      A.middleRows(2 * mB, mB) = J_B * R_v;
+      problem.q.segment(2 * mB, mB) = J_B * v0;
+      A.middleRows(3 * mB, mU) = J_U * R_q;
+      problem.q.segment(3 * mB, mU) = rows.gap.tail(mU) + J_U * (q0 - qk);
+      A.bottomRows(mA) = J_A * R_v;
+      problem.q.tail(mA) = J_A * v0;
+      for (Index i = 0; i < mA; ++i) problem.q[3 * mB + mU + i] += sys.restitution(active[i]) * U_prev[active[i]];
+      problem.M = A.sparseView();
+      problem.n_equality = int(3 * mB);
+      solve_step_mlcp(problem, p.lcp, kScheme, z, w, report);
+
+      vdot_new = d0;
+      q_new = q0;
+      v_new = v0;
+      if (N > 0) {
+        vdot_new.noalias() += R_d * z;
+        q_new.noalias() += R_q * z;
+        v_new.noalias() += R_v * z;
+      }
+      if (exact_in_one) break;
+      const double change = increment_measure(qk, q_new, vk, v_new);
+      qk = q_new;
+      vk = v_new;
+      if (change <= p.newton_tolerance) break;
+    }
+    report.newton_iterations = it + 1;
+    require_finite_state(q_new, v_new, t1, kScheme);
+
+    // Impulses per row (Λ; the position multipliers ν are not impulses and are not reported).
+    impulse.setZero(m);
+    if (mB) impulse.head(mB) = z.segment(2 * mB, mB);
+    for (Index i = 0; i < mA; ++i) impulse[active_rows[i]] = z[3 * mB + mU + i];
+
+    sys.constraints(q_new, rows);
+    select_rows(rows.J, u_rows, J_U);
+
+    // Energy terms (see the header for their definitions).
+    if (!sys.linear_dynamics()) sys.mass(q_new, M);
+    sys.supply_force(t1, q_new, v_new, F_new);
+    EnergyReport& e = report.energy;
+    e.kinetic = 0.5 * v_new.dot(M * v_new);
+    e.potential = sys.potential_energy(q_new);
+    const double energy = e.total();
+    e.external_work = 0.5 * (F_prev + F_new).dot(q_new - q);
+    e.contact_work = m ? 0.5 * (rows.J * (v + v_new)).dot(impulse) : 0.0;
+    e.numerical_dissipation = energy - energy_prev - e.external_work - e.contact_work;
+    report.active = int(sys.bilateral().size() + active.size());
+
+    U_prev = J_U * v_new;
+    sys.store_interaction_outputs(rows, v_new, impulse);
+    q.swap(q_new);
+    v.swap(v_new);
+    vdot.swap(vdot_new);
+    a = astar + c1 * vdot;
+    F_prev.swap(F_new);
+    energy_prev = energy;
+    t = t1;
+    ++steps;
+    report.step = steps;
+    sys.scatter(q, v);
+    sys.model().time = t;
+    return report;
+  }
+};
+
+NonsmoothGeneralizedAlpha::NonsmoothGeneralizedAlpha(Model& model, const NonsmoothGeneralizedAlphaParameters& params)
+    : impl_(new Impl(model, params)) {}
+NonsmoothGeneralizedAlpha::~NonsmoothGeneralizedAlpha() { delete impl_; }
+const StepReport& NonsmoothGeneralizedAlpha::step() { return impl_->step(); }
+const StepReport& NonsmoothGeneralizedAlpha::last_report() const { return impl_->report; }
+const NonsmoothGeneralizedAlphaParameters& NonsmoothGeneralizedAlpha::parameters() const { return impl_->p; }
+const Vector& NonsmoothGeneralizedAlpha::acceleration() const { return impl_->a; }
+const Vector& NonsmoothGeneralizedAlpha::smooth_acceleration() const { return impl_->vdot; }
+
+}  // namespace talus

@@ -1,0 +1,82 @@
+#pragma once
+// Nonsmooth generalized-α scheme of Chen, Acary, Virlez and Brüls (seed 004 eqs 34–42; seed 000 slides 57–73),
+// with the GGL position correction of seed 004 eq 37.
+//
+// The motion is split (eq 34) into a smooth part, integrated by the generalized-α formulas with second-order
+// accuracy, and an impulsive part integrated to first order:
+//   q_{n+1} = q̃_{n+1} + U_{n+1},   q̃_{n+1} = q_n + h v_n + h²(½ − β) a_n + h²β a_{n+1}        (41a, 41b)
+//   v_{n+1} = ṽ_{n+1} + W_{n+1},   ṽ_{n+1} = v_n + h(1 − γ) a_n + hγ a_{n+1}                  (41c, 41d)
+//   (1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) ṽ̇_{n+1} + α_f ṽ̇_n                                 (41e)
+// with, at t_{n+1} (eq 40):
+//   smooth:    M ṽ̇ = f(t, q_{n+1}, v_{n+1}) + J_Bᵀ λ̃,   J_B ṽ_{n+1} = 0   (bilateral rows only; λ̃_U = 0)
+//   impulsive: M W = Jᵀ Λ,   J_B v_{n+1} = 0,
+//              0 ≤ J_j v_{n+1} + e_j J_j(q_n) v_n ⟂ Λ_j ≥ 0  for the unilateral j with g_j(q*) ≤ 0 (40h)
+//   position:  M U = Jᵀ ν,   g_B(q_{n+1}) = 0,   0 ≤ g_U(q_{n+1}) ⟂ ν_U ≥ 0
+// so the impact never enters the acceleration-like variable a: the post-impact velocity of a bouncing ball is
+// exactly −e v⁻, and gaps and bilateral constraints hold at position AND velocity level. The activation
+// forecast q* is the smooth prediction q_n + h v_n + h²(½ − β) a_n + h²β a*, with a* the value of a_{n+1} for
+// ṽ̇_{n+1} = ṽ̇_n.
+//
+// Solution of one step: the three sub-problems are coupled through f(q_{n+1}, v_{n+1}) (K U and C W). Each
+// iteration linearises f (iteration matrix S = M + c₁(h²β K_t + hγ C_t), c₁ = (1 − α_f)/(1 − α_m), i.e.
+// c₁h²β (β′M + γ′C_t + K_t) of seed 002 eq 10) and the constraints at the current iterate, eliminates ṽ̇, U
+// and W, and solves ONE mixed LCP in (λ̃, ν, Λ) with solve_lcp (Lemke). For LTI systems with linear relations
+// that single solve is exact; otherwise the loop is a Josephy–Newton iteration stopped on the increments.
+// The iteration matrix and M are factorised once for LTI systems (CHOLMOD), every iteration otherwise.
+//
+// Energy (EnergyReport): kinetic and potential energy of (q_{n+1}, v_{n+1}); external_work = the trapezoidal
+// supply (q_{n+1} − q_n)ᵀ (F_n + F_{n+1})/2 (SecondOrderSystem::supply_force); contact_work = the impact
+// work ½ (v_n + v_{n+1})ᵀ Jᵀ Λ (seed 000 eq 81); numerical_dissipation = the remainder
+// ΔE − external_work − contact_work, i.e. the algorithmic dissipation plus the work of the position
+// correction (no closed-form identity is claimed for this scheme; see docs/schemes.md).
+#include "engine/Model.hpp"
+#include "engine/StepReport.hpp"
+#include "solvers/lcp/LcpSolver.hpp"
+
+namespace talus {
+
+struct GeneralizedAlphaCoefficients {
+  double alpha_m = 0.0;
+  double alpha_f = 0.0;
+  double gamma = 0.5;
+  double beta = 0.25;
+};
+
+// Chung–Hulbert choice from the spectral radius at infinity ρ∞ ∈ [0, 1] (seed 004 eq 42, seed 000 eq 63):
+// α_m = (2ρ∞ − 1)/(ρ∞ + 1), α_f = ρ∞/(ρ∞ + 1), γ = ½ + α_f − α_m, β = ¼(γ + ½)².
+// Throws std::invalid_argument outside [0, 1].
+GeneralizedAlphaCoefficients generalized_alpha_coefficients(double rho_infinity);
+
+struct NonsmoothGeneralizedAlphaParameters {
+  double h = 1e-3;                                                      // time step [s]
+  GeneralizedAlphaCoefficients coefficients = generalized_alpha_coefficients(0.8);
+  double newton_tolerance = 1e-10;  // on max(‖Δq‖∞ / (1 + ‖q‖∞), ‖Δv‖∞ / (1 + ‖v‖∞)) between iterates
+  int newton_max_iterations = 50;
+  solvers::LcpSolverOptions lcp;    // the one-step MLCP (Lemke by default)
+};
+
+class NonsmoothGeneralizedAlpha {
+ public:
+  // Validates the model and the parameters (std::invalid_argument), and computes the initial smooth
+  // acceleration a₀ = ṽ̇₀ from M ṽ̇₀ = f(t₀, q₀, v₀) + J_Bᵀ λ̃, J_B ṽ̇₀ = 0 (exact when v₀ = 0 or the
+  // bilateral constraints are linear).
+  NonsmoothGeneralizedAlpha(Model& model, const NonsmoothGeneralizedAlphaParameters& params);
+  ~NonsmoothGeneralizedAlpha();
+  NonsmoothGeneralizedAlpha(const NonsmoothGeneralizedAlpha&) = delete;
+  NonsmoothGeneralizedAlpha& operator=(const NonsmoothGeneralizedAlpha&) = delete;
+
+  // Advances the model by h. Throws talus::StepFailure when the MLCP is not solved, Newton does not converge
+  // or the state is not finite.
+  const StepReport& step();
+  const StepReport& last_report() const;
+  const NonsmoothGeneralizedAlphaParameters& parameters() const;
+  // The acceleration-like variable a_n and the smooth acceleration ṽ̇_n (global velocity ordering).
+  const Vector& acceleration() const;
+  const Vector& smooth_acceleration() const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace talus

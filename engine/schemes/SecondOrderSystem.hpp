@@ -1,0 +1,85 @@
+#pragma once
+// The model as the Newmark-family schemes (nonsmooth Newmark / HHT / generalized-α) and the Schatzman–Paoli
+// scheme see it: one second-order system in the global coordinates of engine/DofLayout.hpp,
+//     M(q) dv = f(t, q, v) dt + Jᵀ(q) di,   q̇ = v,                       (seed 000 eqs 51, 68; seed 004 eq 36)
+// with f = F_ext(t) − K q − C v on LTI systems and the user's force on nonlinear ones
+// (engine/SystemMatrices.hpp). It classifies the interactions into bilateral rows (EqualityLaw) and unilateral
+// rows (NewtonImpactLaw), and provides the tangent matrices K_t = −∂f/∂q, C_t = −∂f/∂v of the iteration matrix
+// β′M + γ′C_t + K_t (seed 002 eq 10).
+//
+// Scope, checked at construction (std::invalid_argument): these schemes update q by vector arithmetic
+// (q_{k+1} = q_k + h v_k + …), so rigid bodies, whose quaternion coordinates are not a vector space, are
+// rejected; so are friction laws (the seeds define these schemes for frictionless contact).
+#include <vector>
+
+#include "engine/ConstraintAssembly.hpp"
+#include "engine/Model.hpp"
+
+namespace talus {
+
+class SecondOrderSystem {
+ public:
+  explicit SecondOrderSystem(Model& model);
+
+  Model& model() { return *model_; }
+  const Model& model() const { return *model_; }
+  const DofLayout& layout() const { return layout_; }
+  Index dofs() const { return layout_.n_vels; }
+
+  // Interactions by kind, in the order their rows are stacked: all bilateral rows first, then the unilateral
+  // ones (one row each). constraint_order() = bilateral ++ unilateral, the `which` of assemble_constraints.
+  const std::vector<int>& bilateral() const { return bilateral_; }
+  const std::vector<int>& unilateral() const { return unilateral_; }
+  const std::vector<int>& constraint_order() const { return order_; }
+  Index bilateral_rows() const { return bilateral_rows_; }
+  // Newton restitution coefficient of unilateral interaction i (index into unilateral()).
+  double restitution(Index i) const { return restitution_[i]; }
+
+  // No nonlinear system: M, K, C are constant and the iteration matrices can be factorised once.
+  bool linear_dynamics() const { return linear_dynamics_; }
+  // Every relation is a LinearRelation: gaps are affine in q and J is constant.
+  bool linear_relations() const { return linear_relations_; }
+
+  void gather(Vector& q, Vector& v) const;
+  void scatter(const Vector& q, const Vector& v);
+
+  // Global mass M(q) (constant, and q ignored, when linear_dynamics()).
+  void mass(const Vector& q, SparseMatrix& M) const;
+  // Smooth force f(t, q, v) (SystemMatrices.hpp).
+  void force(double t, const Vector& q, const Vector& v, Vector& f) const;
+  // K_t = −∂f/∂q, C_t = −∂f/∂v: the LTI blocks K, C and, for nonlinear systems, the Jacobian callbacks or
+  // central finite differences when a callback is empty. ∂(M(q) a)/∂q is left out (a quasi-Newton iteration
+  // matrix; the Newton loops check convergence on the increments, so only the rate is affected).
+  void tangent(double t, const Vector& q, const Vector& v, SparseMatrix& Kt, SparseMatrix& Ct) const;
+
+  // Constant LTI stiffness and damping (zero blocks on nonlinear systems).
+  const SparseMatrix& stiffness() const { return K_; }
+  const SparseMatrix& damping() const { return C_; }
+
+  // Supply force of the energy balances (seed 000 eqs 79, 83, 91): the smooth force minus its conservative
+  // part, i.e. F_ext(t) − C v on LTI systems; on nonlinear systems f + ∇V when a potential V is given
+  // (∇V by central differences), f otherwise.
+  void supply_force(double t, const Vector& q, const Vector& v, Vector& F) const;
+  // ½ qᵀ K q + Σ V(q) of the nonlinear systems that give a potential.
+  double potential_energy(const Vector& q) const;
+
+  // Gaps and J at q for constraint_order().
+  void constraints(const Vector& q, ConstraintRows& rows) const;
+  // Normal gaps of the unilateral interactions at q (size unilateral().size()).
+  void unilateral_gaps(const Vector& q, Vector& g) const;
+
+  // Writes gap (all rows), relative velocity J v and impulse back into each interaction of constraint_order().
+  void store_interaction_outputs(const ConstraintRows& rows, const Vector& v, const Vector& impulse_rows);
+
+ private:
+  Model* model_;
+  DofLayout layout_;
+  std::vector<int> bilateral_, unilateral_, order_;
+  std::vector<double> restitution_;
+  Index bilateral_rows_ = 0;
+  bool linear_dynamics_ = true;
+  bool linear_relations_ = true;
+  SparseMatrix M_, K_, C_;
+};
+
+}  // namespace talus

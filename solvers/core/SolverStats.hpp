@@ -27,6 +27,7 @@ struct KernelCounters {
   double local_seconds = 0.0;   // time in per-contact local solves
   double matvec_seconds = 0.0;  // time in matrix–vector work (W r, row products)
   double linear_seconds = 0.0;  // time in factorisations and solves
+  long colours = 0;             // coloured (parallel) Gauss–Seidel: colour classes per sweep
 };
 
 struct SolverStats {

@@ -1,0 +1,361 @@
+// FCLIB reader and writer on the HDF5 C API (see FclibIO.hpp; layout in ../shared/fclib/FORMAT.md).
+#include "solvers/fc/FclibIO.hpp"
+
+#include <hdf5.h>
+
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace talus::solvers {
+
+namespace {
+
+// Owns one HDF5 identifier and closes it with the matching H5?close.
+class H5Handle {
+ public:
+  H5Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  H5Handle(const H5Handle&) = delete;
+  H5Handle& operator=(const H5Handle&) = delete;
+  ~H5Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+// HDF5 prints its error stack to stderr by default; our errors are exceptions with a message instead.
+class SilenceHdf5Errors {
+ public:
+  SilenceHdf5Errors() {
+    H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
+
+ private:
+  H5E_auto2_t function_ = nullptr;
+  void* data_ = nullptr;
+};
+
+// Reads datasets of one file, turning every failure into "<file>: <object>: <what>".
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)), file_(open(path_), H5Fclose) {}
+
+  hid_t file() const { return file_.get(); }
+
+  [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error(path_ + ": " + what); }
+
+  bool exists(const std::string& object) const {
+    // H5Lexists needs every intermediate link to exist; walk the path.
+    std::string partial;
+    size_t pos = 1;
+    while (pos <= object.size()) {
+      const size_t next = object.find('/', pos);
+      partial = object.substr(0, next);
+      if (H5Lexists(file_.get(), partial.c_str(), H5P_DEFAULT) <= 0) return false;
+      if (next == std::string::npos) break;
+      pos = next + 1;
+    }
+    return true;
+  }
+
+  // Whole dataset converted to T (int or double); its element class must match.
+  template <class T>
+  std::vector<T> read_array(const std::string& object) const {
+    if (!exists(object)) fail(object + " is missing");
+    H5Handle set(H5Dopen2(file_.get(), object.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!set.valid()) fail(object + " is not a dataset");
+    H5Handle space(H5Dget_space(set.get()), H5Sclose);
+    H5Handle type(H5Dget_type(set.get()), H5Tclose);
+    const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+    if (count < 0) fail(object + ": unreadable dataspace");
+    const H5T_class_t cls = H5Tget_class(type.get());
+    constexpr bool want_int = std::is_same_v<T, int>;
+    if (want_int ? cls != H5T_INTEGER : (cls != H5T_FLOAT && cls != H5T_INTEGER))
+      fail(object + " has the wrong element type (expected " + (want_int ? "integers" : "reals") + ")");
+    std::vector<T> values(static_cast<size_t>(count));
+    if (count > 0 && H5Dread(set.get(), want_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
+                             H5P_DEFAULT, values.data()) < 0)
+      fail(object + ": read failed (damaged file?)");
+    return values;
+  }
+
+  int read_int(const std::string& object) const {
+    const auto v = read_array<int>(object);
+    if (v.size() != 1) fail(object + " should hold one integer, holds " + std::to_string(v.size()));
+    return v[0];
+  }
+
+  Vector read_vector(const std::string& object, Index expected, const std::string& why) const {
+    const auto v = read_array<double>(object);
+    if (static_cast<Index>(v.size()) != expected)
+      fail(object + " has " + std::to_string(v.size()) + " entries, expected " + std::to_string(expected) + " (" +
+           why + ")");
+    Vector out = Eigen::Map<const Vector>(v.data(), expected);
+    if (!out.allFinite()) fail(object + " contains NaN or Inf");
+    return out;
+  }
+
+  // A CSparse-style matrix group: nz = -1 CSC, -2 CSR, >= 0 triplets (p = column, i = row).
+  SparseMatrix read_matrix(const std::string& group) const {
+    if (!exists(group)) fail(group + " is missing");
+    const int m = read_int(group + "/m");
+    const int n = read_int(group + "/n");
+    const int nz = read_int(group + "/nz");
+    if (m < 0 || n < 0) fail(group + ": negative size " + std::to_string(m) + "x" + std::to_string(n));
+    const auto p = read_array<int>(group + "/p");
+    const auto i = read_array<int>(group + "/i");
+    const auto x = read_array<double>(group + "/x");
+    std::vector<Triplet> entries;
+    auto add = [&](long row, long col, double value, long k) {
+      if (row < 0 || row >= m || col < 0 || col >= n)
+        fail(group + ": entry " + std::to_string(k) + " at (" + std::to_string(row) + ", " + std::to_string(col) +
+             ") lies outside the " + std::to_string(m) + "x" + std::to_string(n) + " matrix");
+      if (!std::isfinite(value)) fail(group + ": entry " + std::to_string(k) + " is NaN or Inf");
+      entries.emplace_back(static_cast<int>(row), static_cast<int>(col), value);
+    };
+    if (nz >= 0) {
+      if (p.size() < static_cast<size_t>(nz) || i.size() < static_cast<size_t>(nz) ||
+          x.size() < static_cast<size_t>(nz))
+        fail(group + ": triplet form with nz = " + std::to_string(nz) + " but p, i, x hold " +
+             std::to_string(p.size()) + ", " + std::to_string(i.size()) + ", " + std::to_string(x.size()) +
+             " entries");
+      entries.reserve(nz);
+      for (int k = 0; k < nz; ++k) add(i[k], p[k], x[k], k);
+    } else if (nz == -1 || nz == -2) {
+      const bool by_column = nz == -1;
+      const int outer = by_column ? n : m;
+      if (p.size() < static_cast<size_t>(outer) + 1)
+        fail(group + ": " + (by_column ? "column" : "row") + " pointers p hold " + std::to_string(p.size()) +
+             " entries, expected " + std::to_string(outer + 1));
+      if (p[0] != 0) fail(group + ": p[0] is " + std::to_string(p[0]) + ", expected 0");
+      for (int k = 0; k < outer; ++k)
+        if (p[k + 1] < p[k]) fail(group + ": pointers p decrease at " + std::to_string(k));
+      const size_t stored = static_cast<size_t>(p[outer]);
+      if (i.size() < stored || x.size() < stored)
+        fail(group + ": p announces " + std::to_string(stored) + " entries but i, x hold " +
+             std::to_string(i.size()) + ", " + std::to_string(x.size()));
+      entries.reserve(stored);
+      for (int o = 0; o < outer; ++o)
+        for (int k = p[o]; k < p[o + 1]; ++k)
+          by_column ? add(i[k], o, x[k], k) : add(o, i[k], x[k], k);
+    } else {
+      fail(group + ": unknown storage flag nz = " + std::to_string(nz) + " (expected -1, -2 or a count)");
+    }
+    SparseMatrix A(m, n);
+    A.setFromTriplets(entries.begin(), entries.end());  // sums repeated entries, as CSparse does
+    A.prune(0.0, 0.0);
+    A.makeCompressed();
+    return A;
+  }
+
+  int read_dim(const std::string& root) const {
+    const int dim = read_int(root + "/spacedim");
+    if (dim != 2 && dim != 3) fail(root + "/spacedim is " + std::to_string(dim) + ", expected 2 or 3");
+    return dim;
+  }
+
+  Vector read_mu(const std::string& object, Index contacts) const {
+    Vector mu = read_vector(object, contacts, "one per contact");
+    for (Index k = 0; k < mu.size(); ++k)
+      if (mu[k] < 0.0) fail(object + "[" + std::to_string(k) + "] is negative");
+    return mu;
+  }
+
+ private:
+  hid_t open(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw std::runtime_error(path + ": no such file");
+    if (H5Fis_hdf5(path.c_str()) <= 0) throw std::runtime_error(path + ": not an HDF5 file");
+    const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id < 0) throw std::runtime_error(path + ": cannot open the HDF5 file");
+    return id;
+  }
+
+  std::string path_;
+  H5Handle file_;
+};
+
+// Writes datasets of one new file; every failure throws "<file>: <what>".
+class Writer {
+ public:
+  explicit Writer(std::string path)
+      : path_(std::move(path)), file_(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose) {
+    if (!file_.valid()) throw std::runtime_error(path_ + ": cannot create the file");
+  }
+
+  void group(const std::string& name) {
+    H5Handle g(H5Gcreate2(file_.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    if (!g.valid()) fail("cannot create group " + name);
+  }
+
+  void ints(const std::string& name, const int* data, size_t count) {
+    write(name, H5T_STD_I32LE, H5T_NATIVE_INT, data, count);
+  }
+  void doubles(const std::string& name, const double* data, size_t count) {
+    write(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, count);
+  }
+  void integer(const std::string& name, int value) { ints(name, &value, 1); }
+
+  void string(const std::string& name, const std::string& text) {
+    H5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type.get(), text.size() + 1);
+    H5Tset_strpad(type.get(), H5T_STR_NULLTERM);
+    H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    H5Handle set(H5Dcreate2(file_.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                            H5P_DEFAULT),
+                 H5Dclose);
+    if (!set.valid() || H5Dwrite(set.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, text.c_str()) < 0)
+      fail("cannot write " + name);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error(path_ + ": " + what); }
+
+  void write(const std::string& name, hid_t file_type, hid_t memory_type, const void* data, size_t count) {
+    const hsize_t dims[1] = {static_cast<hsize_t>(count)};
+    H5Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
+    H5Handle set(H5Dcreate2(file_.get(), name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                 H5Dclose);
+    if (!set.valid()) fail("cannot create " + name);
+    if (count > 0 && H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+      fail("cannot write " + name);
+  }
+
+  std::string path_;
+  H5Handle file_;
+};
+
+}  // namespace
+
+FclibKind fclib_kind(const std::string& path) {
+  SilenceHdf5Errors quiet;
+  try {
+    Reader reader(path);
+    if (reader.exists("/fclib_local")) return FclibKind::Local;
+    if (reader.exists("/fclib_global")) return FclibKind::Global;
+  } catch (const std::runtime_error&) {
+  }
+  return FclibKind::NotFclib;
+}
+
+FrictionContactProblem read_fclib_local(const std::string& path) {
+  SilenceHdf5Errors quiet;
+  Reader in(path);
+  if (!in.exists("/fclib_local"))
+    in.fail(in.exists("/fclib_global") ? "holds a global problem (/fclib_global), not a local one"
+                                       : "not an FCLIB file (no /fclib_local or /fclib_global group)");
+  if (in.exists("/fclib_local/V") || in.exists("/fclib_local/R"))
+    in.fail("mixed local problems with equality multipliers (V, R) are not supported");
+  FrictionContactProblem p;
+  p.dim = in.read_dim("/fclib_local");
+  p.W = in.read_matrix("/fclib_local/W");
+  const Index m = p.W.rows();
+  if (p.W.cols() != m)
+    in.fail("/fclib_local/W is " + std::to_string(m) + "x" + std::to_string(p.W.cols()) + ", not square");
+  if (m % p.dim != 0)
+    in.fail("/fclib_local/W has " + std::to_string(m) + " rows, not a multiple of spacedim " + std::to_string(p.dim));
+  p.q = in.read_vector("/fclib_local/vectors/q", m, "one per row of W");
+  p.mu = in.read_mu("/fclib_local/vectors/mu", m / p.dim);
+  return p;
+}
+
+GlobalFrictionContactProblem read_fclib_global(const std::string& path) {
+  SilenceHdf5Errors quiet;
+  Reader in(path);
+  if (!in.exists("/fclib_global"))
+    in.fail(in.exists("/fclib_local") ? "holds a local problem (/fclib_local), not a global one"
+                                      : "not an FCLIB file (no /fclib_local or /fclib_global group)");
+  if (in.exists("/fclib_global/G")) in.fail("global problems with equality constraints (G, b) are not supported");
+  GlobalFrictionContactProblem g;
+  g.dim = in.read_dim("/fclib_global");
+  g.M = in.read_matrix("/fclib_global/M");
+  g.H = in.read_matrix("/fclib_global/H");
+  const Index n = g.M.rows();
+  if (g.M.cols() != n) in.fail("/fclib_global/M is not square");
+  if (g.H.rows() != n)
+    in.fail("/fclib_global/H has " + std::to_string(g.H.rows()) + " rows, M has " + std::to_string(n));
+  const Index m = g.H.cols();
+  if (m % g.dim != 0) in.fail("/fclib_global/H has " + std::to_string(m) + " columns, not a multiple of spacedim");
+  g.f = in.read_vector("/fclib_global/vectors/f", n, "one per row of M");
+  g.w = in.read_vector("/fclib_global/vectors/w", m, "one per column of H");
+  g.mu = in.read_mu("/fclib_global/vectors/mu", m / g.dim);
+  return g;
+}
+
+FrictionContactProblem read_fclib_problem(const std::string& path) {
+  switch (fclib_kind(path)) {
+    case FclibKind::Local: return read_fclib_local(path);
+    case FclibKind::Global: {
+      const GlobalFrictionContactProblem g = read_fclib_global(path);
+      try {
+        return condense_to_local(g);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(path + ": " + e.what());
+      }
+    }
+    case FclibKind::NotFclib: break;
+  }
+  // Let the local reader name the precise reason (missing, not HDF5, no FCLIB group).
+  return read_fclib_local(path);
+}
+
+Vector read_fclib_solution_r(const std::string& path) {
+  SilenceHdf5Errors quiet;
+  Reader in(path);
+  if (!in.exists("/solution/r")) return Vector();
+  const auto v = in.read_array<double>("/solution/r");
+  return Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size()));
+}
+
+void write_fclib_local(const std::string& path, const FrictionContactProblem& p, const FclibInfo& info,
+                       const Vector& r, const Vector& u) {
+  try {
+    validate(p);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(path + ": refusing to write an invalid problem: " + e.what());
+  }
+  SilenceHdf5Errors quiet;
+  SparseMatrixCol W = p.W;
+  W.makeCompressed();
+  Writer out(path);
+  out.group("/fclib_local");
+  out.integer("/fclib_local/spacedim", p.dim);
+  out.group("/fclib_local/W");
+  const int nnz = static_cast<int>(W.nonZeros());
+  out.integer("/fclib_local/W/m", static_cast<int>(W.rows()));
+  out.integer("/fclib_local/W/n", static_cast<int>(W.cols()));
+  out.integer("/fclib_local/W/nz", -1);
+  out.integer("/fclib_local/W/nzmax", nnz);
+  out.ints("/fclib_local/W/p", W.outerIndexPtr(), W.cols() + 1);
+  out.ints("/fclib_local/W/i", W.innerIndexPtr(), nnz);
+  out.doubles("/fclib_local/W/x", W.valuePtr(), nnz);
+  out.group("/fclib_local/vectors");
+  out.doubles("/fclib_local/vectors/q", p.q.data(), p.q.size());
+  out.doubles("/fclib_local/vectors/mu", p.mu.data(), p.mu.size());
+  if (!info.title.empty() || !info.description.empty() || !info.math_info.empty()) {
+    out.group("/fclib_local/info");
+    if (!info.title.empty()) out.string("/fclib_local/info/title", info.title);
+    if (!info.description.empty()) out.string("/fclib_local/info/description", info.description);
+    if (!info.math_info.empty()) out.string("/fclib_local/info/math_info", info.math_info);
+  }
+  if (r.size() > 0) {
+    if (r.size() != p.q.size() || (u.size() != 0 && u.size() != p.q.size()))
+      throw std::runtime_error(path + ": solution vectors do not match the problem size");
+    out.group("/solution");
+    out.doubles("/solution/r", r.data(), r.size());
+    if (u.size() > 0) out.doubles("/solution/u", u.data(), u.size());
+  }
+}
+
+}  // namespace talus::solvers

@@ -1,0 +1,389 @@
+// NSGS sweeps, serial and coloured-parallel (see Nsgs.hpp for the method and the stopping rule).
+#include "solvers/fc/Nsgs.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "solvers/fc/AndersonAcceleration.hpp"
+#include "solvers/fc/BlockCsrMatrix.hpp"
+#include "solvers/fc/ContactColouring.hpp"
+
+namespace talus::solvers {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// One contact update in 32 is timed to split the sweep's time between the row product and the local solve.
+constexpr int kProfileStride = 32;
+// Per-thread accumulators, padded to separate cache lines.
+struct alignas(64) ThreadTally {
+  double change_squared = 0.0;
+  double residual_squared = 0.0;
+  long local_iterations = 0;
+  long timed_updates = 0;
+  double local_seconds = 0.0;
+  double matvec_seconds = 0.0;
+};
+
+// Fisher–Yates with a raw 64-bit engine: std::shuffle's output is implementation-defined, this is not.
+template <class T>
+void shuffle_in_place(std::vector<T>& v, std::mt19937_64& rng) {
+  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng() % i]);
+}
+
+template <int D>
+struct Workspace {
+  using Vec = Eigen::Matrix<double, D, 1>;
+  BlockCsrMatrix W;                      // rows in sweep order
+  std::vector<LocalContact<D>> contact;  // sweep order
+  std::vector<int> original;             // sweep position -> original contact
+  std::vector<int> colour_start;         // colour ranges of sweep positions; one range when not coloured
+  Vector q, r;                           // sweep order
+  double q_norm = 0.0;
+};
+
+template <int D>
+inline Eigen::Matrix<double, D, 1> row_product(const BlockCsrMatrix& W, const double* q, const double* r, Index k) {
+  Eigen::Matrix<double, D, 1> b = Eigen::Map<const Eigen::Matrix<double, D, 1>>(q + D * k);
+  const int end = W.row_start[k + 1];
+  for (int e = W.row_start[k]; e < end; ++e) {
+    const double* B = W.off_diagonal.data() + static_cast<size_t>(e) * D * D;
+    const double* rj = r + static_cast<size_t>(D) * W.block_col[e];
+    for (int a = 0; a < D; ++a) {
+      double s = 0.0;
+      for (int c = 0; c < D; ++c) s += B[a * D + c] * rj[c];
+      b[a] += s;
+    }
+  }
+  return b;
+}
+
+// Updates contact k in place; returns ‖Δr_k‖².
+template <int D, bool Timed>
+inline double update_contact(Workspace<D>& ws, Index k, const NsgsParameters& prm, const LocalSolveSettings& ls,
+                             ThreadTally& tally) {
+  using Vec = Eigen::Matrix<double, D, 1>;
+  Clock::time_point t0, t1;
+  if constexpr (Timed) t0 = Clock::now();
+  const Vec b = row_product<D>(ws.W, ws.q.data(), ws.r.data(), k);
+  if constexpr (Timed) t1 = Clock::now();
+  Eigen::Map<Vec> rk(ws.r.data() + D * k);
+  const Vec old = rk;
+  Vec next = old;
+  tally.local_iterations += solve_local_contact<D>(prm.local, ws.contact[k], b, next, ls);
+  if (prm.relaxation != 1.0) {
+    next = old + prm.relaxation * (next - old);
+    if (prm.relaxation > 1.0) local_detail::project_on_cone<D>(next, ws.contact[k].mu);
+  }
+  rk = next;
+  if constexpr (Timed) {
+    const Clock::time_point t2 = Clock::now();
+    tally.matvec_seconds += std::chrono::duration<double>(t1 - t0).count();
+    tally.local_seconds += std::chrono::duration<double>(t2 - t1).count();
+    ++tally.timed_updates;
+  }
+  return (next - old).squaredNorm();
+}
+
+// Squared natural-map residual of contact k, before the (1 + ‖q‖) normalisation (same formula as
+// friction_residual).
+template <int D>
+inline double contact_residual_squared(const Workspace<D>& ws, Index k) {
+  using Vec = Eigen::Matrix<double, D, 1>;
+  const Eigen::Map<const Vec> rk(ws.r.data() + D * k);
+  const Vec u = row_product<D>(ws.W, ws.q.data(), ws.r.data(), k) + ws.contact[k].W * rk;
+  Vec v = rk - u;
+  v[0] -= ws.contact[k].mu * u.template tail<D - 1>().norm();
+  local_detail::project_on_cone<D>(v, ws.contact[k].mu);
+  return (rk - v).squaredNorm();
+}
+
+// When to extrapolate (AndersonAcceleration.hpp). Anderson acceleration removes the slow linear mode of
+// Gauss–Seidel on singular W, but on a nonsmooth sweep it can also stall while the active set still changes.
+// So the sweeps alternate between plain and accelerated phases: every `window` sweeps the smallest sweep change
+// of the window is compared with the previous window's; a phase that did not divide it by 1/`slow` hands over
+// to the other mode. Inside an accelerated phase, a sweep that moves more than ten times the smallest change
+// since the last restart rejects the history (Walker–Ni's safeguard idea on the fixed-point residual).
+class AccelerationPolicy {
+ public:
+  AccelerationPolicy(Index size, const NsgsParameters& prm) : window_(std::max(1, prm.anderson_window)),
+                                                               slow_(prm.anderson_slow_progress) {
+    anderson_.reset(size, prm.anderson_memory);
+    if (anderson_.memory() > 0) before_.resize(size);
+  }
+
+  bool enabled() const { return anderson_.memory() > 0; }
+  // The accelerated phase needs x_k, the reactions before the sweep.
+  bool wants_previous() const { return enabled() && accelerate_; }
+  Vector& previous() { return before_; }
+
+  // After sweep number `sweeps` with sweep change ‖G(x_k) − x_k‖ = change: possibly replaces r = G(x_k) by the
+  // extrapolated iterate (not yet projected on the cones). Returns true when it did.
+  bool after_sweep(int sweeps, double change, Vector& r) {
+    window_best_ = std::min(window_best_, change);
+    bool switched = false;
+    if (sweeps % window_ == 0) {
+      if (window_best_ > slow_ * last_window_best_) {
+        accelerate_ = !accelerate_;
+        switched = true;
+      }
+      last_window_best_ = window_best_;
+      window_best_ = INFINITY;
+    }
+    if (switched || !accelerate_) {
+      restart();
+      return false;
+    }
+    if (extrapolated_ && change > 10.0 * smallest_change_) {
+      restart();
+      smallest_change_ = change;
+      return false;
+    }
+    smallest_change_ = std::min(smallest_change_, change);
+    extrapolated_ = anderson_.step(before_, r);
+    return extrapolated_;
+  }
+
+ private:
+  void restart() {
+    anderson_.restart();
+    extrapolated_ = false;
+    smallest_change_ = INFINITY;
+  }
+
+  AndersonAcceleration anderson_;
+  Vector before_;
+  int window_;
+  double slow_;
+  bool accelerate_ = false, extrapolated_ = false;
+  double smallest_change_ = INFINITY;
+  double window_best_ = INFINITY, last_window_best_ = INFINITY;
+};
+
+template <int D>
+Workspace<D> prepare(const FrictionContactProblem& p, const Vector& r0, const NsgsParameters& prm, bool coloured,
+                     long& colours) {
+  Workspace<D> ws;
+  const Index n = p.contacts();
+  if (coloured) {
+    const ContactColouring col = colour_contacts(make_contact_graph(p.W, D));
+    ws.original = col.order;
+    ws.colour_start = col.colour_start;
+    colours = col.colours();
+  } else {
+    ws.original.resize(n);
+    std::iota(ws.original.begin(), ws.original.end(), 0);
+    ws.colour_start = {0, static_cast<int>(n)};
+    colours = 0;
+  }
+  ws.W = make_block_csr(p.W, D, coloured ? ws.original : std::vector<int>{});
+  ws.contact.reserve(n);
+  ws.q.resize(D * n);
+  ws.r.resize(D * n);
+  for (Index k = 0; k < n; ++k) {
+    const Index i = ws.original[k];
+    ws.contact.push_back(prepare_local_contact<D>(ws.W.diagonal_block(k), p.mu[i]));
+    ws.q.template segment<D>(D * k) = p.q.template segment<D>(D * i);
+    ws.r.template segment<D>(D * k) = r0.template segment<D>(D * i);
+  }
+  ws.q_norm = p.q.norm();
+  return ws;
+}
+
+template <int D>
+SolverStats run(const FrictionContactProblem& p, Vector& r, Vector& u, const NsgsParameters& prm) {
+  const Clock::time_point start = Clock::now();
+  SolverStats stats;
+  const Index n = p.contacts();
+  const int threads = std::max(1, prm.threads);
+  const bool coloured = prm.coloured || threads > 1;
+  Workspace<D> ws = prepare<D>(p, r, prm, coloured, stats.counters.colours);
+  const int colours = static_cast<int>(ws.colour_start.size()) - 1;
+
+  LocalSolveSettings ls;
+  ls.max_iterations = prm.local_max_iterations;
+  ls.tolerance = prm.local_tolerance;
+
+  // Initial scale of the residual estimate: a bound on how much one contact's change moves its neighbours' u.
+  double calibration = 0.0;
+  for (const auto& c : ws.contact) calibration = std::max(calibration, c.W.cwiseAbs().maxCoeff() * (1.0 + c.mu));
+  if (!(calibration > 0.0)) calibration = 1.0;
+  const double normaliser = 1.0 + ws.q_norm;
+
+  std::mt19937_64 rng(prm.seed);
+  const bool shuffle_contacts = prm.shuffle && !coloured;
+  const bool shuffle_colours = prm.shuffle && coloured;
+  std::vector<int> visit(n);  // sweep positions in visiting order (shuffled serial sweeps)
+  std::iota(visit.begin(), visit.end(), 0);
+  std::vector<int> colour_sequence(colours);
+  std::iota(colour_sequence.begin(), colour_sequence.end(), 0);
+
+  AccelerationPolicy acceleration(ws.r.size(), prm);
+
+  std::vector<ThreadTally> tally(threads);
+  int sweeps = 0;
+  bool stop = false, check = false, diverged = false, converged = false, timed_out = false;
+  double residual = NAN;
+
+#pragma omp parallel num_threads(threads)
+  {
+    const int tid = omp_get_thread_num();
+    ThreadTally& mine = tally[tid];
+    while (true) {
+#pragma omp single
+      {
+        if (shuffle_contacts) shuffle_in_place(visit, rng);
+        if (shuffle_colours) shuffle_in_place(colour_sequence, rng);
+        for (auto& t : tally) t.change_squared = 0.0, t.residual_squared = 0.0;
+        if (acceleration.wants_previous()) acceleration.previous() = ws.r;
+      }
+      for (int ci = 0; ci < colours; ++ci) {
+        const int c = colour_sequence[ci];
+        const int begin = ws.colour_start[c], end = ws.colour_start[c + 1];
+        double change = 0.0;
+#pragma omp for schedule(static)
+        for (int pos = begin; pos < end; ++pos) {
+          const Index k = shuffle_contacts ? visit[pos] : pos;
+          if (pos % kProfileStride == 0)
+            change += update_contact<D, true>(ws, k, prm, ls, mine);
+          else
+            change += update_contact<D, false>(ws, k, prm, ls, mine);
+        }
+        mine.change_squared += change;
+      }
+#pragma omp single
+      {
+        ++sweeps;
+        double change = 0.0;
+        for (const auto& t : tally) change += t.change_squared;
+        const double estimate = calibration * std::sqrt(change) / normaliser;
+        if (!std::isfinite(change)) {
+          diverged = stop = true;
+        } else {
+          check = prm.record_history || estimate <= prm.tolerance || sweeps >= prm.max_iterations;
+          if (!check && prm.time_cap_seconds > 0.0 && seconds_since(start) > prm.time_cap_seconds)
+            timed_out = stop = true;
+        }
+      }
+      if (check && !stop) {
+        double sum = 0.0;
+#pragma omp for schedule(static)
+        for (Index k = 0; k < n; ++k) sum += contact_residual_squared<D>(ws, k);
+        mine.residual_squared = sum;
+#pragma omp barrier
+#pragma omp single
+        {
+          double total = 0.0;
+          for (const auto& t : tally) total += t.residual_squared;
+          double change = 0.0;
+          for (const auto& t : tally) change += t.change_squared;
+          residual = std::sqrt(total) / normaliser;
+          const double estimate = calibration * std::sqrt(change) / normaliser;
+          if (prm.record_history) stats.residual_history.push_back(residual);
+          if (!std::isfinite(residual)) {
+            diverged = stop = true;
+          } else if (residual <= prm.tolerance) {
+            converged = stop = true;
+          } else {
+            if (estimate > 0.0 && residual > estimate) calibration *= residual / estimate;
+            if (sweeps >= prm.max_iterations) stop = true;
+            if (prm.time_cap_seconds > 0.0 && seconds_since(start) > prm.time_cap_seconds) timed_out = stop = true;
+          }
+          check = false;
+        }
+      }
+      if (stop) break;
+      if (acceleration.enabled()) {
+#pragma omp single
+        {
+          double change = 0.0;
+          for (const auto& t : tally) change += t.change_squared;
+          if (acceleration.after_sweep(sweeps, std::sqrt(change), ws.r))
+            for (Index k = 0; k < n; ++k) {
+              Eigen::Matrix<double, D, 1> rk = ws.r.template segment<D>(D * k);
+              local_detail::project_on_cone<D>(rk, ws.contact[k].mu);
+              ws.r.template segment<D>(D * k) = rk;
+            }
+        }
+      }
+    }
+  }
+
+  for (Index k = 0; k < n; ++k) r.template segment<D>(D * ws.original[k]) = ws.r.template segment<D>(D * k);
+  u = p.W * r + p.q;
+  stats.iterations = sweeps;
+  stats.counters.sweeps = sweeps;
+  long timed = 0;
+  double local_s = 0.0, matvec_s = 0.0;
+  for (const auto& t : tally) {
+    stats.counters.local_iterations += t.local_iterations;
+    timed += t.timed_updates;
+    local_s += t.local_seconds;
+    matvec_s += t.matvec_seconds;
+  }
+  if (timed > 0) {
+    const double updates = static_cast<double>(sweeps) * static_cast<double>(n);
+    stats.counters.local_seconds = local_s * updates / timed;
+    stats.counters.matvec_seconds = matvec_s * updates / timed;
+  }
+  stats.residual = friction_residual(p, r);
+  if (diverged || !std::isfinite(stats.residual)) {
+    stats.status = SolverStatus::Diverged;
+    stats.message = "NaN or Inf in the reactions after sweep " + std::to_string(sweeps);
+  } else if (stats.residual <= prm.tolerance) {
+    stats.status = SolverStatus::Converged;
+  } else {
+    stats.status = SolverStatus::MaxIterations;
+    stats.message = timed_out ? "time cap reached" : (converged ? "sweep residual and independent check disagree"
+                                                                : "iteration budget spent");
+  }
+  stats.seconds = seconds_since(start);
+  return stats;
+}
+
+}  // namespace
+
+SolverStats nsgs(const FrictionContactProblem& p, Vector& r, Vector& u, const NsgsParameters& params) {
+  SolverStats stats;
+  try {
+    validate(p);
+    if (!p.W.coeffs().allFinite()) throw std::invalid_argument("friction problem: W contains NaN or Inf");
+  } catch (const std::invalid_argument& e) {
+    stats.status = SolverStatus::InvalidInput;
+    stats.message = e.what();
+    return stats;
+  }
+  const Index m = p.dim * p.contacts();
+  if (r.size() == 0) r = Vector::Zero(m);
+  if (r.size() != m || !r.allFinite()) {
+    stats.status = SolverStatus::InvalidInput;
+    stats.message = "nsgs: warm start r has " + std::to_string(r.size()) + " entries (expected " +
+                    std::to_string(m) + ") or is not finite";
+    return stats;
+  }
+  if (!(params.relaxation > 0.0 && params.relaxation < 2.0)) {
+    stats.status = SolverStatus::InvalidInput;
+    stats.message = "nsgs: relaxation must lie in (0, 2)";
+    return stats;
+  }
+  if (m == 0) {
+    u = p.q;
+    stats.status = SolverStatus::Converged;
+    return stats;
+  }
+  return p.dim == 3 ? run<3>(p, r, u, params) : run<2>(p, r, u, params);
+}
+
+}  // namespace talus::solvers

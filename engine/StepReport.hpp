@@ -15,6 +15,9 @@ struct EnergyReport {
   double contact_work = 0.0;   // this step's U_{k+θ}ᵀ P_{k+1} (eq 84) or U_{k+1/2}ᵀ P_{k+1} (eq 88)
   double numerical_dissipation = 0.0;  // (½ − θ)[‖Δv‖²_M + ‖Δq‖²_K] (eq 84) or its variant
   double damping_work = 0.0;   // this step's −h v_{k+θ}ᵀ C v_{k+θ} (LTI damping; 0 when C = 0)
+  // Storage a scheme keeps beyond E (engine/schemes: Newmark's (h²/4)(2β − γ) aᵀMa of eq 93, HHT's extra
+  // term of eq 103); 0 for Moreau–Jean. The balance is then written on E + algorithmic.
+  double algorithmic = 0.0;
   // Balance (exact for LTI systems and rigid bodies, see MoreauJean.cpp):
   //   ΔE − external_work = numerical_dissipation + contact_work + damping_work.
   double total() const { return kinetic + potential; }

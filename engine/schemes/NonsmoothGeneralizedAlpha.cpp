@@ -48,7 +48,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
   long steps = 0;
   Vector q, v, a, vdot;
   Vector U_prev;   // J_U(q_n) v_n, the pre-step relative velocities of the unilateral rows (eq 40h)
-  Vector F_prev;   // supply force at t_n
+  Vector F_prev;   // external force at t_n
   double energy_prev = 0.0;
 
   // Iteration matrices: constant (factorised once) for LTI systems.
@@ -76,7 +76,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
     select_rows(rows.J, u_rows, J_U);
     U_prev = J_U * v;
     F_prev.resize(0);
-    sys.supply_force(t, q, v, F_prev);
+    sys.external_force(t, q, v, F_prev);
 
     update_matrices(t, q, v);
     sys.force(t, q, v, f);
@@ -240,14 +240,15 @@ struct NonsmoothGeneralizedAlpha::Impl {
 
     // Energy terms (see the header for their definitions).
     if (!sys.linear_dynamics()) sys.mass(q_new, M);
-    sys.supply_force(t1, q_new, v_new, F_new);
+    sys.external_force(t1, q_new, v_new, F_new);
     EnergyReport& e = report.energy;
     e.kinetic = 0.5 * v_new.dot(M * v_new);
     e.potential = sys.potential_energy(q_new);
     const double energy = e.total();
     e.external_work = 0.5 * (F_prev + F_new).dot(q_new - q);
     e.contact_work = m ? 0.5 * (rows.J * (v + v_new)).dot(impulse) : 0.0;
-    e.numerical_dissipation = energy - energy_prev - e.external_work - e.contact_work;
+    e.damping_work = sys.damping().nonZeros() ? -0.5 * (q_new - q).dot(sys.damping() * (v + v_new)) : 0.0;
+    e.numerical_dissipation = energy - energy_prev - e.external_work - e.contact_work - e.damping_work;
     report.active = int(sys.bilateral().size() + active.size());
 
     U_prev = J_U * v_new;

@@ -135,7 +135,7 @@ void SecondOrderSystem::tangent(double t, const Vector& q, const Vector& v, Spar
   Ct.setFromTriplets(tc.begin(), tc.end());
 }
 
-void SecondOrderSystem::supply_force(double t, const Vector& q, const Vector& v, Vector& F) const {
+void SecondOrderSystem::external_force(double t, const Vector& q, const Vector& v, Vector& F) const {
   F.setZero(dofs());
   for (size_t i = 0; i < model_->lti.size(); ++i) {
     const LagrangianLti& s = model_->lti[i];
@@ -143,7 +143,6 @@ void SecondOrderSystem::supply_force(double t, const Vector& q, const Vector& v,
     auto Fi = F.segment(o, n);
     if (s.f_const.size()) Fi = s.f_const;
     if (s.f_time) s.f_time(t, Fi);
-    if (s.C.size()) Fi.noalias() -= s.C * v.segment(o, n);
   }
   Vector fi;
   for (size_t i = 0; i < model_->nonlinear.size(); ++i) {

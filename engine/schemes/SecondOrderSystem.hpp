@@ -56,10 +56,10 @@ class SecondOrderSystem {
   const SparseMatrix& stiffness() const { return K_; }
   const SparseMatrix& damping() const { return C_; }
 
-  // Supply force of the energy balances (seed 000 eqs 79, 83, 91): the smooth force minus its conservative
-  // part, i.e. F_ext(t) − C v on LTI systems; on nonlinear systems f + ∇V when a potential V is given
-  // (∇V by central differences), f otherwise.
-  void supply_force(double t, const Vector& q, const Vector& v, Vector& F) const;
+  // External force of the energy balances (seed 000 eqs 79, 83, 91): F_ext(t) on LTI systems; on nonlinear
+  // systems the force minus its conservative part, f + ∇V when a potential V is given (∇V by central
+  // differences), f otherwise. LTI damping is reported apart (EnergyReport::damping_work).
+  void external_force(double t, const Vector& q, const Vector& v, Vector& F) const;
   // ½ qᵀ K q + Σ V(q) of the nonlinear systems that give a potential.
   double potential_energy(const Vector& q) const;
 

@@ -14,7 +14,8 @@
 // M_J and J are evaluated at the linearisation point q_J = q_k (q_{k+1} for Paoli), as in the one-step
 // summary after seed 000 eq 40 (H(q_k)); eq 41a's M(q_{k+θ}) coincides for constant mass matrices.
 // Activation (eq 41e): interaction α enters the one-step problem when ḡ = g_k + γ h U_k ≤ 0 (Paoli:
-// g(q_{k+1}) ≤ 0), equalities always. Rigid bodies: diagonal mass, the gyroscopic term −ω×Iω taken explicitly
+// g(q_{k+1}) ≤ 0), equalities always; "≤ 0" is "≤ activation_tolerance" (MoreauJean.hpp) against round-off.
+// Rigid bodies: diagonal mass, the gyroscopic term −ω×Iω taken explicitly
 // at ω_k (so f̄ is constant for them and no Newton iteration is needed).
 // Nonlinear systems: Newton on the residual R(v) = M_J (v − v_k) − h f̄(v) − Jᵀ P with the iteration matrix
 // M_J − hθ_f ∂f/∂v − h²θ_f w ∂f/∂q (finite differences when the Jacobian callbacks are empty); the one-step
@@ -65,6 +66,7 @@ void check_parameters(const MoreauJeanParameters& p) {
   if (!(p.h > 0.0) || !std::isfinite(p.h)) bad("h must be > 0 and finite");
   if (!(p.theta >= 0.0 && p.theta <= 1.0)) bad("theta must be in [0, 1]");
   if (!(p.gamma >= 0.0 && p.gamma <= 1.0)) bad("gamma must be in [0, 1]");
+  if (!(p.activation_tolerance >= 0.0)) bad("activation_tolerance must be >= 0");
   if (!(p.solver_tolerance > 0.0)) bad("solver_tolerance must be > 0");
   if (p.solver_max_iterations < 1) bad("solver_max_iterations must be >= 1");
   if (!(p.newton_tolerance > 0.0)) bad("newton_tolerance must be > 0");
@@ -187,7 +189,7 @@ struct MoreauJean::Impl {
       const Interaction& in = model.interactions[all.interactions[i]];
       const Index r0 = all.row_offset[i];
       const double forecast = wt.positions_first ? all.gap[r0] : all.gap[r0] + p.gamma * p.h * U_all[r0];
-      if (std::holds_alternative<EqualityLaw>(in.law) || forecast <= 0.0)
+      if (std::holds_alternative<EqualityLaw>(in.law) || forecast <= p.activation_tolerance)
         active_positions.push_back(static_cast<Index>(i));
     }
     select_interactions(all, active_positions, active);

@@ -21,6 +21,10 @@ struct MoreauJeanParameters {
   double h = 1e-3;      // time step [s]
   double theta = 0.5;   // θ ∈ [0, 1]
   double gamma = 1.0;   // forecast ḡ = g + γ h U, γ ∈ [0, 1]
+  // [length] ḡ <= activation_tolerance activates a contact. It absorbs the round-off of a resting contact
+  // (U_k ≈ 1e-17 instead of 0 would otherwise deactivate it every other step and make it chatter by g h²);
+  // activating a contact this close to touching only forbids approach for one step.
+  double activation_tolerance = 1e-12;
   MoreauJeanVariant variant = MoreauJeanVariant::Standard;
   OneStepSolverKind solver = OneStepSolverKind::Lemke;
   double solver_tolerance = 1e-12;   // in the solver family's common residual measure

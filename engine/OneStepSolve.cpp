@@ -136,7 +136,7 @@ solvers::SolverStats solve_frictional(const Model& model, const ConstraintRows& 
   select_symmetric(W, ws.order, ws.problem_row, ws.triplets, fc.W);
 
   solvers::SolverStats st;
-  if (dim == 2 && s.kind != OneStepSolverKind::Nsgs) {
+  if (dim == 2 && s.kind == OneStepSolverKind::Lemke) {
     ws.lcp = solvers::fc2d_to_lcp(fc);
     solvers::LcpSolverOptions opt;
     opt.method = s.kind == OneStepSolverKind::Lemke ? solvers::LcpMethod::Lemke : solvers::LcpMethod::Psor;

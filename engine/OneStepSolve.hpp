@@ -9,8 +9,9 @@
 //
 // Dispatch: no friction → a mixed LCP (equality rows first) for Lemke or PSOR (solvers/lcp/LcpSolver.hpp;
 // OneStepSolverKind::Nsgs falls back to PSOR, which is projected Gauss–Seidel on these one-row blocks);
-// 2-D friction → the exact LCP form (solvers/lcp/Fc2dAsLcp.hpp) for Lemke / PSOR, or NSGS;
-// 3-D friction → NSGS (solvers/fc/Nsgs.hpp). Frictionless contacts among frictional ones are μ = 0 blocks
+// 2-D friction → the exact LCP form (solvers/lcp/Fc2dAsLcp.hpp) for Lemke, NSGS otherwise (that LCP has zero
+// diagonal entries on its slack rows, which PSOR cannot handle; NSGS is PSOR's block version);
+// 3-D friction → NSGS (solvers/fc/Nsgs.hpp) whatever the kind. Frictionless contacts among frictional ones are μ = 0 blocks
 // (their tangential rows are padded with a unit diagonal and q = 0, so the reaction there is 0).
 // Equality rows together with friction are rejected (std::invalid_argument): no solver here handles both.
 // A solve that does not converge throws StepFailure with the solver's status, residual and iterations.

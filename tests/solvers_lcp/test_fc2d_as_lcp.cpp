@@ -122,7 +122,7 @@ TEST_CASE("FC2D as LCP: multi-contact problems solve Coulomb's law (friction_res
   }
 }
 
-TEST_CASE("FC2D as LCP: wrong dimension is rejected; PSOR refuses the zero-diagonal slack rows") {
+TEST_CASE("FC2D as LCP: wrong dimension is rejected, PSOR refuses the zero-diagonal slack rows") {
   FrictionContactProblem p3;
   p3.dim = 3;
   p3.W = Matrix::Identity(3, 3).sparseView();

@@ -129,7 +129,7 @@ TEST_CASE("MLCP: PSOR with unprojected equality rows agrees with Lemke") {
   }
 }
 
-TEST_CASE("MLCP: only equality rows is a linear solve; a singular equality block is reported") {
+TEST_CASE("MLCP: only equality rows is a linear solve, a singular equality block is reported") {
   std::mt19937 rng(3);
   const Matrix M = spd_matrix(4, rng);
   const Vector q = random_vector(4, rng);

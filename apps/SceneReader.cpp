@@ -83,7 +83,7 @@ Field SceneReader::load_string(const std::string& text) const {
   }
   Field f{root, "", root.Mark()};
   if (!root.IsMap()) {
-    if (root.IsNull()) f.mark = YAML::Mark();
+    if (root.IsNull()) f.mark = YAML::Mark();  // an empty file: point at its start
     throw SceneError(position(f.mark), "",
                      std::string("the scene is ") + kind_name(root) + " (expected a map of sections: name, "
                      "lti_systems, spheres, planes, planar_blocks, laws, interactions, contacts, integrator, …)");

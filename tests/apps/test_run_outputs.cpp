@@ -1,0 +1,300 @@
+// The plumbing of `talus run`: a run of the bouncing ball writes a CSV and an HDF5 file holding the same
+// numbers (the HDF5 file is re-read here with the C API, independently of the writer), rows at the planned
+// times, sums that do not depend on the output stride, and a run.json; a run that fails or is interrupted
+// midway keeps every row written so far plus its last good state; an aborted output never clobbers the
+// previous run's files.
+#include <catch2/catch.hpp>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "apps/RunOutputs.hpp"
+#include "apps/SceneLoader.hpp"
+#include "apps/SceneRun.hpp"
+#include "engine/MoreauJean.hpp"
+
+using namespace talus;
+using namespace talus::app;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kBouncingBall = fs::path(TALUS_SOURCE_DIR) / "examples" / "bouncing_ball.yaml";
+
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<double>> rows;
+};
+
+// A fresh directory per call, removed by the destructor.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() / ("talus_run_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+Table read_csv(const fs::path& file) {
+  Table t;
+  std::ifstream in(file);
+  REQUIRE(in);
+  std::string line, cell;
+  std::getline(in, line);
+  std::stringstream header(line);
+  while (std::getline(header, cell, ',')) t.columns.push_back(cell);
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    std::stringstream ls(line);
+    while (std::getline(ls, cell, ',')) row.push_back(std::stod(cell));
+    REQUIRE(row.size() == t.columns.size());
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::vector<std::string> read_string_attribute(hid_t object, const char* name) {
+  const hid_t attr = H5Aopen(object, name, H5P_DEFAULT);
+  REQUIRE(attr >= 0);
+  const hid_t space = H5Aget_space(attr);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, H5T_VARIABLE);
+  H5Tset_cset(type, H5T_CSET_UTF8);
+  std::vector<char*> ptrs(n);
+  REQUIRE(H5Aread(attr, type, ptrs.data()) >= 0);
+  std::vector<std::string> values(ptrs.begin(), ptrs.end());
+  H5Dvlen_reclaim(type, space, H5P_DEFAULT, ptrs.data());
+  H5Tclose(type);
+  H5Sclose(space);
+  H5Aclose(attr);
+  return values;
+}
+
+Table read_hdf5(const fs::path& file, std::string* scene = nullptr) {
+  Table t;
+  const hid_t f = H5Fopen(file.string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  const hid_t d = H5Dopen2(f, "timeseries", H5P_DEFAULT);
+  REQUIRE(d >= 0);
+  const hid_t space = H5Dget_space(d);
+  REQUIRE(H5Sget_simple_extent_ndims(space) == 2);
+  hsize_t dims[2];
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  std::vector<double> values(dims[0] * dims[1]);
+  if (!values.empty()) REQUIRE(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+  t.columns = read_string_attribute(d, "columns");
+  if (scene) *scene = read_string_attribute(f, "scene").at(0);
+  for (hsize_t i = 0; i < dims[0]; ++i)
+    t.rows.emplace_back(values.begin() + i * dims[1], values.begin() + (i + 1) * dims[1]);
+  H5Sclose(space);
+  H5Dclose(d);
+  H5Fclose(f);
+  return t;
+}
+
+std::string slurp(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+RunOptions quiet_options(const fs::path& dir) {
+  RunOptions o;
+  o.out_dir = dir;
+  o.log = nullptr;
+  return o;
+}
+
+std::size_t column(const Table& t, const std::string& name) {
+  const auto it = std::find(t.columns.begin(), t.columns.end(), name);
+  REQUIRE(it != t.columns.end());
+  return static_cast<std::size_t>(it - t.columns.begin());
+}
+
+// Moreau–Jean on the scene's model, failing with StepFailure at step `fail_at` (0: never).
+struct FailingStepper {
+  MoreauJean integrator;
+  long fail_at;
+  long calls = 0;
+  FailingStepper(Scene& s, long fail_at) : integrator(s.model, s.integrator), fail_at(fail_at) {}
+  const StepReport& operator()() {
+    if (++calls == fail_at) throw StepFailure("injected failure");
+    return integrator.step();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a bouncing-ball run writes matching CSV, HDF5 and run.json", "[apps][run]") {
+  TempDir dir;
+  Scene scene = load_scene(kBouncingBall);
+  const RunResult r = run_scene(scene, quiet_options(dir.path));
+  REQUIRE(r.status == RunStatus::Completed);
+  CHECK(r.steps == 4000);
+  CHECK(r.rows == 4001);
+
+  const Table csv = read_csv(dir.path / "timeseries.csv");
+  std::string scene_name;
+  const Table h5 = read_hdf5(dir.path / "timeseries.h5", &scene_name);
+  CHECK(scene_name == "bouncing_ball");
+  CHECK(h5.columns == csv.columns);
+  REQUIRE(csv.rows.size() == 4001);
+  REQUIRE(h5.rows.size() == csv.rows.size());
+  // The CSV prints shortest round-trip decimals, so both files must hold bit-identical doubles.
+  long mismatches = 0;
+  for (std::size_t i = 0; i < csv.rows.size(); ++i)
+    for (std::size_t j = 0; j < csv.columns.size(); ++j)
+      if (!(csv.rows[i][j] == h5.rows[i][j])) ++mismatches;
+  CHECK(mismatches == 0);
+
+  // Row 0 is the initial state of the scene; rows follow the grid t_k = k h; the last row is the model's state.
+  const std::size_t t = column(csv, "t"), q = column(csv, "ball.q0"), v = column(csv, "ball.v0");
+  const std::size_t gap = column(csv, "floor.gap"), P = column(csv, "floor.P0");
+  CHECK(csv.rows[0][t] == 0.0);
+  CHECK(csv.rows[0][q] == 1.0);
+  CHECK(csv.rows[0][v] == 0.0);
+  CHECK(csv.rows[0][gap] == 1.0);  // g = q
+  CHECK(csv.rows[0][P] == 0.0);
+  for (std::size_t i = 0; i < csv.rows.size(); i += 500) CHECK(csv.rows[i][t] == Approx(1e-3 * i).margin(1e-9));
+  CHECK(csv.rows.back()[t] == scene.model.time);
+  CHECK(csv.rows.back()[q] == scene.model.lti[0].q[0]);
+  CHECK(csv.rows.back()[v] == scene.model.lti[0].v[0]);
+  CHECK(csv.rows.back()[P] == scene.model.interactions[0].impulse[0]);
+  // The gap column is g(q) = q of the same row.
+  for (const auto& row : csv.rows) REQUIRE(row[gap] == row[q]);
+  // Energies: kinetic ½ m v², total = kinetic + potential (no K here).
+  const std::size_t kin = column(csv, "kinetic"), tot = column(csv, "total"), pot = column(csv, "potential");
+  for (std::size_t i = 0; i < csv.rows.size(); i += 97) {
+    CHECK(csv.rows[i][kin] == Approx(0.5 * csv.rows[i][v] * csv.rows[i][v]).margin(1e-15));
+    CHECK(csv.rows[i][tot] == csv.rows[i][kin] + csv.rows[i][pot]);
+  }
+
+  const std::string json = slurp(dir.path / "run.json");
+  CHECK(json.find("\"scene\": \"bouncing_ball\"") != std::string::npos);
+  CHECK(json.find("\"status\": \"completed\"") != std::string::npos);
+  CHECK(json.find("\"steps\": 4000,") != std::string::npos);
+  CHECK(json.find("\"rows\": 4001,") != std::string::npos);
+  CHECK(json.find("\"h\": 0.001,") != std::string::npos);
+  CHECK(json.find("\"solver\": \"lemke\"") != std::string::npos);
+  // Only the final files remain: no temporary file left behind.
+  for (const auto& e : fs::directory_iterator(dir.path)) CHECK(e.path().filename().string()[0] != '.');
+}
+
+TEST_CASE("output.every thins the rows without changing them", "[apps][run]") {
+  TempDir all_dir, thin_dir;
+  Scene all = load_scene(kBouncingBall);
+  Scene thin = load_scene(kBouncingBall);
+  thin.output_every = 7;
+  run_scene(all, quiet_options(all_dir.path));
+  const RunResult r = run_scene(thin, quiet_options(thin_dir.path));
+  const Table a = read_csv(all_dir.path / "timeseries.csv"), b = read_csv(thin_dir.path / "timeseries.csv");
+  // Rows at steps 0, 7, 14, …, 3997 and the last step 4000.
+  REQUIRE(b.rows.size() == 1 + 4000 / 7 + 1);
+  CHECK(r.rows == static_cast<long>(b.rows.size()));
+  for (std::size_t i = 0; i + 1 < b.rows.size(); ++i) REQUIRE(b.rows[i] == a.rows[7 * i]);
+  // Cumulated works sum every step, not only the written ones.
+  CHECK(b.rows.back() == a.rows.back());
+  CHECK(read_hdf5(thin_dir.path / "timeseries.h5").rows == b.rows);
+}
+
+TEST_CASE("a run that fails midway keeps what it wrote and says where it failed", "[apps][run]") {
+  TempDir ref_dir, dir;
+  Scene reference = load_scene(kBouncingBall);
+  run_scene(reference, quiet_options(ref_dir.path));
+  const Table ref = read_csv(ref_dir.path / "timeseries.csv");
+
+  SECTION("every step written") {
+    Scene scene = load_scene(kBouncingBall);
+    FailingStepper stepper(scene, 1500);
+    const RunResult r = run_scene(scene, quiet_options(dir.path), std::ref(stepper));
+    CHECK(r.status == RunStatus::StepFailed);
+    CHECK(r.failed_step == 1500);
+    CHECK(r.failed_time == Approx(1.499).margin(1e-12));
+    CHECK(r.failure == "injected failure");
+    CHECK(r.steps == 1499);
+    const Table csv = read_csv(dir.path / "timeseries.csv");
+    const Table h5 = read_hdf5(dir.path / "timeseries.h5");
+    REQUIRE(csv.rows.size() == 1500);  // the initial state and steps 1..1499
+    CHECK(h5.rows == csv.rows);
+    for (std::size_t i = 0; i < csv.rows.size(); ++i) REQUIRE(csv.rows[i] == ref.rows[i]);
+    const std::string json = slurp(dir.path / "run.json");
+    CHECK(json.find("\"status\": \"step_failed\"") != std::string::npos);
+    CHECK(json.find("\"failure\": {\"step\": 1500, \"time\": 1.49") != std::string::npos);  // t = 1499 h, up to round-off
+    CHECK(json.find("\"message\": \"injected failure\"") != std::string::npos);
+  }
+  SECTION("sparse output: the last good state is added") {
+    Scene scene = load_scene(kBouncingBall);
+    scene.output_every = 100;
+    FailingStepper stepper(scene, 1550);
+    const RunResult r = run_scene(scene, quiet_options(dir.path), std::ref(stepper));
+    CHECK(r.status == RunStatus::StepFailed);
+    const Table csv = read_csv(dir.path / "timeseries.csv");
+    REQUIRE(csv.rows.size() == 1 + 15 + 1);  // steps 0, 100, …, 1500, then 1549
+    CHECK(csv.rows[15] == ref.rows[1500]);
+    CHECK(csv.rows.back() == ref.rows[1549]);
+    CHECK(read_hdf5(dir.path / "timeseries.h5").rows == csv.rows);
+  }
+  SECTION("a failure at the first step keeps the initial state") {
+    Scene scene = load_scene(kBouncingBall);
+    FailingStepper stepper(scene, 1);
+    const RunResult r = run_scene(scene, quiet_options(dir.path), std::ref(stepper));
+    CHECK(r.status == RunStatus::StepFailed);
+    CHECK(r.steps == 0);
+    const Table csv = read_csv(dir.path / "timeseries.csv");
+    REQUIRE(csv.rows.size() == 1);
+    CHECK(csv.rows[0] == ref.rows[0]);
+  }
+}
+
+TEST_CASE("an interrupted run ends cleanly with its rows", "[apps][run]") {
+  TempDir dir;
+  Scene scene = load_scene(kBouncingBall);
+  std::atomic<bool> stop{false};
+  MoreauJean integrator(scene.model, scene.integrator);
+  long calls = 0;
+  RunOptions options = quiet_options(dir.path);
+  options.stop = &stop;
+  const RunResult r = run_scene(scene, options, [&]() -> const StepReport& {
+    if (++calls == 250) stop = true;  // as the SIGINT handler would
+    return integrator.step();
+  });
+  CHECK(r.status == RunStatus::Interrupted);
+  CHECK(r.steps == 250);
+  CHECK(read_csv(dir.path / "timeseries.csv").rows.size() == 251);
+  CHECK(slurp(dir.path / "run.json").find("\"status\": \"interrupted\"") != std::string::npos);
+}
+
+TEST_CASE("outputs that are never committed leave the previous run's files intact", "[apps][run]") {
+  TempDir dir;
+  Scene scene = load_scene(kBouncingBall);
+  scene.t_end = 0.01;
+  run_scene(scene, quiet_options(dir.path));
+  const std::string csv_before = slurp(dir.path / "timeseries.csv");
+  const std::string json_before = slurp(dir.path / "run.json");
+  REQUIRE(!csv_before.empty());
+  {
+    RunOutputs aborted(dir.path, {"t", "x"}, {{"scene", "other"}});
+    const double row[2] = {0.0, 1.0};
+    aborted.append(row);
+    aborted.flush();
+  }  // destroyed without commit(), as when an exception unwinds a run
+  CHECK(slurp(dir.path / "timeseries.csv") == csv_before);
+  CHECK(slurp(dir.path / "run.json") == json_before);
+  for (const auto& e : fs::directory_iterator(dir.path)) CHECK(e.path().filename().string()[0] != '.');
+
+  // A committed run replaces the results and drops the figures of the earlier one.
+  std::ofstream(dir.path / "positions.png") << "old figure";
+  Scene again = load_scene(kBouncingBall);
+  again.t_end = 0.02;
+  run_scene(again, quiet_options(dir.path));
+  CHECK(read_csv(dir.path / "timeseries.csv").rows.size() == 21);
+  CHECK(!fs::exists(dir.path / "positions.png"));
+}

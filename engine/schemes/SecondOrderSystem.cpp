@@ -166,6 +166,28 @@ void SecondOrderSystem::external_force(double t, const Vector& q, const Vector& 
   }
 }
 
+void SecondOrderSystem::lti_external_force(double t, Vector& F) const {
+  F.setZero(dofs());
+  for (size_t i = 0; i < model_->lti.size(); ++i) {
+    const LagrangianLti& s = model_->lti[i];
+    auto Fi = F.segment(layout_.lti_offset[i], s.dofs());
+    if (s.f_const.size()) Fi = s.f_const;
+    if (s.f_time) s.f_time(t, Fi);
+  }
+}
+
+void SecondOrderSystem::nonlinear_force(double t, const Vector& q, const Vector& v, Vector& f) const {
+  f.setZero(dofs());
+  Vector fi;
+  for (size_t i = 0; i < model_->nonlinear.size(); ++i) {
+    const LagrangianNonlinear& s = model_->nonlinear[i];
+    const Index o = layout_.nonlinear_offset[i];
+    fi.setZero(s.n);
+    s.force(t, q.segment(o, s.n), v.segment(o, s.n), fi);
+    f.segment(o, s.n) = fi;
+  }
+}
+
 double SecondOrderSystem::potential_energy(const Vector& q) const {
   double e = K_.nonZeros() ? 0.5 * q.dot(K_ * q) : 0.0;
   for (size_t i = 0; i < model_->nonlinear.size(); ++i) {
@@ -175,8 +197,8 @@ double SecondOrderSystem::potential_energy(const Vector& q) const {
   return e;
 }
 
-void SecondOrderSystem::constraints(const Vector& q, ConstraintRows& rows) const {
-  assemble_constraints(*model_, layout_, q, order_, rows);
+void SecondOrderSystem::constraints(const Vector& q, ConstraintRows& rows, bool bilateral_only) const {
+  assemble_constraints(*model_, layout_, q, bilateral_only ? bilateral_ : order_, rows);
   // assemble_constraints fills only row 0 of each gap (the normal row of a contact); an equality law needs
   // every row, so the bilateral interactions with several rows are evaluated here in full.
   Vector ql, gl;

@@ -60,11 +60,15 @@ class SecondOrderSystem {
   // systems the force minus its conservative part, f + ∇V when a potential V is given (∇V by central
   // differences), f otherwise. LTI damping is reported apart (EnergyReport::damping_work).
   void external_force(double t, const Vector& q, const Vector& v, Vector& F) const;
+  // The two parts of f that a scheme may discretise differently (Schatzman–Paoli): F_ext(t) on the LTI rows
+  // (zero on nonlinear rows), and the nonlinear systems' f(t, q, v) (zero on LTI rows).
+  void lti_external_force(double t, Vector& F) const;
+  void nonlinear_force(double t, const Vector& q, const Vector& v, Vector& f) const;
   // ½ qᵀ K q + Σ V(q) of the nonlinear systems that give a potential.
   double potential_energy(const Vector& q) const;
 
-  // Gaps and J at q for constraint_order().
-  void constraints(const Vector& q, ConstraintRows& rows) const;
+  // Gaps (every row of an equality) and J at q for constraint_order(), or for bilateral() only.
+  void constraints(const Vector& q, ConstraintRows& rows, bool bilateral_only = false) const;
   // Normal gaps of the unilateral interactions at q (size unilateral().size()).
   void unilateral_gaps(const Vector& q, Vector& g) const;
 

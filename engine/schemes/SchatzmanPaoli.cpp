@@ -1,0 +1,208 @@
+// Schatzman–Paoli two-step position scheme (seed 000 eqs 42–43; seed 004 eqs 32–33); see the header.
+#include "engine/schemes/SchatzmanPaoli.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "engine/schemes/IterationMatrix.hpp"
+#include "engine/schemes/SecondOrderSystem.hpp"
+#include "engine/schemes/StepKernels.hpp"
+
+namespace talus {
+
+namespace {
+
+constexpr const char* kScheme = "Schatzman–Paoli";
+
+void validate(const SchatzmanPaoliParameters& p) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument(std::string(kScheme) + ": " + what); };
+  if (!(p.h > 0.0 && std::isfinite(p.h))) fail("time step h must be > 0");
+  if (!(p.theta >= 0.0 && p.theta <= 0.5)) fail("theta must be in [0, 1/2]");
+  if (!(p.newton_tolerance > 0.0) || p.newton_max_iterations < 1) fail("Newton tolerance and iterations must be > 0");
+}
+
+}  // namespace
+
+struct SchatzmanPaoli::Impl {
+  SecondOrderSystem sys;
+  SchatzmanPaoliParameters p;
+  StepReport report;
+
+  double t = 0.0;
+  long steps = 0;
+  Vector q_prev, q, v;      // q_{k−1}, q_k, v_k
+  Vector F_prev, F_now;     // LTI external force at t_{k−1}, t_k
+  double energy_prev = 0.0; // E_{k−1/2}
+
+  SparseMatrix M;
+  IterationMatrix S_factor;
+  bool factors_constant = false;
+
+  ConstraintRows rows, one;
+  std::vector<Triplet> jt;
+  SparseMatrix J_all;
+  std::vector<int> single{0};
+  Vector vhalf, F_next, Fth, fnl, ext_nl, rhs, q_free, qk, qhat, g_lin, scale, z, w, q_new, v_new, impulse, tmpv;
+  Matrix Jt, R, A;
+  solvers::LcpProblem problem;
+
+  Impl(Model& model, const SchatzmanPaoliParameters& params) : sys(model), p(params) {
+    validate(p);
+    sys.gather(q, v);
+    t = model.time;
+    sys.mass(q, M);
+    IterationMatrix mass_factor;
+    mass_factor.factorize(M, true, std::string(kScheme) + " mass matrix");
+    Vector f0, a0;
+    sys.force(t, q, v, f0);
+    mass_factor.solve(f0, a0);
+    q_prev = q - p.h * v + (0.5 * p.h * p.h) * a0;
+    sys.lti_external_force(t - p.h, F_prev);
+    sys.lti_external_force(t, F_now);
+    energy_prev = half_step_energy(q, q_prev);
+  }
+
+  // E_{k+1/2} of the header, for (q_{k+1}, q_k) = (a, b).
+  double half_step_energy(const Vector& qa, const Vector& qb) const {
+    const Vector d = (qa - qb) / p.h;
+    double e = 0.5 * d.dot(M * d);
+    const SparseMatrix& K = sys.stiffness();
+    if (K.nonZeros()) {
+      const double th = p.theta;
+      e += 0.5 * (th * (qa.dot(K * qa) + qb.dot(K * qb)) + (1.0 - 2.0 * th) * qa.dot(K * qb));
+      // potential_energy() includes ½qᵀKq; the nonlinear potentials are averaged over the two positions.
+      e += 0.5 * (sys.potential_energy(qa) + sys.potential_energy(qb)) - 0.25 * (qa.dot(K * qa) + qb.dot(K * qb));
+    } else {
+      e += 0.5 * (sys.potential_energy(qa) + sys.potential_energy(qb));
+    }
+    return e;
+  }
+
+  void update_matrices() {
+    if (factors_constant) return;
+    const double h = p.h;
+    sys.mass(q, M);
+    SparseMatrix S = M;
+    if (sys.stiffness().nonZeros()) S += (h * h * p.theta) * sys.stiffness();
+    if (sys.damping().nonZeros()) S += (0.5 * h) * sys.damping();
+    S_factor.factorize(S, true, std::string(kScheme) + " iteration matrix M + h²θK + (h/2)C");
+    factors_constant = sys.linear_dynamics();
+  }
+
+  // Gaps and Jacobian rows at the iterate: bilateral rows at q_{k+1}, unilateral row j at its weighted position.
+  void linearise(const Vector& qit) {
+    const Index mB = sys.bilateral_rows(), mU = Index(sys.unilateral().size()), n = sys.dofs();
+    g_lin.resize(mB + mU);
+    jt.clear();
+    if (mB) {
+      sys.constraints(qit, rows, true);
+      g_lin.head(mB) = rows.gap;
+      for (Index r = 0; r < mB; ++r)
+        for (SparseMatrix::InnerIterator it(rows.J, r); it; ++it) jt.emplace_back(int(r), int(it.col()), it.value());
+    }
+    for (Index j = 0; j < mU; ++j) {
+      const double e = sys.restitution(j);
+      qhat = (qit + e * q_prev) / (1.0 + e);
+      single[0] = sys.unilateral()[j];
+      assemble_constraints(sys.model(), sys.layout(), qhat, single, one);
+      g_lin[mB + j] = one.gap[0];
+      for (SparseMatrix::InnerIterator it(one.J, 0); it; ++it) jt.emplace_back(int(mB + j), int(it.col()), it.value());
+    }
+    J_all.resize(mB + mU, n);
+    J_all.setFromTriplets(jt.begin(), jt.end());
+  }
+
+  const StepReport& step() {
+    const double h = p.h, th = p.theta, t1 = t + h;
+    report = StepReport{};
+    report.time = t1;
+    update_matrices();
+
+    vhalf = (q - q_prev) / h;
+    sys.lti_external_force(t1, F_next);
+    Fth = th * F_next + (1.0 - 2.0 * th) * F_now + th * F_prev;
+    sys.nonlinear_force(t, q, vhalf, fnl);
+    rhs = M * (2.0 * q - q_prev) + (h * h) * (Fth + fnl);
+    if (sys.stiffness().nonZeros()) rhs.noalias() -= (h * h) * (sys.stiffness() * ((1.0 - 2.0 * th) * q + th * q_prev));
+    if (sys.damping().nonZeros()) rhs.noalias() += (0.5 * h) * (sys.damping() * q_prev);
+    S_factor.solve(rhs, q_free);
+
+    const Index mB = sys.bilateral_rows(), mU = Index(sys.unilateral().size()), m = mB + mU;
+    scale.resize(m);
+    for (Index i = 0; i < m; ++i) scale[i] = i < mB ? 1.0 : 1.0 / (1.0 + sys.restitution(i - mB));
+
+    qk = q_free;
+    int it = 0;
+    for (;; ++it) {
+      if (it >= p.newton_max_iterations)
+        throw StepFailure(std::string(kScheme) + ": Newton did not converge in " +
+                          std::to_string(p.newton_max_iterations) + " iterations at t = " + std::to_string(t1));
+      linearise(qk);
+      // q_{k+1} = q_free + h S⁻¹ Jᵀ Λ; row i of the MLCP: g_i + s_i J_i (q_{k+1} − q_it), s = 1/(1 + e) on
+      // unilateral rows because q̂ moves by (q_{k+1} − q_it)/(1 + e).
+      Jt = Matrix(J_all.transpose());
+      S_factor.solve(Jt, R);
+      R *= h;
+      A = scale.asDiagonal() * (J_all * R);
+      tmpv = q_free - qk;
+      problem.q = g_lin;
+      problem.q.head(mB) += J_all.topRows(mB) * tmpv;
+      problem.q.tail(mU) += scale.tail(mU).asDiagonal() * (J_all.bottomRows(mU) * tmpv);
+      problem.M = A.sparseView();
+      problem.n_equality = int(mB);
+      solve_step_mlcp(problem, p.lcp, kScheme, z, w, report);
+      q_new = q_free;
+      if (m) q_new.noalias() += R * z;
+      if (sys.linear_relations()) break;
+      const double change = increment_measure(qk, q_new, qk, q_new);
+      qk = q_new;
+      if (change <= p.newton_tolerance) break;
+    }
+    report.newton_iterations = it + 1;
+    v_new = (q_new - q_prev) / (2.0 * h);
+    require_finite_state(q_new, v_new, t1, kScheme);
+
+    // Energy at t_{k+1/2} and the supplies of the header (the impulse directions are those applied, J_all).
+    EnergyReport& e = report.energy;
+    const double energy = half_step_energy(q_new, q);
+    const Vector d = (q_new - q) / h;
+    e.kinetic = 0.5 * d.dot(M * d);
+    e.potential = energy - e.kinetic;
+    const Vector span = q_new - q_prev;
+    sys.external_force(t, q, vhalf, ext_nl);
+    sys.lti_external_force(t, tmpv);
+    ext_nl -= tmpv;  // nonlinear rows only
+    e.external_work = 0.5 * span.dot(Fth + ext_nl);
+    e.damping_work = sys.damping().nonZeros() ? -span.dot(sys.damping() * span) / (4.0 * h) : 0.0;
+    e.contact_work = m ? (J_all * v_new).dot(z) : 0.0;
+    e.numerical_dissipation = energy - energy_prev - e.external_work - e.damping_work - e.contact_work;
+    report.active = 0;
+    for (Index i = 0; i < z.size(); ++i)
+      if (i < mB || z[i] > 0.0) ++report.active;
+
+    sys.constraints(q_new, rows);
+    impulse = m ? Vector(z) : Vector::Zero(0);
+    sys.store_interaction_outputs(rows, v_new, impulse);
+    q_prev.swap(q);
+    q.swap(q_new);
+    v.swap(v_new);
+    F_prev.swap(F_now);
+    F_now.swap(F_next);
+    energy_prev = energy;
+    t = t1;
+    report.step = ++steps;
+    sys.scatter(q, v);
+    sys.model().time = t;
+    return report;
+  }
+};
+
+SchatzmanPaoli::SchatzmanPaoli(Model& model, const SchatzmanPaoliParameters& params) : impl_(new Impl(model, params)) {}
+SchatzmanPaoli::~SchatzmanPaoli() { delete impl_; }
+const StepReport& SchatzmanPaoli::step() { return impl_->step(); }
+const StepReport& SchatzmanPaoli::last_report() const { return impl_->report; }
+const SchatzmanPaoliParameters& SchatzmanPaoli::parameters() const { return impl_->p; }
+const Vector& SchatzmanPaoli::previous_position() const { return impl_->q_prev; }
+
+}  // namespace talus

@@ -67,14 +67,14 @@ void BlockIterationMatrix::set_nonlinear(Index i, const Matrix& A) {
                       " is singular (reciprocal condition number " + std::to_string(rcond) + ")");
 }
 
-void BlockIterationMatrix::solve_in_place(Vector& x) const {
+void BlockIterationMatrix::solve_in_place(Vector& x) {
   for (size_t i = 0; i < lti_.size(); ++i) {
-    auto seg = x.segment(lti_offset_[i], lti_size_[i]);
-    seg = lti_[i]->solve(Vector(seg));
+    scratch_ = x.segment(lti_offset_[i], lti_size_[i]);
+    x.segment(lti_offset_[i], lti_size_[i]) = lti_[i]->solve(scratch_);
   }
   for (const DenseBlock& b : nonlinear_) {
-    auto seg = x.segment(b.offset, b.size);
-    seg = b.lu.solve(Vector(seg));
+    scratch_ = x.segment(b.offset, b.size);
+    x.segment(b.offset, b.size) = b.lu.solve(scratch_);
   }
   auto r = x.segment(rigid_offset_, rigid_inverse_.size());
   r = r.cwiseProduct(rigid_inverse_);
@@ -114,8 +114,12 @@ void BlockIterationMatrix::delassus(const SparseMatrix& J, SparseMatrix& W) {
     for (Index i = 0; i < k; ++i)
       for (SparseMatrix::InnerIterator it(J, rows[i]); it; ++it)
         if (it.col() >= off && it.col() < off + n) Jb_(i, it.col() - off) = it.value();
-    Xb_ = is_lti ? Matrix(lti_[b]->solve(Matrix(Jb_.transpose()))) : Matrix(nonlinear_[b - n_lti].lu.solve(Jb_.transpose()));
-    const Matrix Wb = Jb_ * Xb_;
+    if (is_lti)
+      Xb_ = lti_[b]->solve(Matrix(Jb_.transpose()));
+    else
+      Xb_ = nonlinear_[b - n_lti].lu.solve(Jb_.transpose());
+    Matrix Wb = Jb_ * Xb_;
+    if (is_lti) Wb = 0.5 * (Wb + Wb.transpose()).eval();  // symmetric M̂: remove the round-off asymmetry
     for (Index j = 0; j < k; ++j)
       for (Index i = 0; i < k; ++i) t.emplace_back(static_cast<int>(rows[i]), static_cast<int>(rows[j]), Wb(i, j));
   }

@@ -30,7 +30,7 @@ class BlockIterationMatrix {
   void set_nonlinear(Index i, const Matrix& A);
 
   // x ← M̂⁻¹ x on the whole global velocity vector.
-  void solve_in_place(Vector& x) const;
+  void solve_in_place(Vector& x);
 
   // W = J M̂⁻¹ Jᵀ (rows of J = constraint rows, columns = global velocities).
   void delassus(const SparseMatrix& J, SparseMatrix& W);
@@ -57,6 +57,7 @@ class BlockIterationMatrix {
   std::vector<Triplet> triplets_;
   Matrix Jb_, Xb_;
   SparseMatrix Jscaled_;
+  Vector scratch_;
 };
 
 }  // namespace talus

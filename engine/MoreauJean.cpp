@@ -113,6 +113,15 @@ struct NonlinearJacobians {
   }
 };
 
+// F_ext(t) = f_const + f_time(t) of an LTI system, into a reused buffer.
+void lti_external_force(const LagrangianLti& s, double t, Vector& F) {
+  if (s.f_const.size())
+    F = s.f_const;
+  else
+    F.setZero(s.dofs());
+  if (s.f_time) s.f_time(t, F);
+}
+
 }  // namespace
 
 struct MoreauJean::Impl {
@@ -121,7 +130,8 @@ struct MoreauJean::Impl {
   SchemeWeights wt;
   StepReport report;
 
-  std::vector<Index> signature;  // system sizes and interaction count of the last validated model
+  std::vector<Index> signature, sig;  // system sizes of the last validated model, and of the current one
+  Index validated_interactions = -1;
   DofLayout layout;
   BlockIterationMatrix Mhat;
   SparseMatrix M_J, K, C;
@@ -135,6 +145,7 @@ struct MoreauJean::Impl {
   NonlinearJacobians nj;
 
   Vector q0, v0, q1, v, vw, f0, f1, fbar, R, vfree, U_all, U_k, Jv_free, P, jtp, pgen, residual, g1;
+  Vector dv, vs, vtf, q_half, q_tf, F0, F1;  // energy terms
 
   Impl(Model& m, const MoreauJeanParameters& params) : model(m), p(params), wt(scheme_weights(params)) {
     check_parameters(p);
@@ -147,20 +158,24 @@ struct MoreauJean::Impl {
     return os.str();
   }
 
+  // Re-validates when systems or interactions were added or removed; re-factorises only for systems.
   void prepare() {
-    std::vector<Index> sig{static_cast<Index>(model.lti.size()), static_cast<Index>(model.nonlinear.size()),
-                           model.bodies.size(), static_cast<Index>(model.interactions.size())};
+    sig.assign({static_cast<Index>(model.lti.size()), static_cast<Index>(model.nonlinear.size()),
+                model.bodies.size()});
     for (const auto& s : model.lti) sig.push_back(s.dofs());
     for (const auto& s : model.nonlinear) sig.push_back(s.dofs());
-    if (sig == signature) return;
+    const Index n_interactions = static_cast<Index>(model.interactions.size());
+    if (sig == signature && n_interactions == validated_interactions) return;
     model.validate();
+    validated_interactions = n_interactions;
+    everything = all_interactions(model);
+    if (sig == signature) return;
     signature = sig;
     layout = make_dof_layout(model);
     lin = layout.rigid_vel_offset;
     Mhat.reset(model, layout);
     K = global_stiffness(model, layout);
     C = global_damping(model, layout);
-    everything = all_interactions(model);
     if (model.nonlinear.empty()) {
       gather_coordinates(model, layout, q0);
       M_J = global_mass(model, layout, q0);
@@ -218,7 +233,9 @@ struct MoreauJean::Impl {
     settings.kind = p.solver;
     settings.tolerance = p.solver_tolerance;
     settings.max_iterations = p.solver_max_iterations;
-    settings.context = context();
+    settings.scheme = "Moreau-Jean";
+    settings.step = report.step + 1;
+    settings.time = t0;
 
     const bool newton = !model.nonlinear.empty();
     const Index n_rigid = 6 * layout.bodies;
@@ -294,11 +311,12 @@ struct MoreauJean::Impl {
   void fill_energy(double t0, double t1) {
     const double h = p.h, s = wt.work, w = wt.position, tf = wt.force;
     EnergyReport& e = report.energy;
-    const Vector dv = v - v0;
-    const Vector vs = s * v + (1.0 - s) * v0;
-    const Vector vtf = tf * v + (1.0 - tf) * v0;
+    dv = v - v0;
+    vs = s * v + (1.0 - s) * v0;
+    vtf = tf * v + (1.0 - tf) * v0;
     // Coordinates of the linear part (LTI and nonlinear share offsets with the velocities), zero elsewhere.
-    Vector q_half = Vector::Zero(layout.n_vels), q_tf = Vector::Zero(layout.n_vels);
+    q_half.setZero(layout.n_vels);
+    q_tf.setZero(layout.n_vels);
     q_half.head(lin) = 0.5 * (q0.head(lin) + q1.head(lin));
     q_tf.head(lin) = tf * q1.head(lin) + (1.0 - tf) * q0.head(lin);
     vw = w * v + (1.0 - w) * v0;
@@ -308,8 +326,9 @@ struct MoreauJean::Impl {
     double external = 0.0;
     for (size_t i = 0; i < model.lti.size(); ++i) {
       const LagrangianLti& sys = model.lti[i];
-      const Vector F = tf * sys.external_force(t1) + (1.0 - tf) * sys.external_force(t0);
-      external += h * vs.segment(layout.lti_offset[i], sys.dofs()).dot(F);
+      lti_external_force(sys, t1, F1);
+      lti_external_force(sys, t0, F0);
+      external += h * vs.segment(layout.lti_offset[i], sys.dofs()).dot(tf * F1 + (1.0 - tf) * F0);
     }
     for (size_t i = 0; i < model.nonlinear.size(); ++i) {
       const LagrangianNonlinear& sys = model.nonlinear[i];
@@ -334,7 +353,7 @@ struct MoreauJean::Impl {
   }
 
   void store_interactions() {
-    const Vector U = all.J * v;
+    U_all = all.J * v;
     evaluate_normal_gaps(model, layout, q1, everything, g1);
     size_t a = 0;
     for (size_t i = 0; i < all.interactions.size(); ++i) {
@@ -342,7 +361,7 @@ struct MoreauJean::Impl {
       const Index r0 = all.row_offset[i], nr = all.row_offset[i + 1] - r0;
       in.gap.setZero(nr);
       in.gap[0] = g1[static_cast<Index>(i)];
-      in.velocity = U.segment(r0, nr);
+      in.velocity = U_all.segment(r0, nr);
       if (a < active_positions.size() && active_positions[a] == static_cast<Index>(i)) {
         in.impulse = P.segment(active.row_offset[a], nr);
         ++a;

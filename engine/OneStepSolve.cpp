@@ -41,9 +41,15 @@ void select_symmetric(const SparseMatrix& W, const std::vector<Index>& order, st
   A.setFromTriplets(t.begin(), t.end());
 }
 
+std::string context(const OneStepSolveSettings& s) {
+  std::ostringstream os;
+  os << s.scheme << " step " << s.step << " (t = " << s.time << ")";
+  return os.str();
+}
+
 [[noreturn]] void fail(const OneStepSolveSettings& s, const char* what, const solvers::SolverStats& st) {
   std::ostringstream os;
-  os << s.context << ": one-step " << what << " not solved: status " << solvers::to_string(st.status)
+  os << context(s) << ": one-step " << what << " not solved: status " << solvers::to_string(st.status)
      << ", residual " << st.residual << " (tolerance " << s.tolerance << "), " << st.iterations << " iterations";
   if (!st.message.empty()) os << " (" << st.message << ")";
   throw StepFailure(os.str());
@@ -101,13 +107,13 @@ solvers::SolverStats solve_frictional(const Model& model, const ConstraintRows& 
   for (int a : rows.interactions) {
     const NonsmoothLaw& law = model.interactions[a].law;
     if (std::holds_alternative<EqualityLaw>(law))
-      throw std::invalid_argument(s.context + ": interaction " + std::to_string(a) + " '" +
+      throw std::invalid_argument(context(s) + ": interaction " + std::to_string(a) + " '" +
                                   model.interactions[a].name +
                                   "' is an equality and others have Coulomb friction: equality constraints "
                                   "mixed with friction are not supported by the one-step solvers");
     if (const auto* f = std::get_if<NewtonImpactFrictionLaw>(&law)) {
       if (dim != 0 && f->dim != dim)
-        throw std::invalid_argument(s.context + ": interaction " + std::to_string(a) + " '" +
+        throw std::invalid_argument(context(s) + ": interaction " + std::to_string(a) + " '" +
                                     model.interactions[a].name + "' has friction dim " + std::to_string(f->dim) +
                                     " but other active contacts have dim " + std::to_string(dim));
       dim = f->dim;

@@ -29,7 +29,10 @@ struct OneStepSolveSettings {
   OneStepSolverKind kind = OneStepSolverKind::Lemke;
   double tolerance = 1e-12;
   int max_iterations = 10000;
-  std::string context;  // prefixed to failure messages (e.g. "step 12 (t = 0.012)")
+  // Named in failure messages only (no string is built on the successful path).
+  const char* scheme = "one-step";
+  long step = 0;      // the step being taken (k + 1)
+  double time = 0.0;  // t_k
 };
 
 // Reused buffers of the one-step solve.

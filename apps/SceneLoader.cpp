@@ -97,7 +97,14 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   in_.expect_map(root, {"name", "description", "gravity", "laws", "lti_systems", "spheres", "planes",
                         "planar_blocks", "interactions", "contacts", "integrator", "output"});
   scene_.name = default_name;
-  if (auto f = in_.optional(root, "name")) scene_.name = in_.string(*f);
+  if (auto f = in_.optional(root, "name")) {
+    scene_.name = in_.string(*f);
+    // It names the default output directory out/<name>: no path separators, no "..".
+    for (char c : scene_.name)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+        in_.fail(*f, "'" + scene_.name + "' has the character '" + std::string(1, c) +
+                         "' (expected letters, digits, '_' or '-': it names the output directory)");
+  }
   if (auto f = in_.optional(root, "description")) scene_.description = in_.string(*f);
   if (auto f = in_.optional(root, "gravity")) gravity_ = in_.vector(*f, 3, "(gx, gy, gz)");
   scene_.model.gravity = gravity_;

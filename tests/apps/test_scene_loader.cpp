@@ -236,6 +236,16 @@ TEST_CASE("malformed scenes give one line naming file, line, column and field", 
           located("name.yaml", 8, 11) +
               "field 'interactions[0].name': name 'ball' is already used by lti_systems[0] (expected unique names)");
   }
+  SECTION("names that would escape the output directory or break column names") {
+    CHECK(error_of(replace(kBall, "name: ball\n", "name: ../etc\n"), "scene_name.yaml") ==
+          located("scene_name.yaml", 1, 7) +
+              "field 'name': '../etc' has the character '.' (expected letters, digits, '_' or '-': it names the output "
+              "directory)");
+    CHECK(error_of(replace(kBall, "name: floor", "name: fl,oor"), "comma.yaml") ==
+          located("comma.yaml", 8, 11) +
+              "field 'interactions[0].name': 'fl,oor' has the character ',' (expected letters, digits, '_' or '-': "
+              "names become output column prefixes)");
+  }
   SECTION("a sphere needs exactly one of density and mass") {
     const std::string both =
         "spheres:\n"

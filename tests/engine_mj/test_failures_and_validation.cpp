@@ -180,3 +180,30 @@ TEST_CASE("a dumbbell held by an equality bounces as one body (MLCP path)", "[mj
     CHECK(std::abs(model.lti[0].q[1] - model.lti[0].q[0] - 1.0) <= 1e-12);
   }
 }
+
+TEST_CASE("Newton iterations that do not converge raise StepFailure", "[mj][failure]") {
+  // A stiff cubic spring f = −k q³ with a large step: one Newton iteration cannot meet the tolerance.
+  Model model;
+  LagrangianNonlinear s;
+  s.name = "cubic";
+  s.n = 1;
+  s.mass = [](const Vector&, Matrix& M) { M(0, 0) = 1.0; };
+  s.force = [](double, const Vector& q, const Vector&, Vector& f) { f[0] = -100.0 * q[0] * q[0] * q[0]; };
+  s.q = Vector::Constant(1, 1.0);
+  s.v = Vector::Zero(1);
+  model.nonlinear.push_back(s);
+  MoreauJeanParameters params;
+  params.h = 0.1;
+  params.newton_max_iterations = 1;
+  MoreauJean mj(model, params);
+  try {
+    mj.step();
+    FAIL("accepted");
+  } catch (const StepFailure& f) {
+    CHECK(std::string(f.what()).find("Newton iterations on the nonlinear systems did not converge") != std::string::npos);
+  }
+  // With its default budget the same step converges.
+  params.newton_max_iterations = 50;
+  MoreauJean ok(model, params);
+  CHECK(ok.step().newton_iterations > 1);
+}

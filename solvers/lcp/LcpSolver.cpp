@@ -2,8 +2,6 @@
 #include "solvers/lcp/LcpSolver.hpp"
 
 #include "solvers/lcp/EnumerationLcp.hpp"
-#include "solvers/lcp/Lemke.hpp"
-#include "solvers/lcp/Psor.hpp"
 
 namespace talus::solvers {
 
@@ -16,13 +14,14 @@ const char* to_string(LcpMethod m) {
   return "unknown";
 }
 
-SolverStats solve_lcp(const LcpProblem& p, Vector& z, Vector& w, const LcpSolverOptions& options) {
+SolverStats solve_lcp(const LcpProblem& p, Vector& z, Vector& w, const LcpSolverOptions& options,
+                      LcpWorkspace& workspace) {
   switch (options.method) {
     case LcpMethod::Lemke: {
       LemkeParameters params;
       params.max_pivots = options.max_iterations;
       params.acceptance_tolerance = options.tolerance;
-      return solve_lemke(p, z, w, params);
+      return solve_lemke(p, z, w, params, workspace.lemke);
     }
     case LcpMethod::Psor: {
       PsorParameters params;
@@ -30,13 +29,18 @@ SolverStats solve_lcp(const LcpProblem& p, Vector& z, Vector& w, const LcpSolver
       params.max_iterations = options.max_iterations;
       params.relaxation = options.relaxation;
       params.record_history = options.record_history;
-      return solve_psor(p, z, w, params);
+      return solve_psor(p, z, w, params, workspace.psor);
     }
     case LcpMethod::Enumeration: return solve_lcp_by_enumeration(p, z, w);
   }
   SolverStats stats;
   stats.message = "solve_lcp: unknown method";
   return stats;
+}
+
+SolverStats solve_lcp(const LcpProblem& p, Vector& z, Vector& w, const LcpSolverOptions& options) {
+  LcpWorkspace workspace;
+  return solve_lcp(p, z, w, options, workspace);
 }
 
 }  // namespace talus::solvers

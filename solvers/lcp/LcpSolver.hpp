@@ -4,6 +4,8 @@
 // method reports the common residual lcp_residual (solvers/core/LcpProblem.hpp), so results compare.
 #include "solvers/core/LcpProblem.hpp"
 #include "solvers/core/SolverStats.hpp"
+#include "solvers/lcp/Lemke.hpp"
+#include "solvers/lcp/Psor.hpp"
 
 namespace talus::solvers {
 
@@ -19,7 +21,16 @@ struct LcpSolverOptions {
   bool record_history = false;  // PSOR only
 };
 
+// Buffers of every method, kept by a caller that solves once per time step so that steady-state solves do
+// not allocate (the enumeration oracle, tests only, always allocates).
+struct LcpWorkspace {
+  LemkeWorkspace lemke;
+  PsorWorkspace psor;
+};
+
 // z: warm start for PSOR (ignored by the direct methods); z and w are resized to p.size().
+SolverStats solve_lcp(const LcpProblem& p, Vector& z, Vector& w, const LcpSolverOptions& options,
+                      LcpWorkspace& workspace);
 SolverStats solve_lcp(const LcpProblem& p, Vector& z, Vector& w, const LcpSolverOptions& options);
 
 }  // namespace talus::solvers

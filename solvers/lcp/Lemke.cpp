@@ -18,7 +18,7 @@
 
 #include <Eigen/LU>
 
-#include "solvers/lcp/MlcpReduction.hpp"
+#include "solvers/lcp/LcpResidualInPlace.hpp"
 #include "solvers/lcp/RoundoffScale.hpp"
 
 namespace talus::solvers {
@@ -28,10 +28,24 @@ namespace {
 constexpr double kTieTolerance = 1e-12;
 
 // The augmented system  I w − M z − d z0 = q  with variables numbered w_i = i, z_i = n + i, z0 = 2n.
+// All state lives in the caller's LemkeWorkspace; resizing to an unchanged size does not allocate.
 class LemkePivoting {
  public:
-  LemkePivoting(const Matrix& M, const Vector& q, const LemkeParameters& params)
-      : M_(M), q_(q), n_(q.size()), params_(params) {
+  LemkePivoting(const Matrix& M, const Vector& q, const LemkeParameters& params, LemkeWorkspace& ws)
+      : M_(M),
+        q_(q),
+        n_(q.size()),
+        params_(params),
+        basis_(ws.basis),
+        row_of_(ws.row_of),
+        candidates_(ws.candidates),
+        kept_(ws.kept),
+        binv_(ws.inverse_basis),
+        x_(ws.basic_values),
+        column_(ws.column),
+        pivot_row_(ws.pivot_row),
+        basis_matrix_(ws.basis_matrix),
+        lu_(ws.basis_lu) {
     basis_.resize(n_);
     row_of_.assign(2 * n_ + 1, -1);
     for (Index i = 0; i < n_; ++i) {
@@ -45,7 +59,6 @@ class LemkePivoting {
     candidates_.reserve(n_);
     kept_.reserve(n_);
     basis_matrix_.resize(n_, n_);
-    lu_ = Eigen::PartialPivLU<Matrix>(n_);
   }
 
   // Runs the pivoting; returns the status and the number of pivots.
@@ -120,7 +133,7 @@ class LemkePivoting {
   void refactor() {
     assemble_basis_matrix();
     lu_.compute(basis_matrix_);
-    binv_ = lu_.inverse();
+    binv_ = lu_.inverse();  // evaluated straight into binv_'s storage
     x_.noalias() = binv_ * q_;
   }
 
@@ -175,15 +188,16 @@ class LemkePivoting {
   const Vector& q_;
   const Index n_;
   const LemkeParameters& params_;
-  std::vector<Index> basis_;   // variable basic in each row
-  std::vector<Index> row_of_;  // row of each variable, −1 when non-basic
-  Matrix binv_;
-  Vector x_;  // basic values B⁻¹ q
-  Vector column_;
-  Vector pivot_row_;
-  std::vector<Index> candidates_, kept_;
-  Matrix basis_matrix_;
-  Eigen::PartialPivLU<Matrix> lu_;
+  std::vector<Index>& basis_;   // variable basic in each row
+  std::vector<Index>& row_of_;  // row of each variable, −1 when non-basic
+  std::vector<Index>& candidates_;
+  std::vector<Index>& kept_;
+  Matrix& binv_;
+  Vector& x_;  // basic values B⁻¹ q
+  Vector& column_;
+  Vector& pivot_row_;
+  Matrix& basis_matrix_;
+  Eigen::PartialPivLU<Matrix>& lu_;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -192,7 +206,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-SolverStats solve_lemke_dense(const Matrix& M, const Vector& q, Vector& z, const LemkeParameters& params) {
+SolverStats solve_lemke_dense(const Matrix& M, const Vector& q, Vector& z, const LemkeParameters& params,
+                              LemkeWorkspace& workspace) {
   SolverStats stats;
   const Index n = q.size();
   assert(M.rows() == n && M.cols() == n);
@@ -202,7 +217,7 @@ SolverStats solve_lemke_dense(const Matrix& M, const Vector& q, Vector& z, const
     return stats;
   }
   const int max_pivots = params.max_pivots > 0 ? params.max_pivots : static_cast<int>(100 * (n + 1));
-  LemkePivoting pivoting(M, q, params);
+  LemkePivoting pivoting(M, q, params, workspace);
   stats.status = pivoting.run(max_pivots, stats.iterations);
   pivoting.extract_solution(z, stats.status == SolverStatus::Converged);
   switch (stats.status) {
@@ -218,7 +233,8 @@ SolverStats solve_lemke_dense(const Matrix& M, const Vector& q, Vector& z, const
   return stats;
 }
 
-SolverStats solve_lemke(const LcpProblem& p, Vector& z, Vector& w, const LemkeParameters& params) {
+SolverStats solve_lemke(const LcpProblem& p, Vector& z, Vector& w, const LemkeParameters& params,
+                        LemkeWorkspace& workspace) {
   const auto start = std::chrono::steady_clock::now();
   SolverStats stats;
   try {
@@ -228,27 +244,22 @@ SolverStats solve_lemke(const LcpProblem& p, Vector& z, Vector& w, const LemkePa
     stats.message = e.what();
     return stats;
   }
-  const Index n = p.size();
-  const Matrix M = Matrix(p.M);  // dense on purpose: the small-system path
+  workspace.M_dense = p.M;  // dense on purpose: the small-system path
   if (p.n_equality == 0) {
-    stats = solve_lemke_dense(M, p.q, z, params);
+    stats = solve_lemke_dense(workspace.M_dense, p.q, z, params, workspace);
   } else {
-    MlcpReduction reduction;
-    if (!reduce_mlcp(M, p.q, p.n_equality, reduction, stats.message)) {
+    MlcpReduction& reduction = workspace.reduction;
+    if (!reduce_mlcp(workspace.M_dense, p.q, p.n_equality, reduction, stats.message)) {
       stats.status = SolverStatus::InvalidInput;
-      z.setZero(n);
-      w = p.q;
-      stats.residual = lcp_residual(p, z);
+      z.setZero(p.size());
+      stats.residual = lcp_residual_into(p, z, w);
       stats.seconds = seconds_since(start);
       return stats;
     }
-    Vector z_inequality;
-    stats = solve_lemke_dense(reduction.M_reduced, reduction.q_reduced, z_inequality, params);
-    recover_equality_unknowns(reduction, z_inequality, z);
+    stats = solve_lemke_dense(reduction.M_reduced, reduction.q_reduced, workspace.z_inequality, params, workspace);
+    recover_equality_unknowns(reduction, workspace.z_inequality, z);
   }
-  w.noalias() = p.M * z;
-  w += p.q;
-  stats.residual = lcp_residual(p, z);
+  stats.residual = lcp_residual_into(p, z, w);
   if (!std::isfinite(stats.residual)) {
     stats.status = SolverStatus::Diverged;
     stats.message = "Lemke: the solution contains NaN or Inf";
@@ -263,6 +274,11 @@ SolverStats solve_lemke(const LcpProblem& p, Vector& z, Vector& w, const LemkePa
   }
   stats.seconds = seconds_since(start);
   return stats;
+}
+
+SolverStats solve_lemke(const LcpProblem& p, Vector& z, Vector& w, const LemkeParameters& params) {
+  LemkeWorkspace workspace;
+  return solve_lemke(p, z, w, params, workspace);
 }
 
 }  // namespace talus::solvers

@@ -6,26 +6,32 @@ bool reduce_mlcp(const Matrix& M, const Vector& q, int n_equality, MlcpReduction
   const Index ne = n_equality;
   const Index ni = q.size() - ne;
   out.equality_lu.compute(M.topLeftCorner(ne, ne));
-  if (!out.equality_lu.isInvertible()) {
+  const auto pivots = out.equality_lu.matrixLU().diagonal().cwiseAbs();
+  if (!(pivots.minCoeff() > kEqualityPivotRatio * pivots.maxCoeff())) {
     message = "MLCP: the " + std::to_string(ne) + "x" + std::to_string(ne) +
-              " equality block M_EE is singular (rank " + std::to_string(out.equality_lu.rank()) +
+              " equality block M_EE is singular (LU pivot ratio " +
+              std::to_string(pivots.minCoeff() / pivots.maxCoeff()) +
               "): redundant or inconsistent bilateral constraints";
     return false;
   }
   out.M_EI = M.topRightCorner(ne, ni);
   out.q_E = q.head(ne);
-  const Matrix Einv_M_EI = out.equality_lu.solve(out.M_EI);
-  const Vector Einv_q_E = out.equality_lu.solve(out.q_E);
-  out.M_reduced = M.bottomRightCorner(ni, ni) - M.bottomLeftCorner(ni, ne) * Einv_M_EI;
-  out.q_reduced = q.tail(ni) - M.bottomLeftCorner(ni, ne) * Einv_q_E;
+  out.solved_M_EI = out.equality_lu.solve(out.M_EI);
+  out.solved_q_E = out.equality_lu.solve(out.q_E);
+  out.M_reduced = M.bottomRightCorner(ni, ni);
+  out.M_reduced.noalias() -= M.bottomLeftCorner(ni, ne) * out.solved_M_EI;
+  out.q_reduced = q.tail(ni);
+  out.q_reduced.noalias() -= M.bottomLeftCorner(ni, ne) * out.solved_q_E;
   return true;
 }
 
-void recover_equality_unknowns(const MlcpReduction& r, const Vector& z_inequality, Vector& z) {
+void recover_equality_unknowns(MlcpReduction& r, const Vector& z_inequality, Vector& z) {
   const Index ne = r.q_E.size();
   z.resize(ne + z_inequality.size());
   z.tail(z_inequality.size()) = z_inequality;
-  z.head(ne) = -r.equality_lu.solve(r.M_EI * z_inequality + r.q_E);
+  r.solved_q_E = -r.q_E;
+  r.solved_q_E.noalias() -= r.M_EI * z_inequality;
+  z.head(ne) = r.equality_lu.solve(r.solved_q_E);
 }
 
 }  // namespace talus::solvers

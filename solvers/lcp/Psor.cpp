@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "solvers/lcp/LcpResidualInPlace.hpp"
+
 namespace talus::solvers {
 namespace {
 
@@ -17,21 +19,10 @@ SolverStats invalid(std::string message) {
   return stats;
 }
 
-// The common residual of LcpProblem.hpp, with w computed into a caller-owned buffer (no allocation).
-double natural_map_residual(const LcpProblem& p, const Vector& z, Vector& w) {
-  w.noalias() = p.M * z;
-  w += p.q;
-  double s = 0.0;
-  for (Index i = 0; i < p.size(); ++i) {
-    const double r = i < p.n_equality ? w[i] : std::min(z[i], w[i]);
-    s += r * r;
-  }
-  return std::sqrt(s) / (1.0 + p.q.norm());
-}
-
 }  // namespace
 
-SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorParameters& params) {
+SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorParameters& params,
+                       PsorWorkspace& workspace) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   try {
@@ -50,7 +41,8 @@ SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorPara
     return invalid("PSOR: warm start has " + std::to_string(z.size()) + " entries, expected " + std::to_string(n));
   if (!z.allFinite()) return invalid("PSOR: warm start contains NaN or Inf");
 
-  Vector inverse_diagonal(n);
+  Vector& inverse_diagonal = workspace.inverse_diagonal;
+  inverse_diagonal.resize(n);
   for (Index i = 0; i < n; ++i) {
     const double d = p.M.coeff(i, i);
     if (!(d > 0.0))
@@ -77,7 +69,7 @@ SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorPara
     }
     if (sweep % params.residual_check_interval != 0 && sweep != params.max_iterations) continue;
     const auto check_start = std::chrono::steady_clock::now();
-    const double residual = natural_map_residual(p, z, w);
+    const double residual = lcp_residual_into(p, z, w);
     matvec_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
     if (params.record_history) stats.residual_history.push_back(residual);
     if (!std::isfinite(residual)) {
@@ -97,9 +89,7 @@ SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorPara
   stats.iterations = sweep;
   stats.counters.sweeps = sweep;
   stats.counters.matvec_seconds = matvec_seconds;
-  w.noalias() = p.M * z;
-  w += p.q;
-  stats.residual = lcp_residual(p, z);
+  stats.residual = lcp_residual_into(p, z, w);
   if (stats.status == SolverStatus::Converged && !(stats.residual <= params.tolerance))
     stats.status = SolverStatus::MaxIterations;
   if (stats.status == SolverStatus::MaxIterations && stats.message.empty())
@@ -107,6 +97,11 @@ SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorPara
                     std::to_string(params.tolerance) + " after " + std::to_string(sweep) + " sweeps";
   stats.seconds = elapsed();
   return stats;
+}
+
+SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorParameters& params) {
+  PsorWorkspace workspace;
+  return solve_psor(p, z, w, params, workspace);
 }
 
 }  // namespace talus::solvers

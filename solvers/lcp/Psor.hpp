@@ -16,9 +16,17 @@ struct PsorParameters : SolverParameters {
   int residual_check_interval = 1;  // sweeps between two evaluations of the common residual (each costs a M z)
 };
 
+// Buffers reused across solves (STYLE.md practice 9): with a kept workspace and unchanged sizes a solve
+// allocates nothing (except residual_history when asked for).
+struct PsorWorkspace {
+  Vector inverse_diagonal;
+};
+
 // z is the warm start on input (an empty z starts from 0); z and w are resized to p.size().
 // Status: Converged (lcp_residual ≤ tolerance), MaxIterations (also when time_cap_seconds is exceeded),
 // Diverged (NaN/Inf), InvalidInput (bad sizes, zero or negative diagonal, ω outside (0, 2)).
+SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorParameters& params,
+                       PsorWorkspace& workspace);
 SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorParameters& params);
 
 }  // namespace talus::solvers

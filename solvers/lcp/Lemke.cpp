@@ -5,7 +5,8 @@
 // (the rows of [B⁻¹q | B⁻¹]), and an entering w-column costs nothing (B⁻¹ e_i is a column of B⁻¹). Drift from
 // the rank-one updates is bounded by re-factorising B from its columns every max(n, 50) pivots (O(n³) over
 // ≥ n pivots keeps the amortised cost O(n²)) and, once z0 has left, the final basic solution is recomputed
-// from a fresh LU of B, so the returned z is backward stable whatever the pivot path.
+// from a fresh LU of B, so the returned z is backward stable whatever the pivot path. The pivoting runs on
+// (M / max|M_ij|, q / max|q_i|), which leaves the path unchanged and puts the pivot tolerance in fixed units.
 #include "solvers/lcp/Lemke.hpp"
 
 #include <cassert>
@@ -81,8 +82,8 @@ class LemkePivoting {
       if (pivots >= max_pivots) return SolverStatus::MaxIterations;
       if (pivots % refactor_interval == 0) refactor();
       load_column(entering);
-      const double threshold = params_.pivot_tolerance * std::max(1.0, column_.lpNorm<Eigen::Infinity>());
-      r = lexicographic_ratio_test(threshold);
+      const double column_norm = column_.lpNorm<Eigen::Infinity>();
+      r = lexicographic_ratio_test(params_.pivot_tolerance * std::max(1.0, column_norm), column_norm);
       if (r < 0) return SolverStatus::RayTermination;
       const Index leaving = basis_[r];
       pivot(r, entering);
@@ -154,30 +155,37 @@ class LemkePivoting {
   // Row minimising x_i / c_i over c_i > threshold, ties broken by the lexicographic minimum of
   // B⁻¹(i, :) / c_i (unique since B⁻¹ is invertible), preferring z0's row when it ties at the first level
   // (it ends the run). Returns −1 when no entry is positive: a secondary ray.
-  Index lexicographic_ratio_test(double threshold) {
+  // Ties are judged relative to the scale of each level (‖x‖∞ / ‖c‖∞ for the ratios, the largest candidate
+  // entry for a B⁻¹ column) so that the rule does not depend on the units of q and M.
+  Index lexicographic_ratio_test(double threshold, double column_norm) {
     candidates_.clear();
     for (Index i = 0; i < n_; ++i)
       if (column_[i] > threshold) candidates_.push_back(i);
     if (candidates_.empty()) return -1;
-    keep_ties([&](Index i) { return std::max(0.0, x_[i]) / column_[i]; });
+    keep_ties([&](Index i) { return std::max(0.0, x_[i]) / column_[i]; },
+              x_.lpNorm<Eigen::Infinity>() / column_norm);
     if (candidates_.size() == 1) return candidates_[0];
     const Index z0_row = row_of_[2 * n_];
     for (Index i : candidates_)
       if (i == z0_row) return i;
-    for (Index k = 0; k < n_ && candidates_.size() > 1; ++k)
-      keep_ties([&](Index i) { return binv_(i, k) / column_[i]; });
+    for (Index k = 0; k < n_ && candidates_.size() > 1; ++k) {
+      const auto entry = [&](Index i) { return binv_(i, k) / column_[i]; };
+      double level_scale = 0.0;
+      for (Index i : candidates_) level_scale = std::max(level_scale, std::abs(entry(i)));
+      keep_ties(entry, level_scale);
+    }
     Index chosen = candidates_[0];
     for (Index i : candidates_)
       if (column_[i] > column_[chosen]) chosen = i;
     return chosen;
   }
 
-  // Keeps the candidates whose value is within the tie tolerance of the smallest.
+  // Keeps the candidates whose value is within kTieTolerance · max(|smallest|, scale) of the smallest.
   template <class Value>
-  void keep_ties(Value value) {
+  void keep_ties(Value value, double scale) {
     double best = std::numeric_limits<double>::infinity();
     for (Index i : candidates_) best = std::min(best, value(i));
-    const double width = kTieTolerance * std::max(1.0, std::abs(best));
+    const double width = kTieTolerance * std::max(std::abs(best), scale);
     kept_.clear();
     for (Index i : candidates_)
       if (value(i) <= best + width) kept_.push_back(i);
@@ -217,9 +225,20 @@ SolverStats solve_lemke_dense(const Matrix& M, const Vector& q, Vector& z, const
     return stats;
   }
   const int max_pivots = params.max_pivots > 0 ? params.max_pivots : static_cast<int>(100 * (n + 1));
-  LemkePivoting pivoting(M, q, params, workspace);
+  // Lemke's path is invariant under (M, q) → (αM, βq) (z scales by β/α), so pivoting on the normalised
+  // problem makes the absolute pivot tolerance meaningful whatever the units of the data.
+  const double M_scale = M.cwiseAbs().maxCoeff();
+  const double q_scale = q.cwiseAbs().maxCoeff();
+  const bool normalise = M_scale > 0.0;
+  if (normalise) {
+    workspace.M_normalised = M / M_scale;
+    workspace.q_normalised = q / q_scale;
+  }
+  LemkePivoting pivoting(normalise ? workspace.M_normalised : M, normalise ? workspace.q_normalised : q, params,
+                         workspace);
   stats.status = pivoting.run(max_pivots, stats.iterations);
   pivoting.extract_solution(z, stats.status == SolverStatus::Converged);
+  if (normalise) z *= q_scale / M_scale;
   switch (stats.status) {
     case SolverStatus::RayTermination:
       stats.message = "Lemke: secondary ray after " + std::to_string(stats.iterations) +

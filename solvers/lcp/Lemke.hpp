@@ -20,7 +20,7 @@ namespace talus::solvers {
 
 struct LemkeParameters {
   int max_pivots = 0;                 // 0: 100 · (n + 1)
-  double pivot_tolerance = 1e-12;     // entries of the entering column ≤ this · max(1, ‖column‖∞) are zeros
+  double pivot_tolerance = 1e-12;     // entering-column entries ≤ this · max(1, ‖column‖∞) are zeros (normalised units)
   double acceptance_tolerance = 1e-10;  // Converged iff lcp_residual ≤ this · round-off scale (see docs)
 };
 
@@ -28,6 +28,8 @@ struct LemkeParameters {
 // solves of unchanged sizes then allocate nothing (STYLE.md practice 9). Contents are internal.
 struct LemkeWorkspace {
   Matrix M_dense;
+  Matrix M_normalised;  // M / max|M_ij|, what the pivoting sees
+  Vector q_normalised;  // q / max|q_i|
   MlcpReduction reduction;
   Vector z_inequality;
   Matrix inverse_basis;  // B⁻¹

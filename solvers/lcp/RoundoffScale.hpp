@@ -1,9 +1,12 @@
 #pragma once
 // How large the common residual of a direct (pivoting / enumeration) LCP solution may be from round-off alone.
-// lcp_residual divides by 1 + ‖q‖, but recomputing w = M z + q from an exact-in-exact-arithmetic z costs
-// about ε ‖M‖∞ ‖z‖∞ per row, which can dwarf ‖q‖ when M is ill-conditioned. A direct solver therefore accepts
-//   lcp_residual(z) ≤ tolerance · max(1, ‖M‖∞ ‖z‖∞ / (1 + ‖q‖₂)).
+// Recomputing w_i = Σ_j M_ij z_j + q_i from a backward-stable z costs about ε (‖M‖∞ ‖z‖∞ + ‖q‖∞) per row,
+// and lcp_residual divides by 1 + ‖q‖, so a direct solver accepts
+//   lcp_residual(z) ≤ tolerance · (‖M‖∞ ‖z‖∞ + ‖q‖∞) / (1 + ‖q‖₂).
+// The bound scales with the data: it neither rejects ill-conditioned problems whose z dwarfs q nor accepts
+// a wrong z on a problem whose q is tiny (where the absolute residual alone would be small for any z).
 #include <algorithm>
+#include <cmath>
 
 #include "solvers/core/SparseTypes.hpp"
 
@@ -21,7 +24,8 @@ inline double max_row_abs_sum(const SparseMatrix& M) {
 
 inline double roundoff_scale(double M_inf_norm, const Vector& z, const Vector& q) {
   const double z_inf = z.size() ? z.lpNorm<Eigen::Infinity>() : 0.0;
-  return std::max(1.0, M_inf_norm * z_inf / (1.0 + q.norm()));
+  const double q_inf = q.size() ? q.lpNorm<Eigen::Infinity>() : 0.0;
+  return (M_inf_norm * z_inf + q_inf) / (1.0 + q.norm());
 }
 
 }  // namespace talus::solvers

@@ -156,3 +156,37 @@ TEST_CASE("Lemke: many doubly degenerate planted LCPs with integer data terminat
   }
   CHECK(solved == 200);
 }
+
+TEST_CASE("Lemke: the pivot path does not depend on the units of q and M") {
+  // LCP(αM, βq) is solved by (β/α) z: every ratio scales by β/α and every B⁻¹ entry by 1/α, so the
+  // tie-breaking decisions — and hence the pivot count — must be the same for every α, β. Checked on the
+  // degenerate problems above, where a tolerance in absolute units would change the path.
+  Matrix M3(3, 3);
+  M3 << -2, 0, -1,  //
+      -2, 1, 2,     //
+      2, 2, 0;
+  Vector q3(3);
+  q3 << 0, -1, -1;
+  Matrix M4(4, 4);
+  M4 << 2, 1, 0, 0,  //
+      1, 2, 1, 0,    //
+      0, 1, 2, 1,    //
+      0, 0, 1, 2;
+  Vector q4(4);
+  q4 << 0.0, -1.0, 0.0, -1.0;
+  for (const auto& [M, q] : {std::pair{M3, q3}, std::pair{M4, q4}}) {
+    Vector z_ref, w_ref;
+    const SolverStats reference = solve_lemke(make_lcp(M, q), z_ref, w_ref);
+    REQUIRE(reference.converged());
+    for (double alpha : {1e-15, 1e-9, 1.0, 1e7, 1e14}) {
+      for (double beta : {1e-15, 1e-3, 1e9}) {
+        Vector z, w;
+        const SolverStats stats = solve_lemke(make_lcp(alpha * M, beta * q), z, w);
+        INFO("alpha " << alpha << " beta " << beta << ": " << stats.message);
+        REQUIRE(stats.converged());
+        CHECK(stats.iterations == reference.iterations);
+        CHECK((z - (beta / alpha) * z_ref).norm() <= 1e-14 * (beta / alpha) * (1.0 + z_ref.norm()));
+      }
+    }
+  }
+}

@@ -52,6 +52,7 @@ void solve_with_mass(const SparseMatrixCol& M, const SparseMatrixCol& H, const V
                      Vector& y) {
   if (is_symmetric(M)) {
     Eigen::CholmodDecomposition<SparseMatrixCol, Eigen::Lower> cholesky;
+    cholesky.cholmod().print = 0;  // a failed Cholesky falls back to LU; no console noise
     cholesky.compute(M);
     if (solve_both(cholesky, H, f, X, y)) return;
   }
@@ -65,7 +66,14 @@ void solve_with_mass(const SparseMatrixCol& M, const SparseMatrixCol& H, const V
 
 FrictionContactProblem condense_to_local(const GlobalFrictionContactProblem& g) {
   validate(g);
-  const SparseMatrixCol M = g.M;
+  SparseMatrixCol M = g.M;
+  M.makeCompressed();
+  // SuiteSparse dereferences the value arrays of an empty matrix; a row without entries is singular anyway.
+  Eigen::VectorXi row_entries = Eigen::VectorXi::Zero(M.rows());
+  for (Index k = 0; k < M.nonZeros(); ++k) ++row_entries[M.innerIndexPtr()[k]];
+  for (Index k = 0; k < M.rows(); ++k)
+    if (row_entries[k] == 0)
+      throw std::runtime_error("global friction problem: M is singular (row " + std::to_string(k) + " is empty)");
   const SparseMatrixCol H = g.H;
   SparseMatrixCol X;
   Vector y;

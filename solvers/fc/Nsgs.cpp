@@ -263,6 +263,8 @@ SolverStats run(const FrictionContactProblem& p, Vector& r, Vector& u, const Nsg
         }
         mine.change_squared += change;
       }
+      // `single` has no barrier on entry: every thread's tally must be in before one thread sums them.
+#pragma omp barrier
 #pragma omp single
       {
         ++sweeps;

@@ -2,39 +2,16 @@
 // where the solution is unique), the status it reports on bad input, divergence and an exhausted budget, warm
 // starts, and the determinism of shuffled sweeps.
 #include <catch2/catch.hpp>
-#include <random>
-
 #include "solvers/fc/Nsgs.hpp"
+#include "tests/solvers_fc/RandomFrictionProblem.hpp"
 
 using namespace talus;
 using namespace talus::solvers;
 
 namespace {
 
-// W = Hᵀ M⁻¹ H from `bodies` random rigid bodies (6 dofs, unit mass matrix) and contacts between random pairs,
-// so W is PSD with the block sparsity of a real contact problem; singular when 3·contacts > 6·bodies.
 FrictionContactProblem random_problem(int dim, int bodies, int contacts, double mu, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::uniform_int_distribution<int> pick(0, bodies - 1);
-  std::vector<Triplet> h;
-  for (int c = 0; c < contacts; ++c) {
-    const int a = pick(rng);
-    int b = pick(rng);
-    if (b == a) b = -1;  // a contact with the ground
-    for (int k = 0; k < dim; ++k)
-      for (int body : {a, b})
-        if (body >= 0)
-          for (int dof = 0; dof < 6; ++dof) h.emplace_back(6 * body + dof, dim * c + k, normal(rng));
-  }
-  SparseMatrixCol H(6 * bodies, dim * contacts);
-  H.setFromTriplets(h.begin(), h.end());
-  FrictionContactProblem p;
-  p.dim = dim;
-  p.W = SparseMatrixCol(H.transpose() * H);
-  p.q = Vector::NullaryExpr(dim * contacts, [&] { return normal(rng); });
-  p.mu = Vector::Constant(contacts, mu);
-  return p;
+  return testing::random_friction_problem(dim, bodies, contacts, mu, seed);
 }
 
 SolverStats run(const FrictionContactProblem& p, Vector& r, NsgsParameters prm = {}) {

@@ -4,15 +4,21 @@
 #include <Eigen/UmfPackSupport>
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "solvers/fc/Apgd.hpp"
+
 namespace talus::solvers {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// ρ multipliers tried at successive stagnation escapes, cycling.
+constexpr double kRhoEscapeScales[] = {10.0, 0.1, 100.0, 0.01, 1.0};
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // W in column-major storage with every touched dim × dim block stored in full, diagonal blocks included.
@@ -162,6 +168,7 @@ SolverStats semismooth_newton(const FrictionContactProblem& p, Vector& r, Vector
       rho[c].tangent *= params.rho_factor;
     }
   }
+  const std::vector<AlartCurnierRho> rho_base = rho;
   std::vector<double> a_blocks(static_cast<std::size_t>(nc * d * d)), b_blocks(a_blocks.size());
   Vector phi(m), phi_trial(m), rhs(m), dir(m), w_dir(m), j_dir(m), r_trial(m), u_trial(m), best_r = r;
   const int memory = std::max(1, params.line_search_memory);
@@ -186,7 +193,9 @@ SolverStats semismooth_newton(const FrictionContactProblem& p, Vector& r, Vector
   if (params.record_history) stats.residual_history.push_back(err);
 
   double boost = 1.0;  // multiplies λ after failures, relaxed after accepted full steps
-  long failed_factorizations = 0, failed_line_searches = 0, gradient_steps = 0;
+  long failed_factorizations = 0, failed_line_searches = 0, gradient_steps = 0, escapes = 0, escape_iterations = 0;
+  double window_best = err;  // stagnation test: best residual when the current window opened
+  int window_start = 0;
   stats.status = SolverStatus::MaxIterations;
   int it = 0;
   for (; it < params.max_iterations; ++it) {
@@ -282,6 +291,45 @@ SolverStats semismooth_newton(const FrictionContactProblem& p, Vector& r, Vector
       best_err = err;
       best_r = r;
     }
+    if (err < params.stagnation_ratio * window_best) {
+      window_best = err;
+      window_start = it + 1;
+    } else if (params.stagnation_window > 0 && it + 1 - window_start >= params.stagnation_window &&
+               err > params.tolerance) {
+      // Stuck near a non-zero stationary point of ψ: a first-order method is not attracted there.
+      r = best_r;
+      if (params.escape_iterations > 0) {
+        ApgdParameters ap;
+        ap.tolerance = params.tolerance;
+        ap.max_iterations = params.escape_iterations;
+        if (params.time_cap_seconds > 0.0)
+          ap.time_cap_seconds = std::max(1e-9, params.time_cap_seconds - seconds_since(t_start));
+        const SolverStats escape = apgd(p, r, u, ap);
+        escape_iterations += escape.iterations;
+        counters.matvec_seconds += escape.counters.matvec_seconds;
+      } else {
+        u.noalias() = p.W * r;
+        u += p.q;
+      }
+      // ρ shapes ψ (not its zeros): a stationary point for one scale is usually not one for another.
+      const double scale = kRhoEscapeScales[escapes % std::size(kRhoEscapeScales)];
+      for (Index c = 0; c < nc; ++c) {
+        rho[c].normal = rho_base[c].normal * scale;
+        rho[c].tangent = rho_base[c].tangent * scale;
+      }
+      ++escapes;
+      psi = evaluate_alart_curnier(p, r, u, rho, params.variant, phi, &a_blocks, &b_blocks);
+      std::fill(merits.begin(), merits.end(), psi);
+      err = common_residual(p, r, u, q_norm);
+      if (params.record_history) stats.residual_history.push_back(err);
+      if (err < best_err) {
+        best_err = err;
+        best_r = r;
+      }
+      boost = 1.0;
+      window_best = err;
+      window_start = it + 1;
+    }
   }
   if (stats.status == SolverStatus::MaxIterations && err <= params.tolerance) stats.status = SolverStatus::Converged;
   if (stats.status != SolverStatus::Converged && err > best_err) r = best_r;
@@ -303,6 +351,11 @@ SolverStats semismooth_newton(const FrictionContactProblem& p, Vector& r, Vector
     stats.message += std::to_string(failed_factorizations) + " failed factorisations, " +
                      std::to_string(failed_line_searches) + " failed line searches, " +
                      std::to_string(gradient_steps) + " gradient steps (handled by raising the regularisation)";
+  }
+  if (escapes > 0) {
+    if (!stats.message.empty()) stats.message += "; ";
+    stats.message += std::to_string(escapes) + " stagnation escapes through APGD (" +
+                     std::to_string(escape_iterations) + " APGD iterations)";
   }
   stats.seconds = seconds_since(t_start);
   return stats;

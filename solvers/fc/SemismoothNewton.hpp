@@ -7,7 +7,8 @@
 // pattern of W plus the diagonal blocks, fixed for the whole solve) and whose numeric factorisation is redone
 // each step. λ ≥ 0 is a Levenberg–Marquardt-type regularisation, needed because W is singular whenever
 // contacts outnumber the degrees of freedom and sticking contacts put rows of W into the Jacobian.
-// Globalisation: a non-monotone (Grippo–Lampariello–Lucidi) Armijo line search on ψ = ½‖Φ‖².
+// Globalisation: a non-monotone (Grippo–Lampariello–Lucidi) Armijo line search on ψ = ½‖Φ‖², and an escape
+// through a burst of APGD when the iteration stagnates.
 // The stopping test is the common residual friction_residual (FrictionContactProblem.hpp).
 // Full description and measured results: docs/semismooth-newton.md.
 #include "solvers/core/FrictionContactProblem.hpp"
@@ -46,6 +47,15 @@ struct SemismoothNewtonParameters : SolverParameters {
   double regularization_min = 1e-12;
   double regularization_max = 1e-2;
   double regularization_factor = 1.0;
+
+  // Stagnation escape: when the common residual has not fallen below stagnation_ratio × its value at the
+  // start of a window of stagnation_window iterations, up to escape_iterations of APGD (Apgd.hpp) are run from
+  // the best iterate, every ρ is rescaled (×10, ×0.1, ×100, ×0.01, ×1, cycling) and Newton resumes from APGD's
+  // answer. Newton on ψ can stall at a non-zero stationary point of the merit; a projected-gradient method is
+  // not attracted there, and the stationary points of ψ move with ρ while its zeros do not. 0 disables it.
+  int stagnation_window = 30;
+  double stagnation_ratio = 0.5;
+  int escape_iterations = 200;
 };
 
 // Solves the problem from the warm start r (resized to zero if its size is wrong); on return r is the best

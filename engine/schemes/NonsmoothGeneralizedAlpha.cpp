@@ -60,7 +60,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
   ConstraintRows rows;
   SparseMatrix J_B, J_U, J_A;
   std::vector<Index> active_rows, b_rows, u_rows;
-  Vector astar, qbase, vbase, qk, vk, f, r, d0, q0, v0, gpred, z, w, vdot_new, q_new, v_new, impulse, F_new;
+  Vector astar, qbase, vbase, qk, vk, f, r, d0, q0, v0, gpred, z, w, vdot_new, q_new, v_new, v_sum, impulse, F_new;
   Matrix Jt, MinvJt, U_cols, W_cols, tmp, D_nu, D_la, D_lam, R_d, R_q, R_v, A;
   solvers::LcpProblem problem;
 
@@ -240,13 +240,19 @@ struct NonsmoothGeneralizedAlpha::Impl {
 
     // Energy terms (see the header for their definitions).
     if (!sys.linear_dynamics()) sys.mass(q_new, M);
-    sys.external_force(t1, q_new, v_new, F_new);
     EnergyReport& e = report.energy;
+    // Work of the velocity jump W = v_{n+1} − ṽ_{n+1}: ½ (ṽ + v)ᵀ Jᵀ Λ, eq 81 with v⁻ = ṽ_{n+1}.
+    if (m) {
+      v_sum = vbase + cv * vdot_new + v_new;
+      e.contact_work = 0.5 * (rows.J * v_sum).dot(impulse);
+    } else {
+      e.contact_work = 0.0;
+    }
+    sys.external_force(t1, q_new, v_new, F_new);
     e.kinetic = 0.5 * v_new.dot(M * v_new);
     e.potential = sys.potential_energy(q_new);
     const double energy = e.total();
     e.external_work = 0.5 * (F_prev + F_new).dot(q_new - q);
-    e.contact_work = m ? 0.5 * (rows.J * (v + v_new)).dot(impulse) : 0.0;
     e.damping_work = sys.damping().nonZeros() ? -0.5 * (q_new - q).dot(sys.damping() * (v + v_new)) : 0.0;
     e.numerical_dissipation = energy - energy_prev - e.external_work - e.contact_work - e.damping_work;
     report.active = int(sys.bilateral().size() + active.size());

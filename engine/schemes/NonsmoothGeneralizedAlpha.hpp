@@ -26,8 +26,8 @@
 //
 // Energy (EnergyReport): kinetic and potential energy of (q_{n+1}, v_{n+1}); external_work = the trapezoidal
 // supply (q_{n+1} − q_n)ᵀ (F_n + F_{n+1})/2 (SecondOrderSystem::external_force); damping_work =
-// −(q_{n+1} − q_n)ᵀ C (v_n + v_{n+1})/2; contact_work = the impact work ½ (v_n + v_{n+1})ᵀ Jᵀ Λ (seed 000
-// eq 81); numerical_dissipation = the remainder ΔE − external_work − damping_work − contact_work, i.e. the
+// −(q_{n+1} − q_n)ᵀ C (v_n + v_{n+1})/2; contact_work = the work of the velocity jump ½ (ṽ_{n+1} + v_{n+1})ᵀ Jᵀ Λ
+// (seed 000 eq 81 with v⁻ = ṽ_{n+1}, so ≤ 0 for e = 0); numerical_dissipation = the remainder ΔE − external_work − damping_work − contact_work, i.e. the
 // algorithmic dissipation plus the work of the position correction (no closed-form identity is claimed for
 // this scheme; docs/schemes.md says what the tests check instead).
 #include "engine/Model.hpp"

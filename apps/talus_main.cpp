@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "apps/GranularRun.hpp"
 #include "apps/PlotScript.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneLoader.hpp"
@@ -41,10 +42,17 @@ struct RunFlags {
   std::string scene, out;
   double t_end = 0.0, h = 0.0;
   bool no_plot = false, quiet = false;
+  std::vector<std::string> sets;          // granular scenes only (apps/GranularRun.hpp)
+  std::string profile, dump_fclib;
 };
 
 int run_command(const RunFlags& f) {
   using namespace talus::app;
+  if (is_granular_scene(f.scene)) {
+    std::signal(SIGINT, on_interrupt);
+    return run_granular(f.scene, {f.out, f.sets, f.profile, f.dump_fclib, f.t_end, f.h, f.quiet,
+                                  isatty(STDERR_FILENO) == 1, f.no_plot, &g_stop}, std::cerr);
+  }
   Scene scene = load_scene(f.scene);
   if (f.t_end > 0.0) scene.t_end = f.t_end;
   if (f.h > 0.0) scene.integrator.h = f.h;
@@ -109,6 +117,10 @@ int main(int argc, char** argv) {
   run->add_option("--h", run_flags.h, "override the scene's time step [s]")->check(CLI::PositiveNumber);
   run->add_flag("--no-plot", run_flags.no_plot, "do not call scripts/plot_run.py");
   run->add_flag("--quiet", run_flags.quiet, "no progress nor summary (errors are still printed)");
+  run->add_option("--set", run_flags.sets, "granular scenes: override a key, e.g. --set n=10000 (docs/granular.md)")
+      ->expected(1);
+  run->add_option("--profile", run_flags.profile, "granular scenes: write a Chrome trace-event JSON of the phases");
+  run->add_option("--dump-fclib", run_flags.dump_fclib, "granular scenes: dump one step's problem (FCLIB) into DIR");
 
   std::string check_scene;
   auto* check = app.add_subcommand("check", "validate a scene file without running it");

@@ -1,0 +1,68 @@
+#pragma once
+// Exact narrow phase of the granular path (issue 4 item 2): sphere–sphere, sphere–plane and sphere–orifice-rim
+// distances, each giving one contact point with its normal and the lever arms from the bodies' centres.
+// Conventions (those of contact/SphereContact.hpp): n points from a to b, gap = signed distance, and the
+// relative velocity of b's contact point with respect to a's is u = v_b + ω_b × p_b − v_a − ω_a × p_a, so
+// u·n > 0 separates. For a wall, a is the wall (fixed) and b the bead. These run once per candidate pair per
+// step, so they are inline and allocation-free.
+#include <Eigen/Dense>
+#include <cmath>
+
+#include "contact/Shapes.hpp"
+
+namespace talus::contact {
+
+struct ContactPoint {
+  double gap = 0.0;
+  Eigen::Vector3d n;   // unit, from a to b
+  Eigen::Vector3d pa;  // contact point minus a's centre (zero for walls)
+  Eigen::Vector3d pb;  // contact point minus b's centre
+  int feature = 0;     // walls: 0 plane, 1 orifice rim (part of the contact cache key)
+};
+
+// Sphere a (xa, ra) and sphere b (xb, rb); false when the centres coincide (no defined normal).
+inline bool sphere_sphere_point(const Eigen::Vector3d& xa, double ra, const Eigen::Vector3d& xb, double rb,
+                                ContactPoint& c) {
+  const Eigen::Vector3d d = xb - xa;
+  const double dist = d.norm();
+  if (!(dist > 0.0)) return false;
+  c.n = d / dist;
+  c.gap = dist - ra - rb;
+  c.pa = ra * c.n;
+  c.pb = -rb * c.n;
+  c.feature = 0;
+  return true;
+}
+
+// Sphere (x, r) against a wall: the plane where the bead's foot is outside the orifice, the rim otherwise.
+// A bead whose centre is below the plane (it went through the orifice) touches only the rim.
+inline bool sphere_wall_point(const Wall& w, const Eigen::Vector3d& x, double r, ContactPoint& c) {
+  const double height = w.normal.dot(x) - w.offset;
+  if (w.hole_radius > 0.0) {
+    const Eigen::Vector3d foot = x - height * w.normal;
+    const Eigen::Vector3d radial = foot - w.hole_centre;
+    const double rho = radial.norm();
+    if (rho < w.hole_radius) {
+      const Eigen::Vector3d dir = rho > 0.0 ? Eigen::Vector3d(radial / rho) : w.normal.unitOrthogonal();
+      const Eigen::Vector3d rim = w.hole_centre + w.hole_radius * dir;
+      const Eigen::Vector3d d = x - rim;
+      const double dist = d.norm();
+      if (!(dist > 0.0)) return false;
+      c.n = d / dist;
+      c.gap = dist - r;
+      c.feature = 1;
+      c.pa.setZero();
+      c.pb = -r * c.n;
+      return true;
+    }
+  }
+  if (height < 0.0) return false;
+  c.n = w.normal;
+  c.gap = height - r;
+  c.feature = 0;
+  c.pa.setZero();
+  c.pb = -r * c.n;
+  return true;
+}
+
+}  // namespace talus::contact

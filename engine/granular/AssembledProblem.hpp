@@ -1,0 +1,18 @@
+#pragma once
+// The bead contacts' one-step problem as plain data (issue 4 item 3, "W assembled as a block-sparse matrix";
+// STYLE.md practice 6): W = H M⁻¹ Hᵀ in 3×3 blocks, q = H v* + extra, μ. Used to compare the assembled path
+// (solvers' nsgs on W) with the matrix-free sweep, and to dump a step as an FCLIB local problem.
+// H_ik = s Rᵢᵀ [I | −[p_ik]×] for bead k of contact i (s = +1 for b, −1 for a), with ω in the world frame;
+// so W_ij = Σ_k s_ik s_jk Rᵢᵀ (1/m_k I − (1/I_k) [p_ik]× [p_jk]×) R_j over the beads k the two contacts share.
+#include <vector>
+
+#include "engine/granular/SphereBodies.hpp"
+#include "engine/granular/SweepContact.hpp"
+#include "solvers/core/FrictionContactProblem.hpp"
+
+namespace talus::granular {
+
+// Beads' velocities must be the free ones v* (no impulse applied).
+solvers::FrictionContactProblem assemble_problem(const std::vector<SweepContact>& contacts, const SphereBodies& beads);
+
+}  // namespace talus::granular

@@ -1,0 +1,24 @@
+#pragma once
+// Colouring of contacts on bodies for the parallel Gauss–Seidel sweep (STYLE.md practice 4; the same idea as
+// solvers/fc/ContactColouring.hpp, but on the contact–body incidence that detection produces, without forming W):
+// two contacts sharing a bead get different colours; walls are fixed and do not count. Greedy first fit in
+// contact order with a 64-bit mask per bead; a contact whose beads already use 64 colours goes to an overflow
+// colour swept serially. Depends only on the contact list, never on the thread count.
+#include <cstdint>
+#include <vector>
+
+namespace talus::granular {
+
+struct ContactColours {
+  std::vector<std::int32_t> colour;        // per contact (input order)
+  std::vector<std::int32_t> slot;          // position of each contact in colour order
+  std::vector<std::int32_t> colour_start;  // colours + 1 offsets; the last colour may be the overflow one
+  bool last_is_overflow = false;           // sweep the last colour serially
+  std::vector<std::uint64_t> body_mask;    // scratch
+  int colours() const { return static_cast<int>(colour_start.size()) - 1; }
+};
+
+// Contacts k = 0..n-1 between beads a[k] (−1 for a wall) and b[k]; bodies = number of beads.
+void colour_contacts_on_bodies(const std::int32_t* a, const std::int32_t* b, int n, int bodies, ContactColours& c);
+
+}  // namespace talus::granular

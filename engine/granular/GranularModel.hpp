@@ -1,0 +1,24 @@
+#pragma once
+// A bead assembly to simulate (issue 4): beads, static walls, gravity and the contact laws (Newton impact
+// restitution and Coulomb friction, bead–bead and bead–wall), plus the time reached. Scenes are built by
+// GranularScenes.hpp; the step is GranularStepper.hpp.
+#include <Eigen/Dense>
+#include <vector>
+
+#include "contact/Shapes.hpp"
+#include "engine/granular/SphereBodies.hpp"
+
+namespace talus::granular {
+
+struct GranularModel {
+  SphereBodies beads;
+  std::vector<contact::Wall> walls;
+  Eigen::Vector3d gravity{0.0, 0.0, -9.81};  // [m/s²]
+  double mu_bead = 0.3;                      // Coulomb coefficient bead–bead
+  double mu_wall = 0.3;                      // bead–wall
+  double restitution = 0.0;                  // Newton's e, all contacts
+  double time = 0.0;                         // [s]
+  long step = 0;
+};
+
+}  // namespace talus::granular

@@ -1,0 +1,119 @@
+#include "engine/granular/GranularScenes.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <stdexcept>
+
+#include "contact/Shapes.hpp"
+
+namespace talus::granular {
+
+namespace {
+
+void check(const BeadSpec& s) {
+  if (s.n < 1) throw std::invalid_argument("granular scene: n must be >= 1");
+  if (!(s.radius > 0.0) || !(s.density > 0.0)) throw std::invalid_argument("granular scene: radius and density must be > 0");
+  if (s.polydispersity < 0.0 || s.polydispersity >= 0.1)
+    throw std::invalid_argument("granular scene: polydispersity must be in [0, 0.1) (beads must fit the lattice)");
+  if (s.spacing < 2.0 * (1.0 + s.polydispersity) + 2.0 * s.jitter)
+    throw std::invalid_argument("granular scene: lattice spacing too small for the radii and jitter");
+}
+
+// Uniform in [−1, 1] from a fixed generator: the same scene on every platform.
+double symmetric(std::mt19937_64& g) { return 2.0 * static_cast<double>(g() >> 11) * 0x1.0p-53 - 1.0; }
+
+// n beads on a lattice of `per_side` × `per_side` columns starting at `corner` (lower corner of the block).
+void fill_lattice(GranularModel& m, const BeadSpec& s, long n, int per_side, const Eigen::Vector3d& corner) {
+  std::mt19937_64 gen(s.seed);
+  const double a = s.spacing * s.radius;
+  m.beads.reserve(static_cast<int>(m.beads.size() + n));
+  for (long k = 0; k < n; ++k) {
+    const long layer = k / (static_cast<long>(per_side) * per_side);
+    const long in = k % (static_cast<long>(per_side) * per_side);
+    const double jx = s.jitter * s.radius * symmetric(gen), jy = s.jitter * s.radius * symmetric(gen);
+    const double r = s.radius * (1.0 + s.polydispersity * symmetric(gen));
+    const Eigen::Vector3d x = corner + Eigen::Vector3d((in % per_side + 0.5) * a + jx, (in / per_side + 0.5) * a + jy,
+                                                       (layer + 0.5) * a);
+    m.beads.add(x, r, s.density);
+  }
+}
+
+GranularModel base_model(const BeadSpec& s) {
+  GranularModel m;
+  m.mu_bead = m.mu_wall = s.mu;
+  m.restitution = s.restitution;
+  return m;
+}
+
+}  // namespace
+
+GranularScene bead_stack(const BeadSpec& s) {
+  check(s);
+  GranularScene sc;
+  sc.kind = "bead_stack";
+  sc.model = base_model(s);
+  const int k = static_cast<int>(std::ceil(std::cbrt(static_cast<double>(s.n)) - 1e-9));
+  const double width = k * s.spacing * s.radius;
+  const double height = std::ceil(static_cast<double>(s.n) / (static_cast<double>(k) * k)) * s.spacing * s.radius;
+  sc.model.walls = contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d(width, width, height));
+  fill_lattice(sc.model, s, s.n, k, Eigen::Vector3d::Zero());
+  sc.t_end = 1.0;
+  return sc;
+}
+
+GranularScene perturbed_stack(const BeadSpec& s, double ball_factor, double ball_density, double drop_time,
+                              double impact_speed) {
+  GranularScene sc = bead_stack(s);
+  sc.kind = "perturbed_stack";
+  double top = 0.0, width = 0.0;
+  for (const auto& x : sc.model.beads.x) top = std::max(top, x.z()), width = std::max(width, x.x());
+  const int k = static_cast<int>(std::ceil(std::cbrt(static_cast<double>(s.n)) - 1e-9));
+  width = k * s.spacing * s.radius;
+  sc.events.drop_time = drop_time;
+  sc.events.drop_radius = ball_factor * s.radius;
+  sc.events.drop_density = ball_density;
+  sc.events.drop_position = Eigen::Vector3d(0.5 * width, 0.5 * width, top + 2.0 * s.radius + sc.events.drop_radius);
+  sc.events.drop_velocity = Eigen::Vector3d(0.0, 0.0, -impact_speed);
+  sc.t_end = drop_time + 0.5;
+  return sc;
+}
+
+GranularScene silo(const BeadSpec& s, double orifice_diameters) {
+  check(s);
+  if (!(orifice_diameters > 0.0)) throw std::invalid_argument("silo: orifice diameter must be > 0");
+  GranularScene sc;
+  sc.kind = "silo";
+  sc.model = base_model(s);
+  const int k = static_cast<int>(std::ceil(std::cbrt(static_cast<double>(s.n)) - 1e-9));
+  const double width = k * s.spacing * s.radius;
+  sc.model.walls = contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d(width, width, 1.0));
+  sc.model.walls[0].hole_centre = Eigen::Vector3d(0.5 * width, 0.5 * width, 0.0);
+  sc.model.walls[0].hole_radius = 0.5 * orifice_diameters * 2.0 * s.radius;
+  if (sc.model.walls[0].hole_radius > 0.5 * width) throw std::invalid_argument("silo: orifice wider than the box");
+  fill_lattice(sc.model, s, s.n, k, Eigen::Vector3d(0.0, 0.0, 0.0));
+  sc.events.remove_below_z = -10.0 * s.radius;
+  sc.t_end = 2.0;
+  return sc;
+}
+
+GranularScene chute(const BeadSpec& s, double angle_degrees, double length_diameters) {
+  check(s);
+  GranularScene sc;
+  sc.kind = "chute";
+  sc.model = base_model(s);
+  const double th = angle_degrees * std::numbers::pi / 180.0;
+  sc.model.gravity = 9.81 * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
+  const int across = static_cast<int>(std::ceil(std::sqrt(std::cbrt(static_cast<double>(s.n)) * 2.0)));
+  const double width = across * s.spacing * s.radius;
+  const double length = length_diameters * 2.0 * s.radius;
+  // Floor, back wall at x = 0 and side walls; the end x = length is open.
+  const auto box = contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d(length, width, 1.0));
+  sc.model.walls = {box[0], box[1], box[3], box[4]};
+  fill_lattice(sc.model, s, s.n, across, Eigen::Vector3d::Zero());
+  sc.events.remove_beyond_x = length + 2.0 * s.radius;
+  sc.t_end = 1.0;
+  return sc;
+}
+
+}  // namespace talus::granular

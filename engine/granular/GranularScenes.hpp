@@ -1,0 +1,56 @@
+#pragma once
+// The granular scenes of issue 4 item 5, generated from a few parameters (STYLE.md practice 12: scenes defined
+// once, reused by examples, tests and the bench):
+//   bead_stack       the reference scene: N beads on a cubic lattice of spacing 2.2 r with a small horizontal
+//                    jitter, in a square box (floor + 4 walls) just wide enough for ⌈N^(1/3)⌉ beads per side;
+//   perturbed_stack  the same, hit after settling by a heavy ball dropped on its centre (seed 004's example);
+//   silo             a flat-bottom box whose floor has a circular orifice of diameter D; beads leaving are
+//                    removed and counted (discharge rate);
+//   chute            a rough inclined channel (gravity tilted by the angle), open at its lower end.
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "engine/granular/GranularModel.hpp"
+
+namespace talus::granular {
+
+struct BeadSpec {
+  long n = 1000;               // beads
+  double radius = 0.01;        // [m]
+  double polydispersity = 0.0; // radii uniform in r (1 ± p)
+  double density = 2500.0;     // [kg/m³]
+  double mu = 0.3;             // bead–bead and bead–wall
+  double restitution = 0.0;
+  double spacing = 2.2;        // lattice spacing / r
+  double jitter = 0.05;        // horizontal jitter amplitude / r
+  std::uint64_t seed = 1;
+};
+
+// Things that happen during a run besides stepping (the runner applies them between steps).
+struct SceneEvents {
+  double drop_time = -1.0;  // perturbed_stack: when the ball is added (< 0: never)
+  double drop_radius = 0.0, drop_density = 0.0;
+  Eigen::Vector3d drop_position = Eigen::Vector3d::Zero(), drop_velocity = Eigen::Vector3d::Zero();
+  double remove_below_z = -std::numeric_limits<double>::infinity();  // outflow: beads below are removed
+  double remove_beyond_x = std::numeric_limits<double>::infinity();
+};
+
+struct GranularScene {
+  std::string kind;
+  GranularModel model;
+  SceneEvents events;
+  double t_end = 1.0;
+  double h = 1e-3;
+};
+
+// Throws std::invalid_argument for non-positive sizes.
+GranularScene bead_stack(const BeadSpec& spec);
+GranularScene perturbed_stack(const BeadSpec& spec, double ball_radius_factor = 4.0, double ball_density = 7800.0,
+                              double drop_time = 0.5, double impact_speed = 2.0);
+// Orifice diameter in bead diameters; the box is `width_factor` orifice diameters wide (at least the lattice).
+GranularScene silo(const BeadSpec& spec, double orifice_diameters = 5.0);
+// Inclination angle in degrees; channel length in bead diameters; beads start as a lattice block at the top.
+GranularScene chute(const BeadSpec& spec, double angle_degrees = 25.0, double length_diameters = 60.0);
+
+}  // namespace talus::granular

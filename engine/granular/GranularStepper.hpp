@@ -1,0 +1,116 @@
+#pragma once
+// One Moreau–Jean step of a bead assembly (issue 4 items 2–4; seed 004: Moreau–Jean with Newton impact and
+// Coulomb friction, θ = 1), as a list of timed stages (STYLE.md practice 3; docs/granular.md):
+//   broad     (every resort_every steps: Morton re-sort of the beads) cell grid, candidate pairs
+//   narrow    exact distances, frames, colouring on bodies (contacts laid out in sweep order), diagonal
+//             blocks of W, warm start from the contact cache
+//   assembly  free velocities v* = v_k + h g, ‖q‖ with q = H v* + extra (and W itself when asked)
+//   solve     matrix-free coloured NSGS (MatrixFreeNsgs.hpp) or, for comparison, assembled W + solvers' nsgs
+//   integration  x_{k+1} = x_k + h v_{k+1}; reactions stored in the contact cache
+//
+// Activation forecast: a contact enters the one-step problem when its surfaces can meet during the step,
+// gap_k <= margin = h (2 max|v_k| + h|g|) (a bound on the approach speed); its normal law is then
+// u_N,k+1 + gap_k/h >= 0 (gap_k > 0: the beads may close the gap exactly but not pass through; with e = 0 this
+// is Newton's law at the moment of contact) or u_N,k+1 + e u_N,k >= 0 (gap_k <= 0: Newton's impact law of the
+// seed). A stack at rest thus keeps every contact closed with zero velocity instead of chattering on/off.
+//
+// A step whose solve does not reach the tolerance is reported (status, message) and still applied: the caller
+// decides (the granular runner stops, tests fail). No heap allocation once the buffers reach their high-water
+// mark; results depend on the thread count only through nothing: colouring and reductions are thread-count
+// independent (checked by tests/granular determinism test).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "contact/BroadPhase.hpp"
+#include "contact/CellGrid.hpp"
+#include "contact/ContactCache.hpp"
+#include "engine/granular/BodyColouring.hpp"
+#include "engine/granular/GranularModel.hpp"
+#include "engine/granular/MatrixFreeNsgs.hpp"
+#include "engine/granular/PhaseProfile.hpp"
+#include "engine/granular/SweepContact.hpp"
+#include "solvers/core/FrictionContactProblem.hpp"
+#include "solvers/core/SolverStats.hpp"
+
+namespace talus::granular {
+
+enum class GranularSolver { MatrixFree, Assembled };
+
+struct GranularParameters {
+  double h = 1e-3;          // time step [s]
+  double tolerance = 1e-4;  // common friction-contact residual, every step
+  int max_sweeps = 10000;
+  int check_every = 4;      // sweeps between residual checks (matrix-free)
+  int threads = 1;
+  int resort_every = 50;    // steps between Morton re-sorts; 0 = never
+  GranularSolver solver = GranularSolver::MatrixFree;
+};
+
+struct GranularStepReport {
+  double time = 0.0;
+  long step = 0;
+  int contacts = 0;
+  int colours = 0;
+  double max_penetration = 0.0;  // max(−gap) over the contacts at the start of the step [m]
+  solvers::SolverStats solver;
+  std::array<double, kPhaseCount> phase_seconds{};
+};
+
+class GranularStepper {
+ public:
+  // Throws std::invalid_argument for bad parameters.
+  GranularStepper(GranularModel& model, const GranularParameters& params, PhaseProfile* profile = nullptr);
+
+  const GranularStepReport& step();
+
+  const GranularParameters& parameters() const { return params_; }
+  const GranularStepReport& last_report() const { return report_; }
+  // The last step's contacts (sweep order) with their impulses, and their cache keys in the same order.
+  const std::vector<SweepContact>& contacts() const { return contacts_; }
+  const std::vector<contact::ContactKey>& contact_keys() const { return keys_; }
+  // Asks the next step to keep its one-step problem (assembled W, q, μ) in last_problem().
+  void keep_next_problem() { keep_problem_ = true; }
+  const solvers::FrictionContactProblem& last_problem() const { return problem_; }
+  // Forget the warm start (after beads were added, for instance: not needed, keys stay valid).
+  void clear_cache() { cache_.clear(); }
+
+ private:
+  void resort();
+  void detect(double margin);
+  void narrow();
+  void assemble();
+  void solve();
+  void integrate();
+
+  GranularModel& m_;
+  GranularParameters params_;
+  PhaseProfile* profile_;
+  GranularStepReport report_;
+
+  contact::CellGrid grid_;
+  std::vector<std::vector<contact::BodyPair>> pair_buffers_;
+  std::vector<contact::BodyPair> pairs_;
+  struct WallHit {
+    std::int32_t bead;
+    std::int16_t wall, feature;
+  };
+  std::vector<std::vector<WallHit>> wall_buffers_;
+  std::vector<WallHit> wall_hits_;
+  std::vector<std::int32_t> cand_a_, cand_b_;
+  ContactColours colours_;
+  std::vector<SweepContact> contacts_;
+  std::vector<contact::ContactKey> keys_;
+  std::vector<double> gaps_;
+  std::vector<Eigen::Vector3d> world_impulses_;
+  contact::ContactCache cache_;
+  MatrixFreeWorkspace work_;
+  double q_norm_ = 0.0;
+  bool keep_problem_ = false;
+  solvers::FrictionContactProblem problem_;
+  std::vector<std::int32_t> order_;
+  std::vector<std::pair<std::uint64_t, std::int32_t>> sort_scratch_;
+  SphereBodies permute_scratch_;
+};
+
+}  // namespace talus::granular

@@ -1,0 +1,161 @@
+#include "engine/granular/MatrixFreeNsgs.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "solvers/core/FrictionContactProblem.hpp"
+
+namespace talus::granular {
+
+namespace {
+
+constexpr int kBlock = 2048;  // contacts per residual block: fixed, so the sum's order never changes
+
+// Moves the contact's beads by M⁻¹ Hᵀ dr (dr in the contact frame).
+inline void push(const SweepContact& c, const Eigen::Vector3d& dr, SphereBodies& beads) {
+  const Eigen::Vector3d d = dr[0] * c.n + dr[1] * c.t1 + dr[2] * c.t2;
+  const Eigen::Vector3d nd = c.n.cross(d);  // p × d with p = ±r n
+  beads.v[c.b] += beads.inv_mass[c.b] * d;
+  beads.w[c.b] -= (beads.inv_inertia[c.b] * c.rb) * nd;
+  if (c.a >= 0) {
+    beads.v[c.a] -= beads.inv_mass[c.a] * d;
+    beads.w[c.a] -= (beads.inv_inertia[c.a] * c.ra) * nd;
+  }
+}
+
+// Exact local solution for the block diag(wn, wt, wt), with b = u − W r the part of u not due to r.
+inline void local_solve(const SweepContact& c, const Eigen::Vector3d& u, Eigen::Vector3d& r) {
+  const double bn = u[0] - c.wn * r[0];
+  if (bn >= 0.0) {
+    r.setZero();
+    return;
+  }
+  const double bt1 = u[1] - c.wt * r[1], bt2 = u[2] - c.wt * r[2];
+  const double rn = -bn / c.wn;
+  const double st1 = -bt1 / c.wt, st2 = -bt2 / c.wt;
+  const double st = std::sqrt(st1 * st1 + st2 * st2);
+  r[0] = rn;
+  if (st <= c.mu * rn) {
+    r[1] = st1, r[2] = st2;
+  } else {
+    const double s = c.mu * rn / st;  // r_T = −μ r_N b_T/‖b_T‖ = μ r_N (st / ‖st‖)
+    r[1] = s * st1, r[2] = s * st2;
+  }
+}
+
+inline void update(SweepContact& c, SphereBodies& beads) {
+  const Eigen::Vector3d u = contact_velocity(c, beads);
+  Eigen::Vector3d r = c.r;
+  local_solve(c, u, r);
+  const Eigen::Vector3d dr = r - c.r;
+  c.r = r;
+  push(c, dr, beads);
+}
+
+inline double contact_error(const SweepContact& c, const SphereBodies& beads) {
+  const Eigen::Vector3d u = contact_velocity(c, beads);
+  double t[3] = {c.r[0] - (u[0] + c.mu * std::hypot(u[1], u[2])), c.r[1] - u[1], c.r[2] - u[2]};
+  solvers::project_on_cone(t, 3, c.mu);
+  return (c.r[0] - t[0]) * (c.r[0] - t[0]) + (c.r[1] - t[1]) * (c.r[1] - t[1]) + (c.r[2] - t[2]) * (c.r[2] - t[2]);
+}
+
+// Inside a parallel region (or alone): the blocks' squared errors into work.block_sums.
+void residual_blocks(const std::vector<SweepContact>& contacts, const SphereBodies& beads, std::vector<double>& sums) {
+  const int n = static_cast<int>(contacts.size());
+  const int blocks = static_cast<int>(sums.size());
+#pragma omp for schedule(static)
+  for (int k = 0; k < blocks; ++k) {
+    double s = 0.0;
+    for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i) s += contact_error(contacts[i], beads);
+    sums[k] = s;
+  }
+}
+
+double total(const std::vector<double>& sums, double q_norm) {
+  double s = 0.0;
+  for (double v : sums) s += v;
+  return std::sqrt(s) / (1.0 + q_norm);
+}
+
+}  // namespace
+
+void apply_impulses(const std::vector<SweepContact>& contacts, const ContactColours& colours, SphereBodies& beads,
+                    int threads) {
+  const int nc = colours.colours();
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  for (int k = 0; k < nc; ++k) {
+    const int s = colours.colour_start[k], e = colours.colour_start[k + 1];
+    if (colours.last_is_overflow && k == nc - 1) {
+#pragma omp single
+      for (int i = s; i < e; ++i) push(contacts[i], contacts[i].r, beads);
+    } else {
+#pragma omp for schedule(static)
+      for (int i = s; i < e; ++i) push(contacts[i], contacts[i].r, beads);
+    }
+  }
+}
+
+double matrix_free_residual(const std::vector<SweepContact>& contacts, const SphereBodies& beads, double q_norm,
+                            int threads, MatrixFreeWorkspace& work) {
+  work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  residual_blocks(contacts, beads, work.block_sums);
+  return total(work.block_sums, q_norm);
+}
+
+solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const ContactColours& colours,
+                                       SphereBodies& beads, double q_norm, const MatrixFreeParameters& p,
+                                       MatrixFreeWorkspace& work) {
+  const auto start = std::chrono::steady_clock::now();
+  solvers::SolverStats stats;
+  const int nc = colours.colours();
+  stats.counters.colours = nc;
+  work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
+  int sweeps = 0;
+  double residual = contacts.empty() ? 0.0 : INFINITY;
+  bool done = contacts.empty();
+  const int check_every = std::max(1, p.check_every);
+#pragma omp parallel num_threads(p.threads) if (p.threads > 1)
+  while (!done) {
+    for (int k = 0; k < nc; ++k) {
+      const int s = colours.colour_start[k], e = colours.colour_start[k + 1];
+      if (colours.last_is_overflow && k == nc - 1) {
+#pragma omp single
+        for (int i = s; i < e; ++i) update(contacts[i], beads);
+      } else {
+#pragma omp for schedule(static)
+        for (int i = s; i < e; ++i) update(contacts[i], beads);
+      }
+    }
+#pragma omp single
+    ++sweeps;
+    if (sweeps % check_every == 0 || sweeps >= p.max_sweeps) {
+      residual_blocks(contacts, beads, work.block_sums);
+#pragma omp single
+      {
+        residual = total(work.block_sums, q_norm);
+        done = !(residual > p.tolerance) || sweeps >= p.max_sweeps || !std::isfinite(residual);
+      }
+    }
+  }
+  stats.iterations = sweeps;
+  stats.counters.sweeps = sweeps;
+  stats.residual = residual;
+  if (!std::isfinite(residual)) {
+    stats.status = solvers::SolverStatus::Diverged;
+    stats.message = "matrix-free NSGS: non-finite residual";
+  } else if (residual <= p.tolerance) {
+    stats.status = solvers::SolverStatus::Converged;
+  } else {
+    stats.status = solvers::SolverStatus::MaxIterations;
+    stats.message = "matrix-free NSGS: residual " + std::to_string(residual) + " > tolerance " +
+                    std::to_string(p.tolerance) + " after " + std::to_string(sweeps) + " sweeps";
+  }
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace talus::granular

@@ -63,6 +63,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
   Vector astar, qbase, vbase, qk, vk, f, r, d0, q0, v0, gpred, z, w, vdot_new, q_new, v_new, v_sum, impulse, F_new;
   Matrix Jt, MinvJt, U_cols, W_cols, tmp, D_nu, D_la, D_lam, R_d, R_q, R_v, A;
   solvers::LcpProblem problem;
+  solvers::LcpWorkspace lcp_workspace;
 
   Impl(Model& model, const NonsmoothGeneralizedAlphaParameters& params) : sys(model), p(params) {
     validate(p);
@@ -161,7 +162,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
       v0 = vbase + cv * d0;
 
       // Responses of (ṽ̇, q, v) to each multiplier; columns [λ̃ | ν_B | Λ_B | ν_U | Λ_A].
-      Jt = Matrix(rows.J.transpose());
+      Jt = rows.J.transpose();
       M_factor.solve(Jt, MinvJt);  // U = M⁻¹Jᵀν, W = M⁻¹JᵀΛ
       U_cols = MinvJt;
       W_cols.resize(n, mB + mA);
@@ -211,7 +212,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
       for (Index i = 0; i < mA; ++i) problem.q[3 * mB + mU + i] += sys.restitution(active[i]) * U_prev[active[i]];
       problem.M = A.sparseView();
       problem.n_equality = int(3 * mB);
-      solve_step_mlcp(problem, p.lcp, kScheme, z, w, report);
+      solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
 
       vdot_new = d0;
       q_new = q0;

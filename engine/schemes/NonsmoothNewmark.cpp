@@ -60,6 +60,7 @@ struct NonsmoothNewmark::Impl {
       Cvhat_new, dq;
   Matrix Jt, W_cols, tmp, D, R_q, R_v, A;
   solvers::LcpProblem problem;
+  solvers::LcpWorkspace lcp_workspace;
 
   Impl(Model& model, const NonsmoothNewmarkParameters& params) : sys(model), p(params) {
     validate(p);
@@ -146,7 +147,7 @@ struct NonsmoothNewmark::Impl {
       v0 = vb + (h * ga) * d0;
 
       // Response of (a, q, v) to each impulse Λ_j: Δv^con = M⁻¹J_jᵀ, a feels it through f(q_{k+1}, v_{k+1}).
-      Jt = Matrix(J_V.transpose());
+      Jt = J_V.transpose();
       M_factor.solve(Jt, W_cols);
       tmp.setZero(n, N);
       if (Kt.nonZeros()) tmp.noalias() -= (0.5 * h) * (Kt * W_cols);
@@ -162,7 +163,7 @@ struct NonsmoothNewmark::Impl {
       for (size_t i = 0; i < active.size(); ++i) problem.q[mB + Index(i)] += sys.restitution(active[i]) * U_prev[active[i]];
       problem.M = A.sparseView();
       problem.n_equality = int(mB);
-      solve_step_mlcp(problem, p.lcp, kScheme, z, w, report);
+      solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
 
       a_new = d0;
       q_new = q0;

@@ -46,6 +46,7 @@ struct SchatzmanPaoli::Impl {
   Vector vhalf, F_next, Fth, fnl, ext_nl, rhs, q_free, qk, qhat, g_lin, scale, z, w, q_new, v_new, impulse, tmpv;
   Matrix Jt, R, A;
   solvers::LcpProblem problem;
+  solvers::LcpWorkspace lcp_workspace;
 
   Impl(Model& model, const SchatzmanPaoliParameters& params) : sys(model), p(params) {
     validate(p);
@@ -141,7 +142,7 @@ struct SchatzmanPaoli::Impl {
       linearise(qk);
       // q_{k+1} = q_free + h S⁻¹ Jᵀ Λ; row i of the MLCP: g_i + s_i J_i (q_{k+1} − q_it), s = 1/(1 + e) on
       // unilateral rows because q̂ moves by (q_{k+1} − q_it)/(1 + e).
-      Jt = Matrix(J_all.transpose());
+      Jt = J_all.transpose();
       S_factor.solve(Jt, R);
       R *= h;
       A = scale.asDiagonal() * (J_all * R);
@@ -151,7 +152,7 @@ struct SchatzmanPaoli::Impl {
       problem.q.tail(mU) += scale.tail(mU).asDiagonal() * (J_all.bottomRows(mU) * tmpv);
       problem.M = A.sparseView();
       problem.n_equality = int(mB);
-      solve_step_mlcp(problem, p.lcp, kScheme, z, w, report);
+      solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
       q_new = q_free;
       if (m) q_new.noalias() += R * z;
       if (sys.linear_relations()) break;

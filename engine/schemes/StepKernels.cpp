@@ -16,7 +16,7 @@ void select_rows(const SparseMatrix& J, const std::vector<Index>& rows, SparseMa
 }
 
 void solve_step_mlcp(const solvers::LcpProblem& problem, const solvers::LcpSolverOptions& options,
-                     const char* scheme, Vector& z, Vector& w, StepReport& report) {
+                     solvers::LcpWorkspace& workspace, const char* scheme, Vector& z, Vector& w, StepReport& report) {
   if (problem.size() == 0) {
     z.resize(0);
     w.resize(0);
@@ -24,7 +24,7 @@ void solve_step_mlcp(const solvers::LcpProblem& problem, const solvers::LcpSolve
   }
   const double previous_seconds = report.solver.seconds;
   const int previous_iterations = report.solver.iterations;
-  report.solver = solvers::solve_lcp(problem, z, w, options);
+  report.solver = solvers::solve_lcp(problem, z, w, options, workspace);
   report.solver.seconds += previous_seconds;
   report.solver.iterations += previous_iterations;
   if (!report.solver.converged()) {

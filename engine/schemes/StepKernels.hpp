@@ -14,7 +14,7 @@ void select_rows(const SparseMatrix& J, const std::vector<Index>& rows, SparseMa
 // Solves the one-step MLCP into z; throws StepFailure naming the scheme and the solver status when it is not
 // Converged. Stats go to report.solver (iterations and time accumulated over Newton iterations).
 void solve_step_mlcp(const solvers::LcpProblem& problem, const solvers::LcpSolverOptions& options,
-                     const char* scheme, Vector& z, Vector& w, StepReport& report);
+                     solvers::LcpWorkspace& workspace, const char* scheme, Vector& z, Vector& w, StepReport& report);
 
 // max(‖x₁ − x₀‖∞ / (1 + ‖x₁‖∞), ‖y₁ − y₀‖∞ / (1 + ‖y₁‖∞)): the Newton stopping measure.
 double increment_measure(const Vector& x0, const Vector& x1, const Vector& y0, const Vector& y1);

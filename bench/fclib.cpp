@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "solvers/core/FrictionContactProblem.hpp"
+#include "solvers/fc/BlockCsrMatrix.hpp"
 #include "solvers/fc/FclibIO.hpp"
 #include "solvers/fc/LatticeStackProblem.hpp"
 #include "solvers/fc/Nsgs.hpp"
@@ -65,7 +67,8 @@ P with_budget(P prm, const Budget& b) {
   return prm;
 }
 
-NsgsParameters nsgs_setup(LocalSolverKind local, double relaxation = 1.0, bool shuffle = false, int anderson = 0) {
+// The library defaults (analytic local solve, Anderson acceleration) with the given changes.
+NsgsParameters nsgs_setup(LocalSolverKind local, double relaxation = 1.0, bool shuffle = false, int anderson = 5) {
   NsgsParameters prm;
   prm.local = local;
   prm.relaxation = relaxation;
@@ -89,18 +92,19 @@ Solver nsgs_variant(std::string name, std::string what, NsgsParameters setup, bo
 std::vector<Solver> all_solvers() {
   using K = LocalSolverKind;
   std::vector<Solver> s;
-  s.push_back(nsgs_variant("nsgs", "NSGS, analytic local solve (Alart-Curnier Newton where no closed form)",
+  s.push_back(nsgs_variant("nsgs", "NSGS defaults: analytic local solve, adaptive Anderson acceleration",
                            nsgs_setup(K::Analytic)));
-  s.push_back(nsgs_variant("nsgs-proj", "NSGS, one projection on the cone per contact", nsgs_setup(K::Projection)));
-  s.push_back(nsgs_variant("nsgs-ac", "NSGS, local Alart-Curnier Newton only", nsgs_setup(K::AlartCurnierNewton)));
-  s.push_back(nsgs_variant("nsgs-shuffle", "NSGS analytic, order reshuffled every sweep",
-                           nsgs_setup(K::Analytic, 1.0, true)));
-  s.push_back(nsgs_variant("nsgs-sor", "NSGS analytic, over-relaxed omega = 1.3", nsgs_setup(K::Analytic, 1.3)));
-  s.push_back(nsgs_variant("nsgs-aa", "NSGS analytic, Anderson acceleration (memory 5)",
-                           nsgs_setup(K::Analytic, 1.0, false, 5)));
-  s.push_back(nsgs_variant("nsgs-shuffle-aa", "NSGS analytic, shuffled, Anderson acceleration (memory 5)",
-                           nsgs_setup(K::Analytic, 1.0, true, 5)));
-  s.push_back(nsgs_variant("nsgs-colour", "NSGS analytic, coloured sweep on --threads threads",
+  s.push_back(nsgs_variant("nsgs-plain", "NSGS analytic, plain Gauss-Seidel (no acceleration)",
+                           nsgs_setup(K::Analytic, 1.0, false, 0)));
+  s.push_back(nsgs_variant("nsgs-proj", "NSGS, one projection on the cone per contact, plain",
+                           nsgs_setup(K::Projection, 1.0, false, 0)));
+  s.push_back(nsgs_variant("nsgs-ac", "NSGS, local Alart-Curnier Newton only, plain",
+                           nsgs_setup(K::AlartCurnierNewton, 1.0, false, 0)));
+  s.push_back(nsgs_variant("nsgs-shuffle", "NSGS analytic, order reshuffled every sweep, plain",
+                           nsgs_setup(K::Analytic, 1.0, true, 0)));
+  s.push_back(nsgs_variant("nsgs-sor", "NSGS analytic, over-relaxed omega = 1.3, plain",
+                           nsgs_setup(K::Analytic, 1.3, false, 0)));
+  s.push_back(nsgs_variant("nsgs-colour", "NSGS defaults, coloured sweep on --threads threads",
                            nsgs_setup(K::Analytic), true));
 #ifdef TALUS_BENCH_HAVE_NEWTON
   s.push_back({"ssn", "global semismooth Newton (Alart-Curnier, UMFPACK)",
@@ -205,6 +209,14 @@ fs::path script_path(const std::string& override_path) {
     if (fs::exists(candidate)) return candidate;
   }
   return fs::path("scripts") / "performance_profile.py";
+}
+
+// Debian's python3-matplotlib is installed for /usr/bin/python3, which a pyenv or venv python3 earlier on the
+// PATH would hide; $TALUS_PYTHON overrides.
+std::string python_interpreter() {
+  if (const char* chosen = std::getenv("TALUS_PYTHON")) return chosen;
+  if (fs::exists("/usr/bin/python3")) return "/usr/bin/python3";
+  return "python3";
 }
 
 int run_folder(const std::string& folder, const Budget& budget, const std::vector<Solver>& solvers,
@@ -350,7 +362,7 @@ int run_folder(const std::string& folder, const Budget& budget, const std::vecto
 
   if (plot && !csv_path.empty()) {
     const std::string png = png_path.empty() ? fs::path(csv_path).replace_extension(".png").string() : png_path;
-    const std::string cmd = "python3 '" + script + "' '" + csv_path + "' '" + png + "' --exclude portfolio";
+    const std::string cmd = python_interpreter() + " '" + script + "' '" + csv_path + "' '" + png + "' --exclude portfolio";
     std::printf("\n%s\n", cmd.c_str());
     std::fflush(stdout);
     if (std::system(cmd.c_str()) != 0) std::cerr << "warning: the performance profile was not drawn\n";
@@ -358,43 +370,79 @@ int run_folder(const std::string& folder, const Budget& budget, const std::vecto
   return 0;
 }
 
+double process_cpu_seconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Cost of one sweep without the set-up (block-CSR copy, colouring): the difference between runs of 10 and 60
+// sweeps, best of three. Returns {wall, cpu of all threads} in ns per contact per sweep.
+std::pair<double, double> sweep_cost(const FrictionContactProblem& p, int threads, bool coloured) {
+  double wall = INFINITY, cpu = INFINITY;
+  for (int rep = 0; rep < 3; ++rep) {
+    double w[2], c[2];
+    const int sweeps[2] = {10, 60};
+    for (int k = 0; k < 2; ++k) {
+      NsgsParameters prm;
+      prm.tolerance = 0.0;
+      prm.max_iterations = sweeps[k];
+      prm.anderson_memory = 0;
+      prm.threads = threads;
+      prm.coloured = coloured;
+      Vector r, u;
+      const double c0 = process_cpu_seconds();
+      w[k] = nsgs(p, r, u, prm).seconds;
+      c[k] = process_cpu_seconds() - c0;
+    }
+    const double scale = 1e9 / (50.0 * static_cast<double>(p.contacts()));
+    wall = std::min(wall, (w[1] - w[0]) * scale);
+    cpu = std::min(cpu, (c[1] - c[0]) * scale);
+  }
+  return {wall, cpu};
+}
+
 int run_lattice(const std::vector<long>& sizes, int layers, double noise, const Budget& budget) {
-  std::printf("Lattice bead stacks, %d layers, velocity noise %.3g m/s, tolerance %.0e, NSGS analytic local solve\n",
+  const int t2 = std::max(2, budget.threads);
+  std::printf("Lattice bead stacks (LatticeStackProblem.hpp): %d layers, pre-impact velocity noise %.3g m/s.\n"
+              "Sweep cost = (time of 60 sweeps - time of 10) / (50 x contacts), best of 3, plain Gauss-Seidel;\n"
+              "'cpu' is process CPU time (all threads), 'wall' elapsed time. Then solves to %.0e with the defaults.\n\n",
               layers, noise, budget.tolerance);
-  std::printf("%9s %8s %7s | %7s %9s %8s | %7s %9s %8s | %7s %9s %8s | %8s %8s\n", "contacts", "W blocks",
-              "colours", "serial", "time", "ns/c/sw", "col-1T", "time", "ns/c/sw", ("col-" + std::to_string(std::max(2, budget.threads)) + "T").c_str(), "time",
-              "ns/c/sw", "speedup", "sweep x");
+  std::printf("%9s %6s %4s | %8s %8s %8s %8s | %7s | %6s %9s %6s %9s %6s %7s\n", "contacts", "blk/c", "col",
+              "serial", "cpu", "col-1T", ("col-" + std::to_string(t2) + "T").c_str(), "speedup", "its-1T",
+              "time-1T", ("its-" + std::to_string(t2) + "T").c_str(), ("time-" + std::to_string(t2) + "T").c_str(),
+              "its x", "time x");
   for (long target : sizes) {
     LatticeStackParameters lp = lattice_stack_for_contacts(target, layers);
     lp.velocity_noise = noise;
     lp.seed = 7;
     const FrictionContactProblem p = make_lattice_stack_problem(lp);
     const long n = p.contacts();
-    auto solve = [&](int threads, bool coloured) {
+    const auto serial = sweep_cost(p, 1, false);
+    const auto one = sweep_cost(p, 1, true);
+    const auto two = sweep_cost(p, t2, true);
+    auto solve = [&](int threads) {
       NsgsParameters prm = with_budget(NsgsParameters{}, budget);
       prm.threads = threads;
-      prm.coloured = coloured;
       Vector r, u;
-      SolverStats s = nsgs(p, r, u, prm);
-      if (!s.converged())
+      const SolverStats st = nsgs(p, r, u, prm);
+      if (!st.converged())
         std::fprintf(stderr, "  warning: %ld contacts, %d thread(s): %s, residual %.2e after %d sweeps\n", n, threads,
-                     to_string(s.status), s.residual, s.iterations);
-      return s;
+                     to_string(st.status), st.residual, st.iterations);
+      return st;
     };
-    const int t2 = std::max(2, budget.threads);
-    const SolverStats serial = solve(1, false);
-    const SolverStats one = solve(1, true);
-    const SolverStats two = solve(t2, true);
-    auto per = [&](const SolverStats& s) { return 1e9 * s.seconds / (static_cast<double>(n) * std::max(1, s.iterations)); };
-    const long blocks = static_cast<long>(p.W.nonZeros() / 9);
-    std::printf("%9ld %8ld %7ld | %7d %9s %8.1f | %7d %9s %8.1f | %7d %9s %8.1f | %8.2f %8.2f\n", n, blocks,
-                two.counters.colours, serial.iterations, format_seconds(serial.seconds).c_str(), per(serial),
-                one.iterations, format_seconds(one.seconds).c_str(), per(one), two.iterations,
-                format_seconds(two.seconds).c_str(), per(two), one.seconds / two.seconds, per(one) / per(two));
+    const SolverStats s1 = solve(1);
+    const SolverStats s2 = solve(t2);
+    const double blocks = static_cast<double>(make_block_csr(p.W, 3).off_diagonal_blocks()) / static_cast<double>(n);
+    std::printf("%9ld %6.2f %4ld | %8.1f %8.1f %8.1f %8.1f | %7.2f | %6d %9s %6d %9s %6.3f %7.2f\n", n, blocks,
+                s2.counters.colours, serial.first, serial.second, one.first, two.first, one.first / two.first,
+                s1.iterations, format_seconds(s1.seconds).c_str(), s2.iterations, format_seconds(s2.seconds).c_str(),
+                static_cast<double>(s2.iterations) / std::max(1, s1.iterations), s1.seconds / s2.seconds);
     std::fflush(stdout);
   }
-  std::printf("ns/c/sw: wall time / (contacts x sweeps), residual checks and set-up included; speedup: coloured 1 "
-              "thread / coloured %d threads, time to tolerance; sweep x: same, per sweep.\n", std::max(2, budget.threads));
+  std::printf("\nns per contact per sweep: serial (natural order) wall and cpu, coloured on 1 and %d threads (wall);\n"
+              "speedup = col-1T / col-%dT per sweep. Solves: serial natural order (1T) vs coloured %d threads; its x = "
+              "iteration ratio, time x = time ratio.\n", t2, t2, t2);
   return 0;
 }
 
@@ -407,7 +455,7 @@ int main(int argc, char** argv) {
   Budget budget;
   bool no_plot = false, include_global = false, list = false;
   int layers = 10;
-  double noise = 0.05;
+  double noise = 0.0;
   app.add_option("folder", folder, "folder searched recursively for .hdf5 FCLIB files");
   app.add_option("--tolerance", budget.tolerance, "tolerance on the common residual")->capture_default_str();
   app.add_option("--csv", csv, "CSV output: problem,contacts,solver,converged,iterations,residual,seconds");

@@ -117,7 +117,9 @@ FrictionContactProblem make_lattice_stack_problem(const LatticeStackParameters& 
   const Vector mass = g.M.diagonal();
   const Vector v_free = g.f.cwiseQuotient(mass);
   const SparseMatrixCol H = g.H;
-  const SparseMatrixCol MinvH = mass.cwiseInverse().asDiagonal() * H;
+  // M⁻¹ H by scaling H's entries in place: Eigen's sparse × diagonal product copies the diagonal per column.
+  SparseMatrixCol MinvH = H;
+  for (Index k = 0; k < MinvH.nonZeros(); ++k) MinvH.valuePtr()[k] /= mass[MinvH.innerIndexPtr()[k]];
   FrictionContactProblem p;
   p.dim = 3;
   p.W = SparseMatrixCol(H.transpose() * MinvH);

@@ -30,18 +30,19 @@ struct LocalSolveSettings {
   double tolerance = 1e-14;  // on ‖Φ‖, relative to ‖r‖ + ρ_N ‖b‖
 };
 
-// A contact's diagonal block and what the local solvers derive from it once per solve.
+// A contact's diagonal block and what the local solvers derive from it once per solve. Fields are ordered by
+// use: the take-off / stick / isotropic-slide path of a 3-D sweep reads only the first two cache lines.
 template <int D>
 struct LocalContact {
   using Mat = Eigen::Matrix<double, D, D>;
-  Mat W;
-  Mat W_inverse;          // valid when `invertible`
+  Mat W_inverse;  // valid when `invertible`
   double mu = 0.0;
-  double rho_n = 1.0;     // Alart–Curnier parameters: inverse diagonal entries (normal, mean tangential)
-  double rho_t = 1.0;
-  double rho_projection;  // projection step: inverse of the largest diagonal entry
   bool invertible = false;
   bool isotropic = false;  // W_nT = W_Tn = 0 and W_TT = α I
+  Mat W;
+  double rho_n = 1.0;  // Alart–Curnier parameters: inverse diagonal entries (normal, mean tangential)
+  double rho_t = 1.0;
+  double rho_projection = 1.0;  // projection step: inverse of the largest diagonal entry
 };
 
 template <int D>

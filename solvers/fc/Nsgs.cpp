@@ -207,8 +207,10 @@ SolverStats run(const FrictionContactProblem& p, Vector& r, Vector& u, const Nsg
   const Clock::time_point start = Clock::now();
   SolverStats stats;
   const Index n = p.contacts();
-  const int threads = std::max(1, prm.threads);
-  const bool coloured = prm.coloured || threads > 1;
+  // A coloured sweep gives the same reactions on any thread count, so small problems may use fewer threads.
+  const bool coloured = prm.coloured || prm.threads > 1;
+  const Index by_size = n / std::max(1, prm.min_contacts_per_thread);
+  const int threads = static_cast<int>(std::clamp<Index>(by_size, 1, std::max(1, prm.threads)));
   Workspace<D> ws = prepare<D>(p, r, prm, coloured, stats.counters.colours);
   const int colours = static_cast<int>(ws.colour_start.size()) - 1;
 

@@ -28,6 +28,7 @@ struct NsgsParameters : SolverParameters {
   bool shuffle = false;          // visit contacts (colours, when coloured) in a fresh random order each sweep
   unsigned seed = 0;             // of the shuffle
   int threads = 1;               // > 1 sweeps colour by colour in parallel
+  int min_contacts_per_thread = 1000;  // fewer threads on small problems: a colour barrier costs ~1 µs
   bool coloured = false;         // colour-by-colour order even with one thread (the order threads > 1 use)
   // Anderson acceleration of the sweeps (AndersonAcceleration.hpp), switched on and off by progress: see Nsgs.cpp.
   int anderson_memory = 5;             // past iterates used; 0 = plain Gauss–Seidel

@@ -98,6 +98,7 @@ TEST_CASE("Coloured NSGS is bit-identical across runs and thread counts", "[fc][
       NsgsParameters prm;
       prm.coloured = true;
       prm.threads = threads;
+      prm.min_contacts_per_thread = 1;  // really use the threads on this small problem
       prm.tolerance = 0.0;
       prm.max_iterations = 40;
       prm.anderson_memory = 0;
@@ -114,6 +115,7 @@ TEST_CASE("Coloured NSGS is bit-identical across runs and thread counts", "[fc][
   SECTION("to tolerance with the default settings: same thread count, same result") {
     NsgsParameters prm;
     prm.threads = 2;
+    prm.min_contacts_per_thread = 1;
     Vector r1, r2, u;
     const SolverStats s1 = nsgs(p, r1, u, prm);
     const SolverStats s2 = nsgs(p, r2, u, prm);
@@ -129,6 +131,7 @@ TEST_CASE("Coloured parallel NSGS agrees with the serial sweep", "[fc][parallel]
     const FrictionContactProblem p = small_stack(0.0);
     NsgsParameters serial, parallel;
     parallel.threads = 2;
+    parallel.min_contacts_per_thread = 1;
     Vector rs, us, rp, up;
     const SolverStats ss = nsgs(p, rs, us, serial);
     const SolverStats sp = nsgs(p, rp, up, parallel);
@@ -144,6 +147,7 @@ TEST_CASE("Coloured parallel NSGS agrees with the serial sweep", "[fc][parallel]
       NsgsParameters serial, parallel;
       serial.tolerance = parallel.tolerance = 1e-12;
       parallel.threads = 2;
+      parallel.min_contacts_per_thread = 1;
       Vector rs, us, rp, up;
       REQUIRE(nsgs(p, rs, us, serial).converged());
       const SolverStats s = nsgs(p, rp, up, parallel);

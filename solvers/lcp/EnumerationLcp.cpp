@@ -2,13 +2,12 @@
 // (not even the MLCP reduction) so that it stays an independent oracle for their tests.
 #include "solvers/lcp/EnumerationLcp.hpp"
 
+#include <Eigen/LU>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <Eigen/LU>
 
 #include "solvers/lcp/RoundoffScale.hpp"
 

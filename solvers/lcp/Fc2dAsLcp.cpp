@@ -28,7 +28,9 @@ SparseMatrix reaction_map(Index contacts) {
 
 LcpProblem fc2d_to_lcp(const FrictionContactProblem& p) {
   validate(p);
-  if (p.dim != 2) throw std::invalid_argument("fc2d_to_lcp: the problem has dim = " + std::to_string(p.dim) + ", expected 2");
+  if (p.dim != 2)
+    throw std::invalid_argument("fc2d_to_lcp: the problem has dim = " + std::to_string(p.dim) +
+                                ", expected 2");
   const Index c = p.contacts();
   const SparseMatrix G = reaction_map(c);
   const SparseMatrix Gt = G.transpose();

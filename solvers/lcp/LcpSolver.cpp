@@ -7,9 +7,12 @@ namespace talus::solvers {
 
 const char* to_string(LcpMethod m) {
   switch (m) {
-    case LcpMethod::Lemke: return "lemke";
-    case LcpMethod::Psor: return "psor";
-    case LcpMethod::Enumeration: return "enumeration";
+    case LcpMethod::Lemke:
+      return "lemke";
+    case LcpMethod::Psor:
+      return "psor";
+    case LcpMethod::Enumeration:
+      return "enumeration";
   }
   return "unknown";
 }
@@ -31,7 +34,8 @@ SolverStats solve_lcp(const LcpProblem& p, Vector& z, Vector& w, const LcpSolver
       params.record_history = options.record_history;
       return solve_psor(p, z, w, params, workspace.psor);
     }
-    case LcpMethod::Enumeration: return solve_lcp_by_enumeration(p, z, w);
+    case LcpMethod::Enumeration:
+      return solve_lcp_by_enumeration(p, z, w);
   }
   SolverStats stats;
   stats.message = "solve_lcp: unknown method";

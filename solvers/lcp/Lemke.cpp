@@ -9,6 +9,7 @@
 // (M / max|M_ij|, q / max|q_i|), which leaves the path unchanged and puts the pivot tolerance in fixed units.
 #include "solvers/lcp/Lemke.hpp"
 
+#include <Eigen/LU>
 #include <cassert>
 #include <chrono>
 #include <cmath>
@@ -16,8 +17,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <Eigen/LU>
 
 #include "solvers/lcp/LcpResidualInPlace.hpp"
 #include "solvers/lcp/RoundoffScale.hpp"
@@ -234,8 +233,8 @@ SolverStats solve_lemke_dense(const Matrix& M, const Vector& q, Vector& z, const
     workspace.M_normalised = M / M_scale;
     workspace.q_normalised = q / q_scale;
   }
-  LemkePivoting pivoting(normalise ? workspace.M_normalised : M, normalise ? workspace.q_normalised : q, params,
-                         workspace);
+  LemkePivoting pivoting(normalise ? workspace.M_normalised : M, normalise ? workspace.q_normalised : q,
+                         params, workspace);
   stats.status = pivoting.run(max_pivots, stats.iterations);
   pivoting.extract_solution(z, stats.status == SolverStatus::Converged);
   if (normalise) z *= q_scale / M_scale;
@@ -245,9 +244,11 @@ SolverStats solve_lemke_dense(const Matrix& M, const Vector& q, Vector& z, const
                       " pivots: the LCP may have no solution (or M is not copositive-plus)";
       break;
     case SolverStatus::MaxIterations:
-      stats.message = "Lemke: " + std::to_string(stats.iterations) + " pivots spent without z0 leaving the basis";
+      stats.message =
+          "Lemke: " + std::to_string(stats.iterations) + " pivots spent without z0 leaving the basis";
       break;
-    default: break;
+    default:
+      break;
   }
   return stats;
 }
@@ -275,7 +276,8 @@ SolverStats solve_lemke(const LcpProblem& p, Vector& z, Vector& w, const LemkePa
       stats.seconds = seconds_since(start);
       return stats;
     }
-    stats = solve_lemke_dense(reduction.M_reduced, reduction.q_reduced, workspace.z_inequality, params, workspace);
+    stats = solve_lemke_dense(reduction.M_reduced, reduction.q_reduced, workspace.z_inequality, params,
+                              workspace);
     recover_equality_unknowns(reduction, workspace.z_inequality, z);
   }
   stats.residual = lcp_residual_into(p, z, w);
@@ -287,8 +289,8 @@ SolverStats solve_lemke(const LcpProblem& p, Vector& z, Vector& w, const LemkePa
     if (stats.residual > accepted) {
       stats.status = SolverStatus::Diverged;
       stats.message = "Lemke: pivoting ended on a complementary basis but the recomputed residual " +
-                      std::to_string(stats.residual) + " exceeds the round-off bound " + std::to_string(accepted) +
-                      " (ill-conditioned basis)";
+                      std::to_string(stats.residual) + " exceeds the round-off bound " +
+                      std::to_string(accepted) + " (ill-conditioned basis)";
     }
   }
   stats.seconds = seconds_since(start);

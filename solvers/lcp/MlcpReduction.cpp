@@ -16,7 +16,10 @@ bool reduce_mlcp(const Matrix& M, const Vector& q, int n_equality, MlcpReduction
   }
   out.M_EI = M.topRightCorner(ne, ni);
   out.q_E = q.head(ne);
-  out.solved_M_EI = out.equality_lu.solve(out.M_EI);
+  if (ni > 0)  // Eigen's triangular solve touches coeff (0, 0) even of an empty right-hand side
+    out.solved_M_EI = out.equality_lu.solve(out.M_EI);
+  else
+    out.solved_M_EI.resize(ne, 0);
   out.solved_q_E = out.equality_lu.solve(out.q_E);
   out.M_reduced = M.bottomRightCorner(ni, ni);
   out.M_reduced.noalias() -= M.bottomLeftCorner(ni, ne) * out.solved_M_EI;

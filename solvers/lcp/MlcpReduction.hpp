@@ -5,9 +5,8 @@
 //   w_I = (M_II − M_IE M_EE⁻¹ M_EI) z_I + (q_I − M_IE M_EE⁻¹ q_E)   with 0 ≤ w_I ⟂ z_I ≥ 0.
 // Dense on purpose: this is the small-system path (bilateral constraints of a few bodies). The struct owns
 // every buffer, so reducing problems of unchanged sizes does not allocate.
-#include <string>
-
 #include <Eigen/LU>
+#include <string>
 
 #include "solvers/core/SparseTypes.hpp"
 
@@ -20,10 +19,10 @@ struct MlcpReduction {
   Eigen::PartialPivLU<Matrix> equality_lu;  // of M_EE
   Matrix M_EI;                              // n_equality × n_inequality
   Vector q_E;
-  Matrix M_reduced;                         // Schur complement, n_inequality × n_inequality
+  Matrix M_reduced;  // Schur complement, n_inequality × n_inequality
   Vector q_reduced;
-  Matrix solved_M_EI;                       // M_EE⁻¹ M_EI
-  Vector solved_q_E;                        // M_EE⁻¹ q_E, then scratch for the recovery of z_E
+  Matrix solved_M_EI;  // M_EE⁻¹ M_EI
+  Vector solved_q_E;   // M_EE⁻¹ q_E, then scratch for the recovery of z_E
 };
 
 // Fills `out` from the dense M. Returns false, with `message` naming the problem, when M_EE is singular

@@ -1,5 +1,5 @@
 // Projected SOR for the (mixed) LCP; see Psor.hpp. All buffers are sized before the sweep loop; the loop
-// itself only reads M row by row and writes z in place (Gauss–Seidel: row i already sees the new z_0..z_{i-1}).
+// itself only reads M row by row and writes z in place (Gauss–Seidel: row i sees this sweep's z_j, j < i).
 #include "solvers/lcp/Psor.hpp"
 
 #include <chrono>
@@ -24,7 +24,9 @@ SolverStats invalid(std::string message) {
 SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorParameters& params,
                        PsorWorkspace& workspace) {
   const auto start = std::chrono::steady_clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   try {
     validate(p);
   } catch (const std::invalid_argument& e) {
@@ -38,7 +40,8 @@ SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorPara
   const Index n = p.size();
   if (z.size() == 0) z.setZero(n);
   if (z.size() != n)
-    return invalid("PSOR: warm start has " + std::to_string(z.size()) + " entries, expected " + std::to_string(n));
+    return invalid("PSOR: warm start has " + std::to_string(z.size()) + " entries, expected " +
+                   std::to_string(n));
   if (!z.allFinite()) return invalid("PSOR: warm start contains NaN or Inf");
 
   Vector& inverse_diagonal = workspace.inverse_diagonal;
@@ -54,10 +57,12 @@ SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorPara
 
   SolverStats stats;
   stats.status = SolverStatus::MaxIterations;
-  if (params.record_history) stats.residual_history.reserve(params.max_iterations / params.residual_check_interval + 1);
+  if (params.record_history)
+    stats.residual_history.reserve(params.max_iterations / params.residual_check_interval + 1);
   w.resize(n);
   const Index n_equality = p.n_equality;
   double matvec_seconds = 0.0;
+  double residual = 0.0;
   int sweep = 0;
   while (sweep < params.max_iterations) {
     ++sweep;
@@ -69,7 +74,7 @@ SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorPara
     }
     if (sweep % params.residual_check_interval != 0 && sweep != params.max_iterations) continue;
     const auto check_start = std::chrono::steady_clock::now();
-    const double residual = lcp_residual_into(p, z, w);
+    residual = lcp_residual_into(p, z, w);
     matvec_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
     if (params.record_history) stats.residual_history.push_back(residual);
     if (!std::isfinite(residual)) {
@@ -89,9 +94,7 @@ SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorPara
   stats.iterations = sweep;
   stats.counters.sweeps = sweep;
   stats.counters.matvec_seconds = matvec_seconds;
-  stats.residual = lcp_residual_into(p, z, w);
-  if (stats.status == SolverStatus::Converged && !(stats.residual <= params.tolerance))
-    stats.status = SolverStatus::MaxIterations;
+  stats.residual = residual;  // the last sweep is always checked, so w and the residual belong to the final z
   if (stats.status == SolverStatus::MaxIterations && stats.message.empty())
     stats.message = "PSOR: residual " + std::to_string(stats.residual) + " above tolerance " +
                     std::to_string(params.tolerance) + " after " + std::to_string(sweep) + " sweeps";

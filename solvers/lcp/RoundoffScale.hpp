@@ -1,7 +1,7 @@
 #pragma once
-// How large the common residual of a direct (pivoting / enumeration) LCP solution may be from round-off alone.
-// Recomputing w_i = Σ_j M_ij z_j + q_i from a backward-stable z costs about ε (‖M‖∞ ‖z‖∞ + ‖q‖∞) per row,
-// and lcp_residual divides by 1 + ‖q‖, so a direct solver accepts
+// How large the common residual of a direct (pivoting / enumeration) LCP solution may be from round-off
+// alone. Recomputing w_i = Σ_j M_ij z_j + q_i from a backward-stable z costs about ε (‖M‖∞ ‖z‖∞ + ‖q‖∞) per
+// row, and lcp_residual divides by 1 + ‖q‖, so a direct solver accepts
 //   lcp_residual(z) ≤ tolerance · (‖M‖∞ ‖z‖∞ + ‖q‖∞) / (1 + ‖q‖₂).
 // The bound scales with the data: it neither rejects ill-conditioned problems whose z dwarfs q nor accepts
 // a wrong z on a problem whose q is tiny (where the absolute residual alone would be small for any z).

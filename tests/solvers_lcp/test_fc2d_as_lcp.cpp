@@ -107,8 +107,8 @@ TEST_CASE("FC2D as LCP: multi-contact problems solve Coulomb's law (friction_res
       std::uniform_real_distribution<double> friction(0.0, 1.0);
       Vector mu(contacts);
       for (Index i = 0; i < contacts; ++i) mu[i] = friction(rng);
-      const FrictionContactProblem p = fc2d(A.transpose() * A + 0.1 * Matrix::Identity(m, m),
-                                            2.0 * random_vector(m, rng), mu);
+      const FrictionContactProblem p =
+          fc2d(A.transpose() * A + 0.1 * Matrix::Identity(m, m), 2.0 * random_vector(m, rng), mu);
       SolverStats stats;
       const Vector r = solve_fc2d_with_lemke(p, stats);
       INFO("contacts " << contacts << " seed " << seed << ": " << stats.message);

@@ -19,9 +19,12 @@ enum class Family { Spd, DiagonallyDominant, SkewPerturbed };
 
 Matrix make_matrix(Family f, Index n, std::mt19937& rng) {
   switch (f) {
-    case Family::Spd: return spd_matrix(n, rng);
-    case Family::DiagonallyDominant: return diagonally_dominant_matrix(n, rng);
-    case Family::SkewPerturbed: return skew_perturbed_matrix(n, rng);
+    case Family::Spd:
+      return spd_matrix(n, rng);
+    case Family::DiagonallyDominant:
+      return diagonally_dominant_matrix(n, rng);
+    case Family::SkewPerturbed:
+      return skew_perturbed_matrix(n, rng);
   }
   return {};
 }
@@ -39,7 +42,8 @@ TEST_CASE("Lemke matches the enumeration oracle on small random P-matrix LCPs") 
         Vector z_lemke, w_lemke, z_enum, w_enum;
         const SolverStats lemke = solve_lemke(p, z_lemke, w_lemke);
         const SolverStats oracle = solve_lcp_by_enumeration(p, z_enum, w_enum);
-        INFO("family " << static_cast<int>(family) << " n " << n << " seed " << seed << ": " << lemke.message);
+        INFO("family " << static_cast<int>(family) << " n " << n << " seed " << seed << ": "
+                       << lemke.message);
         REQUIRE(oracle.converged());
         REQUIRE(lemke.converged());
         CHECK(lemke.residual == Approx(lcp_residual(p, z_lemke)).margin(0.0));

@@ -2,9 +2,8 @@
 // Checked here: reusing a workspace across problems of other sizes and kinds leaves no stale state (results
 // equal those of fresh workspaces bit for bit), and a repeated solve of unchanged sizes performs no heap
 // allocation at all (STYLE.md practice 9), counted by interposing glibc's malloc in this test executable.
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 
 #include "solvers/lcp/LcpSolver.hpp"
@@ -76,7 +75,7 @@ TEST_CASE("LCP workspace: a repeated solve of unchanged sizes does not allocate"
       REQUIRE(solve_lcp(p, z, w, options, workspace).converged());
       counting = false;
       CHECK(allocations > 0);  // the first solve sizes the buffers: proves the counter sees Eigen's mallocs
-      z.setZero();  // PSOR starts cold again, so it walks the same path
+      z.setZero();             // PSOR starts cold again, so it walks the same path
       allocations = 0;
       counting = true;
       const SolverStats stats = solve_lcp(p, z, w, options, workspace);

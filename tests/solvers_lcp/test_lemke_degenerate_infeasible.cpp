@@ -97,9 +97,9 @@ TEST_CASE("Lemke: repeated columns (positive semidefinite M) with tied ratios") 
 }
 
 TEST_CASE("Lemke: LCPs on which a naive tie-breaking rule cycles") {
-  // Found by an exhaustive-arithmetic search over small integer LCPs: Lemke breaking ratio ties by the largest
-  // row index (first problem) or the smallest row index (second) revisits a basis and cycles forever; the
-  // lexicographic rule reaches a solution in a few pivots.
+  // Found by an exhaustive-arithmetic search over small integer LCPs: Lemke breaking ratio ties by the
+  // largest row index (first problem) or the smallest row index (second) revisits a basis and cycles forever;
+  // the lexicographic rule reaches a solution in a few pivots.
   Matrix M3(3, 3);
   M3 << -2, 0, -1,  //
       -2, 1, 2,     //

@@ -2,9 +2,8 @@
 // equality rows against (a) the closed form of two beads joined by a rigid rod hitting a wall, (b) an
 // independent dense KKT solve in velocity space on random mechanical MLCPs, (c) the enumeration oracle,
 // which treats equality rows natively without any Schur complement.
-#include <catch2/catch.hpp>
-
 #include <Eigen/LU>
+#include <catch2/catch.hpp>
 
 #include "solvers/lcp/EnumerationLcp.hpp"
 #include "solvers/lcp/Lemke.hpp"
@@ -69,9 +68,9 @@ TEST_CASE("MLCP: Lemke's Schur path matches a dense velocity-space KKT solve and
     const Index rows = 2 + seed % (dofs - 1);  // rows ≤ dofs: D has full row rank, W is SPD
     const int n_equality = 1 + static_cast<int>(seed % 2);
     const Matrix A = random_matrix(dofs, dofs, rng);
-    const MechanicalMlcp m = mechanical_mlcp(A * A.transpose() + Matrix::Identity(dofs, dofs),
-                                            random_matrix(rows, dofs, rng), 2.0 * random_vector(dofs, rng),
-                                            n_equality);
+    const MechanicalMlcp m =
+        mechanical_mlcp(A * A.transpose() + Matrix::Identity(dofs, dofs), random_matrix(rows, dofs, rng),
+                        2.0 * random_vector(dofs, rng), n_equality);
     Vector z, w;
     const SolverStats lemke = solve_lemke(m.lcp, z, w);
     INFO("seed " << seed << ": " << lemke.message);

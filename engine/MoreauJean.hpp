@@ -41,7 +41,11 @@ class MoreauJean {
   MoreauJean& operator=(const MoreauJean&) = delete;
 
   // Advances the model by one step h. Throws talus::StepFailure (StepReport.hpp) when the one-step problem
-  // is not solved to tolerance or the state becomes non-finite: a failed step is never silently accepted.
+  // is not solved to tolerance, Newton does not converge or the state becomes non-finite: a failed step is
+  // never silently accepted, and leaves the model as it was. Throws std::invalid_argument for a model that
+  // fails Model::validate() (checked whenever systems or interactions were added).
+  // After a step every interaction holds gap (row 0: g(q_{k+1})), velocity U_{k+1} = J(q_J) v_{k+1} and
+  // impulse P_{k+1} (zero when it was not active); the impulses warm-start the next solve.
   const StepReport& step();
   const StepReport& last_report() const;
   const MoreauJeanParameters& parameters() const;

@@ -159,3 +159,31 @@ TEST_CASE("a sphere launched sliding on a plane with friction ends rolling at 5/
     CHECK(std::abs(model.bodies.position(2, 0) - r) <= 1e-12);
   }
 }
+
+TEST_CASE("frictionless contacts among frictional ones act as mu = 0 blocks", "[mj][rigid][friction]") {
+  // Two spheres launched sliding on the same plane in one model: the frictional one ends rolling at 5/7 v0, the
+  // frictionless one (a one-row Newton law, padded to a μ = 0 block) keeps sliding at v0 without spinning.
+  for (int dim : {2, 3}) {
+    INFO("friction dim " << dim);
+    const double r = 0.1, v0 = 2.0;
+    Model model = sphere_over_plane(r, 0.0, r);
+    model.interactions[0].law = NewtonImpactFrictionLaw{0.0, 0.3, dim};
+    const Index b = model.bodies.add_sphere(Eigen::Vector3d(0, 1.0, r), r, 1000.0);
+    Interaction smooth = model.interactions[0];
+    smooth.name = "smooth ground";
+    smooth.systems = {SystemRef{SystemFamily::Rigid, b}};
+    smooth.law = NewtonImpactLaw{0.0};
+    model.interactions.push_back(smooth);
+    model.bodies.velocity.col(0) = Eigen::Vector3d(v0, 0, 0);
+    model.bodies.velocity.col(b) = Eigen::Vector3d(v0, 0, 0);
+    MoreauJeanParameters params;
+    params.h = 1e-3;
+    params.solver = dim == 3 ? OneStepSolverKind::Nsgs : OneStepSolverKind::Lemke;
+    MoreauJean mj(model, params);
+    for (int k = 0; k < 400; ++k) REQUIRE(mj.step().active == 2);
+    CHECK(std::abs(model.bodies.velocity(0, 0) - 5.0 / 7.0 * v0) <= 1e-9);
+    CHECK((model.bodies.velocity.col(b) - Eigen::Vector3d(v0, 0, 0)).norm() <= 1e-12);
+    CHECK(model.bodies.angular_velocity.col(b).norm() <= 1e-12);
+    CHECK(std::abs(model.bodies.position(2, b) - r) <= 1e-12);
+  }
+}

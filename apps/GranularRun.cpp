@@ -140,11 +140,15 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
 
   std::vector<std::pair<double, std::string>> bead_frames, contact_frames;
   int frame = 0;
+  // The last step's contacts index the beads as they were; after an outflow removal they are left out.
+  bool contacts_valid = true;
+  const std::vector<SweepContact> no_contacts;
   auto write_frame = [&] {
     const auto t0 = ProfileClock::now();
+    const std::vector<SweepContact>& contacts = contacts_valid ? stepper.contacts() : no_contacts;
     const std::string bf = frame_name("beads", frame), cf = frame_name("contacts", frame);
-    write_beads_vtp(out / bf, m.beads, stepper.contacts(), p.h);
-    write_contacts_vtp(out / cf, m.beads, stepper.contacts(), p.h);
+    write_beads_vtp(out / bf, m.beads, contacts, p.h);
+    write_contacts_vtp(out / cf, m.beads, contacts, p.h);
     bead_frames.emplace_back(m.time, bf);
     contact_frames.emplace_back(m.time, cf);
     write_pvd(out / "beads.pvd", bead_frames);
@@ -178,6 +182,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     if (!o.dump_fclib.empty() && m.step + 1 == dump_step) stepper.keep_next_problem();
     const GranularStepReport& r = stepper.step();
     ++steps;
+    contacts_valid = true;
     total_sweeps += r.solver.iterations;
     worst_sweeps = std::max<long>(worst_sweeps, r.solver.iterations);
     worst_residual = std::max(worst_residual, r.solver.residual);
@@ -194,6 +199,10 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
       failure = r.solver.message;
       break;
     }
+    if (m.time >= next_frame - 1e-9 * p.h) {
+      write_frame();
+      next_frame += frame_every;
+    }
     // Outflow: beads that left the container are removed between steps (ids and the cache stay valid).
     if (std::isfinite(sc.events.remove_below_z) || std::isfinite(sc.events.remove_beyond_x)) {
       remove_flags.assign(m.beads.size(), 0);
@@ -201,13 +210,9 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
       for (int i = 0; i < m.beads.size(); ++i)
         if (m.beads.x[i].z() < sc.events.remove_below_z || m.beads.x[i].x() > sc.events.remove_beyond_x)
           remove_flags[i] = 1, ++gone;
-      if (gone > 0) m.beads.remove(remove_flags);
+      if (gone > 0) m.beads.remove(remove_flags), contacts_valid = false;
       removed += gone;
       discharge.emplace_back(m.time, removed);
-    }
-    if (m.time >= next_frame - 1e-9 * p.h) {
-      write_frame();
-      next_frame += frame_every;
     }
     const auto now = std::chrono::steady_clock::now();
     if (!o.quiet && now - last_print > std::chrono::seconds(o.tty ? 1 : 5)) {
@@ -267,9 +272,11 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   }
   if (status == 2) log << "talus: step " << m.step << " failed at t = " << m.time << ": " << failure << '\n';
   if (!o.no_plot) {
-    const std::string cmd = "python3 '" + std::string(TALUS_SOURCE_DIR) + "/scripts/render_snapshot.py' '" +
-                            (out / bead_frames.back().second).string() + "' '" + (out / "snapshot.png").string() +
-                            "' > /dev/null 2>&1";
+    // The system interpreter as a fallback: a user-level python3 (pyenv, venv) may lack matplotlib.
+    const std::string args = " '" + std::string(TALUS_SOURCE_DIR) + "/scripts/render_snapshot.py' '" +
+                             (out / bead_frames.back().second).string() + "' '" + (out / "snapshot.png").string() +
+                             "' > /dev/null 2>&1";
+    const std::string cmd = "python3" + args + " || /usr/bin/python3" + args;
     if (std::system(cmd.c_str()) == 0) {
       if (!o.quiet) log << "talus: snapshot " << (out / "snapshot.png").string() << '\n';
     } else {

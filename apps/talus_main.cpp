@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   run->add_flag("--no-plot", run_flags.no_plot, "do not call scripts/plot_run.py");
   run->add_flag("--quiet", run_flags.quiet, "no progress nor summary (errors are still printed)");
   run->add_option("--set", run_flags.sets, "granular scenes: override a key, e.g. --set n=10000 (docs/granular.md)")
-      ->expected(1);
+      ->allow_extra_args(false);
   run->add_option("--profile", run_flags.profile, "granular scenes: write a Chrome trace-event JSON of the phases");
   run->add_option("--dump-fclib", run_flags.dump_fclib, "granular scenes: dump one step's problem (FCLIB) into DIR");
 

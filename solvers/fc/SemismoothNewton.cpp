@@ -196,6 +196,13 @@ SolverStats semismooth_newton(const FrictionContactProblem& p, Vector& r, Vector
   long failed_factorizations = 0, failed_line_searches = 0, gradient_steps = 0, escapes = 0, escape_iterations = 0;
   double window_best = err;  // stagnation test: best residual when the current window opened
   int window_start = 0;
+  // λ_k; a raised boost must act even when regularization_min is 0.
+  auto regularization = [&]() {
+    double base = std::clamp(params.regularization_factor * err, params.regularization_min, params.regularization_max);
+    if (boost > 1.0) base = std::max(base, 1e-12);
+    return base * boost;
+  };
+  auto raise_boost = [&]() { boost = std::min(boost * 100.0, 1e12); };
   stats.status = SolverStatus::MaxIterations;
   int it = 0;
   for (; it < params.max_iterations; ++it) {
@@ -217,9 +224,7 @@ SolverStats semismooth_newton(const FrictionContactProblem& p, Vector& r, Vector
     bool have_direction = false;
     double slope = 0.0;
     for (int attempt = 0; attempt < 12 && !have_direction; ++attempt) {
-      const double lambda =
-          std::clamp(params.regularization_factor * err, params.regularization_min, params.regularization_max) *
-          boost;
+      const double lambda = regularization();
       t0 = Clock::now();
       assemble_jacobian(d, w_c, a_blocks, b_blocks, lambda, jac);
       const bool factorized = lu.factorize(jac);
@@ -233,20 +238,21 @@ SolverStats semismooth_newton(const FrictionContactProblem& p, Vector& r, Vector
       counters.linear_seconds += seconds_since(t0);
       if (!solved) {
         ++failed_factorizations;
-        boost *= 100.0;
+        raise_boost();
         continue;
       }
       // ∇ψ·d = Φᵀ J₀ d with J₀ = J − λ I the unregularised Jacobian.
       j_dir.noalias() = jac * dir;
       j_dir -= lambda * dir;
       slope = phi.dot(j_dir);
-      if (slope < 0.0) have_direction = true;
+      if (slope < 0.0)
+        have_direction = true;
+      else
+        raise_boost();  // a larger λ turns d towards −Φ / λ
     }
     if (!have_direction) {
       // Steepest descent on ψ as the last resort: d = −J₀ᵀ Φ.
-      const double lambda =
-          std::clamp(params.regularization_factor * err, params.regularization_min, params.regularization_max) *
-          boost;
+      const double lambda = regularization();
       dir.noalias() = -(jac.transpose() * phi);
       dir += lambda * phi;
       slope = -dir.squaredNorm();
@@ -277,7 +283,7 @@ SolverStats semismooth_newton(const FrictionContactProblem& p, Vector& r, Vector
     }
     if (!accepted) {
       ++failed_line_searches;
-      boost = std::min(boost * 100.0, 1e12);
+      raise_boost();
       continue;
     }
     if (step == 1.0) boost = std::max(1.0, boost / 10.0);

@@ -1,5 +1,7 @@
 #include "apps/PlotScript.hpp"
 
+#include "apps/PythonInterpreter.hpp"
+
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -19,24 +21,24 @@ std::filesystem::path plot_script_path() { return std::filesystem::path(TALUS_SO
 
 bool run_plot_script(const std::filesystem::path& dir, std::ostream& log) {
   const std::filesystem::path script = plot_script_path();
-  const std::string later = " (plot later with: python3 " + script.string() + " " + dir.string() + ")";
+  std::string python = python_interpreter(), script_arg = script.string(), dir_arg = dir.string();
+  const std::string later = " (plot later with: " + python + " " + script.string() + " " + dir.string() + ")";
   if (!std::filesystem::exists(script)) {
     log << "talus: plots skipped: " << script.string() << " not found" << '\n';
     return false;
   }
-  std::string python = "python3", script_arg = script.string(), dir_arg = dir.string();
   char* argv[] = {python.data(), script_arg.data(), dir_arg.data(), nullptr};
   pid_t pid = 0;
   // No shell: paths with spaces or quotes need no escaping.
-  const int err = posix_spawnp(&pid, "python3", nullptr, nullptr, argv, environ);
+  const int err = posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv, environ);
   if (err != 0) {
-    log << "talus: plots skipped: cannot start python3: " << std::strerror(err) << later << '\n';
+    log << "talus: plots skipped: cannot start " << python << ": " << std::strerror(err) << later << '\n';
     return false;
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) {
-      log << "talus: plots skipped: lost the python3 process" << later << '\n';
+      log << "talus: plots skipped: lost the " << python << " process" << later << '\n';
       return false;
     }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;

@@ -8,6 +8,7 @@
 
 #include "engine/Model.hpp"
 #include "engine/MoreauJean.hpp"
+#include "engine/schemes/SchemeSelection.hpp"
 
 namespace talus::app {
 
@@ -17,7 +18,8 @@ struct Scene {
   std::filesystem::path file;
 
   Model model;
-  MoreauJeanParameters integrator;
+  MoreauJeanParameters integrator;  // Moreau–Jean settings (h is shared with every scheme)
+  SchemeChoice scheme{SchemeKind::MoreauJean};  // which scheme runs; kind MoreauJean uses `integrator` above
   double t_end = 0.0;       // [s]
   int output_every = 1;     // write one row every N steps (and the last step)
 

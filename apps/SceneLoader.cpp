@@ -487,12 +487,27 @@ void SceneBuilder::read_contacts(const Field& f) {
 
 void SceneBuilder::read_integrator(const Field& f) {
   in_.expect_map(f, {"scheme", "h", "theta", "gamma", "variant", "solver", "tolerance", "max_iterations",
-                     "newton_tolerance", "newton_max_iterations", "t_end"});
-  if (auto s = in_.optional(f, "scheme")) in_.choice<int>(*s, {{"moreau_jean", 0}});
+                     "newton_tolerance", "newton_max_iterations", "t_end", "newmark_gamma", "newmark_beta",
+                     "hht_alpha", "rho_infinity", "sp_theta"});
+  SchemeChoice& c = scene_.scheme;
+  c.kind = SchemeKind::MoreauJean;
+  if (auto s = in_.optional(f, "scheme"))
+    c.kind = in_.choice<SchemeKind>(*s, {{"moreau_jean", SchemeKind::MoreauJean},
+                                         {"newmark", SchemeKind::Newmark},
+                                         {"hht", SchemeKind::Hht},
+                                         {"generalized_alpha", SchemeKind::GeneralizedAlpha},
+                                         {"schatzman_paoli", SchemeKind::SchatzmanPaoli}});
+  // Parameters of the second-order schemes (engine/schemes/SchemeSelection.hpp; defaults are the seeds').
+  if (auto x = in_.optional(f, "newmark_gamma")) c.gamma = in_.in_range(*x, 0.0, 1.0);
+  if (auto x = in_.optional(f, "newmark_beta")) c.beta = in_.in_range(*x, 0.0, 1.0);
+  if (auto x = in_.optional(f, "hht_alpha")) c.alpha = in_.in_range(*x, 0.0, 1.0 / 3.0);
+  if (auto x = in_.optional(f, "rho_infinity")) c.rho_infinity = in_.in_range(*x, 0.0, 1.0);
+  if (auto x = in_.optional(f, "sp_theta")) c.sp_theta = in_.in_range(*x, 0.0, 0.5);
   MoreauJeanParameters& p = scene_.integrator;
   p.h = in_.positive(in_.required(f, "h"));
+  c.h = p.h;
   scene_.t_end = in_.positive(in_.required(f, "t_end"));
-  if (auto x = in_.optional(f, "theta")) p.theta = in_.in_range(*x, 0.0, 1.0);
+  if (auto x = in_.optional(f, "theta")) c.theta = p.theta = in_.in_range(*x, 0.0, 1.0);
   if (auto x = in_.optional(f, "gamma")) p.gamma = in_.in_range(*x, 0.0, 1.0);
   if (auto x = in_.optional(f, "variant"))
     p.variant = in_.choice<MoreauJeanVariant>(*x, {{"standard", MoreauJeanVariant::Standard},

@@ -63,7 +63,12 @@ long planned_steps(const Scene& scene) {
 }
 
 RunResult run_scene(Scene& scene, const RunOptions& options) {
-  MoreauJean integrator(scene.model, scene.integrator);
+  if (scene.scheme.kind == SchemeKind::MoreauJean) {
+    MoreauJean integrator(scene.model, scene.integrator);
+    return run_scene(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); });
+  }
+  scene.scheme.h = scene.integrator.h;  // --h overrides the file for every scheme
+  const Integrator integrator = make_integrator(scene.model, scene.scheme);
   return run_scene(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); });
 }
 
@@ -137,7 +142,8 @@ std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns
     o << "  \"failure\": {\"step\": " << r.failed_step << ", \"time\": " << json_number(r.failed_time)
       << ", \"message\": " << json_string(r.failure) << "},\n";
   o << "  \"parameters\": {\n"
-    << "    \"scheme\": \"moreau_jean\",\n"
+    << "    \"scheme\": " << json_string(to_string(scene.scheme.kind)) << ",\n"
+    << "    \"scheme_parameters\": " << json_string(describe(scene.scheme)) << ",\n"
     << "    \"h\": " << json_number(p.h) << ",\n"
     << "    \"theta\": " << json_number(p.theta) << ",\n"
     << "    \"gamma\": " << json_number(p.gamma) << ",\n"

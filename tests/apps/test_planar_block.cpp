@@ -70,7 +70,7 @@ TEST_CASE("planar block corners: gaps and Jacobians", "[apps][planar_block]") {
   CHECK(f[2] == 0.0);
 }
 
-TEST_CASE("planar block: a frictionless law gives one row; bad input is refused", "[apps][planar_block]") {
+TEST_CASE("planar block: a frictionless law gives one row, and bad input is refused", "[apps][planar_block]") {
   PlanarBlock b;
   b.name = "b";
   Model m;

@@ -129,7 +129,7 @@ TEST_CASE("Newmark: a corrupted energy term breaks the identity (the check can f
   CHECK(worst > 1e-6);
 }
 
-TEST_CASE("Newmark γ = ½ and HHT are second order in free flight; all converge through impacts",
+TEST_CASE("Newmark γ = ½ and HHT are second order in free flight, and all converge through impacts",
           "[schemes][newmark]") {
   const LinearOscillatorParameters lp;
   const LinearOscillatorSolution smooth(lp, 0.25), impacting(lp, 3.0);

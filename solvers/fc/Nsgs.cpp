@@ -27,10 +27,12 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 // One contact update in 32 is timed to split the sweep's time between the row product and the local solve.
 constexpr int kProfileStride = 32;
-// Per-thread accumulators, padded to separate cache lines.
+// Work is handed to threads in chunks of contacts, dynamically: a thread that is held up (a slow local solve, or
+// the OS scheduling another process on its core) does not hold the whole colour up. Sums over the sweep are kept
+// per chunk and added in chunk order, so they do not depend on which thread did which chunk.
+constexpr int kChunk = 256;
+// Per-thread counters, padded to separate cache lines (order-free sums: integers and timings).
 struct alignas(64) ThreadTally {
-  double change_squared = 0.0;
-  double residual_squared = 0.0;
   long local_iterations = 0;
   long timed_updates = 0;
   double local_seconds = 0.0;
@@ -249,44 +251,50 @@ SolverStats run(const FrictionContactProblem& p, Vector& r, Vector& u, const Nsg
 
   AccelerationPolicy acceleration(ws.r.size(), prm);
 
+  std::vector<int> chunk_start(colours + 1, 0);  // first chunk of each colour in chunk_change
+  for (int c = 0; c < colours; ++c)
+    chunk_start[c + 1] = chunk_start[c] + (ws.colour_start[c + 1] - ws.colour_start[c] + kChunk - 1) / kChunk;
+  std::vector<double> chunk_change(chunk_start[colours], 0.0);
+  std::vector<double> chunk_residual((n + kChunk - 1) / kChunk, 0.0);
+
   std::vector<ThreadTally> tally(threads);
   int sweeps = 0;
   bool stop = false, check = false, diverged = false, converged = false, timed_out = false;
-  double residual = NAN;
+  double residual = NAN, change = 0.0;
 
 #pragma omp parallel num_threads(threads)
   {
-    const int tid = omp_get_thread_num();
-    ThreadTally& mine = tally[tid];
+    ThreadTally& mine = tally[omp_get_thread_num()];
     while (true) {
 #pragma omp single
       {
         if (shuffle_contacts) shuffle_in_place(visit, rng);
         if (shuffle_colours) shuffle_in_place(colour_sequence, rng);
-        for (auto& t : tally) t.change_squared = 0.0, t.residual_squared = 0.0;
         if (acceleration.wants_previous()) acceleration.previous() = ws.r;
       }
       for (int ci = 0; ci < colours; ++ci) {
         const int c = colour_sequence[ci];
         const int begin = ws.colour_start[c], end = ws.colour_start[c + 1];
-        double change = 0.0;
-#pragma omp for schedule(static)
-        for (int pos = begin; pos < end; ++pos) {
-          const Index k = shuffle_contacts ? visit[pos] : pos;
-          if (pos % kProfileStride == 0)
-            change += update_contact<D, true>(ws, k, prm, ls, mine);
-          else
-            change += update_contact<D, false>(ws, k, prm, ls, mine);
+        const int chunks = chunk_start[c + 1] - chunk_start[c];
+#pragma omp for schedule(dynamic, 1)
+        for (int j = 0; j < chunks; ++j) {
+          double sum = 0.0;
+          const int last = std::min(end, begin + (j + 1) * kChunk);
+          for (int pos = begin + j * kChunk; pos < last; ++pos) {
+            const Index k = shuffle_contacts ? visit[pos] : pos;
+            if (pos % kProfileStride == 0)
+              sum += update_contact<D, true>(ws, k, prm, ls, mine);
+            else
+              sum += update_contact<D, false>(ws, k, prm, ls, mine);
+          }
+          chunk_change[chunk_start[c] + j] = sum;
         }
-        mine.change_squared += change;
       }
-      // `single` has no barrier on entry: every thread's tally must be in before one thread sums them.
-#pragma omp barrier
 #pragma omp single
       {
         ++sweeps;
-        double change = 0.0;
-        for (const auto& t : tally) change += t.change_squared;
+        change = 0.0;
+        for (double x : chunk_change) change += x;
         const double estimate = calibration * std::sqrt(change) / normaliser;
         if (!std::isfinite(change)) {
           diverged = stop = true;
@@ -298,17 +306,18 @@ SolverStats run(const FrictionContactProblem& p, Vector& r, Vector& u, const Nsg
         }
       }
       if (check && !stop) {
-        double sum = 0.0;
-#pragma omp for schedule(static)
-        for (Index k = 0; k < n; ++k) sum += contact_residual_squared<D>(ws, k);
-        mine.residual_squared = sum;
-#pragma omp barrier
+        const int chunks = static_cast<int>(chunk_residual.size());
+#pragma omp for schedule(dynamic, 1)
+        for (int j = 0; j < chunks; ++j) {
+          double sum = 0.0;
+          const Index last = std::min<Index>(n, static_cast<Index>(j + 1) * kChunk);
+          for (Index k = static_cast<Index>(j) * kChunk; k < last; ++k) sum += contact_residual_squared<D>(ws, k);
+          chunk_residual[j] = sum;
+        }
 #pragma omp single
         {
           double total = 0.0;
-          for (const auto& t : tally) total += t.residual_squared;
-          double change = 0.0;
-          for (const auto& t : tally) change += t.change_squared;
+          for (double x : chunk_residual) total += x;
           residual = std::sqrt(total) / normaliser;
           const double estimate = calibration * std::sqrt(change) / normaliser;
           if (prm.record_history) stats.residual_history.push_back(residual);
@@ -332,8 +341,6 @@ SolverStats run(const FrictionContactProblem& p, Vector& r, Vector& u, const Nsg
       if (acceleration.enabled()) {
 #pragma omp single
         {
-          double change = 0.0;
-          for (const auto& t : tally) change += t.change_squared;
           if (acceleration.after_sweep(sweeps, std::sqrt(change), ws.r))
             for (Index k = 0; k < n; ++k) {
               Eigen::Matrix<double, D, 1> rk = ws.r.template segment<D>(D * k);

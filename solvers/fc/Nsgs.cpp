@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -175,8 +174,7 @@ class AccelerationPolicy {
 };
 
 template <int D>
-Workspace<D> prepare(const FrictionContactProblem& p, const Vector& r0, const NsgsParameters& prm, bool coloured,
-                     long& colours) {
+Workspace<D> prepare(const FrictionContactProblem& p, const Vector& r0, bool coloured, long& colours) {
   Workspace<D> ws;
   const Index n = p.contacts();
   if (coloured) {
@@ -213,7 +211,7 @@ SolverStats run(const FrictionContactProblem& p, Vector& r, Vector& u, const Nsg
   const bool coloured = prm.coloured || prm.threads > 1;
   const Index by_size = n / std::max(1, prm.min_contacts_per_thread);
   const int threads = static_cast<int>(std::clamp<Index>(by_size, 1, std::max(1, prm.threads)));
-  Workspace<D> ws = prepare<D>(p, r, prm, coloured, stats.counters.colours);
+  Workspace<D> ws = prepare<D>(p, r, coloured, stats.counters.colours);
   const int colours = static_cast<int>(ws.colour_start.size()) - 1;
 
   LocalSolveSettings ls;

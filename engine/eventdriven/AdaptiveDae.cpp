@@ -93,7 +93,7 @@ DaeStepResult AdaptiveDae::step(DaeState& s, double t_limit, DenseSegment* seg) 
   }
   const double h_max = c.max_step > 0.0 ? c.max_step : span;
   const double p = static_cast<double>(order());
-  double h = std::clamp(h_, c.min_step, h_max);
+  double h = std::min(std::max(h_, c.min_step), h_max);
   bool rejected = false;
   for (;;) {
     // A step that would stop just short of t_limit is stretched to it, so no sliver step follows.

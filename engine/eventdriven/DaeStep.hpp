@@ -14,6 +14,7 @@ struct DaeState {
   Vector a;       // v̇(t), consistent with the active constraints (index-1 solve, or generalized-α's q̈)
   Vector lambda;  // multipliers of the active rows at t
   Vector alpha_acceleration;  // generalized-α's auxiliary variable a of seed 002 eq 6; empty = start from a
+  double alpha_step = 0.0;    // the step size that produced alpha_acceleration
 };
 
 // Step-size control of seed 002 eq 12: h_new = h · clamp(safety · err^(−1/p), min_factor, max_factor), where

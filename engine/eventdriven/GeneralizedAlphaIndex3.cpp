@@ -2,6 +2,7 @@
 #include "engine/eventdriven/GeneralizedAlphaIndex3.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -42,8 +43,8 @@ void GeneralizedAlphaIndex3::tangent(double t, const Vector& q, const Vector& v,
   const Index n = s.nv, m = ev_.active_rows();
   DaeWork& w = ev_.work();
   w.force_jacobian_evaluations += 2;  // K_t and C_t (seed 002 table 2)
-  // K_t = ∂R_q/∂q by forward differences of the whole residual (mass, force and constraint-force terms);
-  // the analytic ∂F/∂q replaces the force part when the system provides it.
+  // K_t = ∂R_q/∂q by forward differences of the whole residual (mass, force and constraint-force terms
+  // together, so no term is forgotten); C_t = −∂F/∂v from the system's callback when it has one.
   residual(t, q, v, qdd, lambda, R_);
   K_.resize(n, n);
   qp_ = q;
@@ -79,7 +80,7 @@ void GeneralizedAlphaIndex3::tangent(double t, const Vector& q, const Vector& v,
   if (m) {
     ev_.jacobian(q, G_);
     --w.jacobian_evaluations;
-    S.topRightCorner(n, m) = -G_.transpose();
+    S.topRightCorner(n, m) = -bp * G_.transpose();
     S.bottomLeftCorner(m, n) = bp * G_;
   }
 }
@@ -91,12 +92,25 @@ StepAttempt GeneralizedAlphaIndex3::attempt(const DaeState& s0, double h, double
   const double am = alpha_m_, af = alpha_f_, be = beta_, ga = gamma_;
   const double bp = (1.0 - am) / (h * h * be * (1.0 - af));
   const double gp = ga / (h * be);
-  aux_ = s0.alpha_acceleration.size() == n ? s0.alpha_acceleration : s0.a;
+  // Restart from consistent accelerations (index-1 solve, a_0 = q̈_0) at the first step and whenever the step
+  // shrinks: the index-3 scheme turns a position defect δ into an acceleration error δ/h², so carrying q̈ and
+  // a across a step-size reduction feeds the error estimate with errors that grow as h falls, and the
+  // controller would then shrink h down to the minimum step.
+  const bool restart = s0.alpha_acceleration.size() != n || std::abs(h - s0.alpha_step) > 1e-12 * h;
+  if (restart) {
+    out.status = ev_.accelerations(s0.t, s0.q, s0.v, qdd0_, lam_);
+    if (out.status != SaddleStatus::Ok) return out;
+    aux_ = qdd0_;
+  } else {
+    qdd0_ = s0.a;
+    aux_ = s0.alpha_acceleration;
+    lam_ = s0.lambda.size() == m ? s0.lambda : Vector::Zero(m);
+  }
+  const Vector& a0 = qdd0_;
 
   // Predictor: q̈_{n+1} = q̈_n, λ_{n+1} = λ_n; then q, v and a from eqs 6–7.
-  qdd_ = s0.a;
-  lam_ = s0.lambda.size() == m ? s0.lambda : Vector::Zero(m);
-  Vector a1 = ((1.0 - af) * qdd_ + af * s0.a - am * aux_) / (1.0 - am);
+  qdd_ = a0;
+  Vector a1 = ((1.0 - af) * qdd_ + af * a0 - am * aux_) / (1.0 - am);
   s1.t = s0.t + h;
   s1.q = s0.q + h * s0.v + (h * h * (0.5 - be)) * aux_ + (h * h * be) * a1;
   s1.v = s0.v + (h * (1.0 - ga)) * aux_ + (h * ga) * a1;
@@ -129,13 +143,22 @@ StepAttempt GeneralizedAlphaIndex3::attempt(const DaeState& s0, double h, double
     s1.q += dq_;
     s1.v += gp * dq_;
     qdd_ += bp * dq_;
-    if (m) lam_ += x_.tail(m);
-    double sum = 0.0;
+    if (m) lam_ += bp * x_.tail(m);
+    // Converged when the position increment is below the Newton tolerance and the velocity increment it
+    // implies (γ' Δq, amplified by 1/h) is negligible against the step's error tolerance, down to the
+    // round-off floor of q (without the second test small steps carry a velocity error ~ newton_tol / h).
+    double sq = 0.0, sv = 0.0, qscale = 0.0;
     for (Index i = 0; i < n; ++i) {
-      const double sk = 1.0 + std::abs(s1.q[i]);
-      sum += (dq_[i] / sk) * (dq_[i] / sk);
+      const double rq = dq_[i] / (1.0 + std::abs(s1.q[i]));
+      const double rv = gp * dq_[i] / (1.0 + std::abs(s1.v[i]));
+      sq += rq * rq;
+      sv += rv * rv;
+      qscale = std::max(qscale, 1.0 + std::abs(s1.q[i]));
     }
-    if (std::sqrt(sum / static_cast<double>(n)) <= p_.newton_tolerance) {
+    const double nn = static_cast<double>(n);
+    const double v_floor = 10.0 * std::numeric_limits<double>::epsilon() * gp * qscale;
+    if (std::sqrt(sq / nn) <= p_.newton_tolerance &&
+        std::sqrt(sv / nn) <= std::max({p_.newton_tolerance, 1e-2 * tol, v_floor})) {
       out.newton_converged = true;
       break;
     }
@@ -143,10 +166,11 @@ StepAttempt GeneralizedAlphaIndex3::attempt(const DaeState& s0, double h, double
   if (!out.newton_converged) return out;
   s1.a = qdd_;
   s1.lambda = lam_;
-  s1.alpha_acceleration = ((1.0 - af) * qdd_ + af * s0.a - am * aux_) / (1.0 - am);
+  s1.alpha_acceleration = ((1.0 - af) * qdd_ + af * a0 - am * aux_) / (1.0 - am);
+  s1.alpha_step = h;
 
   // eq 11: first-order Newmark (γ_N = 1, β_N = ½) from the same accelerations.
-  qN_ = s0.q + h * s0.v + (0.5 * h * h) * qdd_;
+  qN_ = s0.q + h * s0.v + (0.5 * h * h) * qdd_;  // β_N = ½: the q̈_n term vanishes
   vN_ = s0.v + h * qdd_;
   dq_ = s1.q - qN_;
   dv_ = s1.v - vN_;

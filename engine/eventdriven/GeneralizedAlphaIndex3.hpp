@@ -5,10 +5,15 @@
 //  - eq 8: α_m = (2ρ∞ − 1)/(ρ∞ + 1), α_f = ρ∞/(ρ∞ + 1), γ = ½ + α_f − α_m, β = ¼ (γ + ½)².
 //  - eqs 6–7: q_{n+1}, q̇_{n+1} and the auxiliary acceleration a_{n+1} are affine in q̈_{n+1}.
 //  - eqs 9–10: Newton on (q̈_{n+1}, λ_{n+1}) written in the increment Δq, iteration matrix
-//    [β'M + γ'C_t + K_t, −Gᵀ; G, 0] with β' = (1 − α_m)/(h²β(1 − α_f)), γ' = γ/(hβ); the constraint rows are
-//    scaled by β' to balance the matrix. K_t and C_t use the system's force Jacobians or finite differences.
+//    [β'M + γ'C_t + K_t, −Gᵀ; G, 0] with β' = (1 − α_m)/(h²β(1 − α_f)), γ' = γ/(hβ); the constraint rows
+//    and the multiplier increment are scaled by β' (Δλ = β' Δμ) so the matrix stays well conditioned as
+//    h → 0. K_t by finite differences of R_q, C_t from force_jacobian_v or finite differences.
 //  - eq 11: the error is the distance to a first-order Newmark solution (γ_N = 1, β_N = ½) built from the same
 //    accelerations; p = 2 in eq 12.
+//  - variable steps: the scheme restarts from consistent accelerations (a_n = q̈_n from the index-1 solve)
+//    whenever h differs from the previous step's; carrying q̈_n and a_n across a change of h turns the
+//    position defect δ of the index-3 solution into acceleration errors δ/h² that drive the controller to
+//    the minimum step (measured: thousands of forced steps on a pendulum at tol 1e-6 without the restart).
 // Needs q̇ = v (no quaternions): the scheme is written in the coordinates' vector space.
 #include "engine/eventdriven/DaeStep.hpp"
 
@@ -41,7 +46,7 @@ class GeneralizedAlphaIndex3 {
   ConstrainedEvaluator& ev_;
   GeneralizedAlphaParameters p_;
   double alpha_m_, alpha_f_, beta_, gamma_;
-  Vector aux_, qdd_, lam_, R_, Rp_, F_, g_, x_, dq_, dv_, qN_, vN_, qp_;
+  Vector aux_, qdd0_, qdd_, lam_, R_, Rp_, F_, g_, x_, dq_, dv_, qN_, vN_, qp_;
   Matrix M_, G_, Gp_, S_, K_, C_;
   Eigen::PartialPivLU<Matrix> lu_;
 };

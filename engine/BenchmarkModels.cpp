@@ -87,27 +87,7 @@ Model make_linear_oscillator(const LinearOscillatorParameters& p) {
 }
 
 GridTrajectory integrate_on_grid(Model& model, const MoreauJeanParameters& params, double horizon) {
-  if (model.lti.empty() || model.lti[0].dofs() != 1)
-    throw std::invalid_argument("integrate_on_grid: the model's first LTI system must have one coordinate");
-  if (!(params.h > 0.0)) throw std::invalid_argument("integrate_on_grid: the step h must be > 0");
-  const long steps = std::lround(horizon / params.h);
-  if (steps < 1 || std::abs(steps * params.h - horizon) > 1e-9 * horizon)
-    throw std::invalid_argument("integrate_on_grid: the horizon " + std::to_string(horizon) +
-                                " is not a whole number of steps h = " + std::to_string(params.h));
-  GridTrajectory out;
-  out.h = params.h;
-  out.q.reserve(steps + 1);
-  out.v.reserve(steps + 1);
-  const LagrangianLti& system = model.lti[0];
-  out.q.push_back(system.q[0]);
-  out.v.push_back(system.v[0]);
-  MoreauJean integrator(model, params);
-  for (long i = 0; i < steps; ++i) {
-    integrator.step();
-    out.q.push_back(system.q[0]);
-    out.v.push_back(system.v[0]);
-  }
-  return out;
+  return integrate_scheme_on_grid<MoreauJean>(model, params, horizon);
 }
 
 }  // namespace talus

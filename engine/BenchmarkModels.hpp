@@ -3,6 +3,9 @@
 // impacting oscillator", eq 122): defined once here so that the convergence tests, bench/convergence and the
 // example scenes build exactly the same Model. Their exact solutions live in engine/AnalyticSolutions.hpp;
 // docs/convergence.md gives the equations and the derivations.
+#include <cmath>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "engine/Model.hpp"
@@ -52,9 +55,36 @@ struct GridTrajectory {
   std::vector<double> q, v;  // N + 1 values each; v is the scheme's v_{i} (an approximation of v⁺(t_i))
 };
 
-// Integrates `model` (whose first LTI system is the benchmark's coordinate) with Moreau–Jean from its current
-// state over [model.time, model.time + horizon]. The horizon must be a whole number of steps params.h.
-// Propagates StepFailure.
+// Integrates `model` (whose first LTI system is the benchmark's coordinate) with any scheme from its current
+// state over [model.time, model.time + horizon], so every scheme is measured on the same grid. Scheme is built
+// as Scheme(Model&, const Params&) and has step(); Params has the step h. The horizon must be a whole number of
+// steps. Propagates StepFailure.
+template <class Scheme, class Params>
+GridTrajectory integrate_scheme_on_grid(Model& model, const Params& params, double horizon) {
+  if (model.lti.empty() || model.lti[0].dofs() != 1)
+    throw std::invalid_argument("integrate_on_grid: the model's first LTI system must have one coordinate");
+  if (!(params.h > 0.0)) throw std::invalid_argument("integrate_on_grid: the step h must be > 0");
+  const long steps = std::lround(horizon / params.h);
+  if (steps < 1 || std::abs(steps * params.h - horizon) > 1e-9 * horizon)
+    throw std::invalid_argument("integrate_on_grid: the horizon " + std::to_string(horizon) +
+                                " is not a whole number of steps h = " + std::to_string(params.h));
+  GridTrajectory out;
+  out.h = params.h;
+  out.q.reserve(steps + 1);
+  out.v.reserve(steps + 1);
+  const LagrangianLti& system = model.lti[0];
+  out.q.push_back(system.q[0]);
+  out.v.push_back(system.v[0]);
+  Scheme scheme(model, params);
+  for (long i = 0; i < steps; ++i) {
+    scheme.step();
+    out.q.push_back(system.q[0]);
+    out.v.push_back(system.v[0]);
+  }
+  return out;
+}
+
+// The Moreau–Jean instance of the above (bench/convergence, tests/convergence).
 GridTrajectory integrate_on_grid(Model& model, const MoreauJeanParameters& params, double horizon);
 
 }  // namespace talus

@@ -1,5 +1,7 @@
 #include "solvers/fc/Apgd.hpp"
 
+#include "solvers/core/AcceptProblem.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -60,13 +62,7 @@ void project_all(int d, const Vector& mu, Vector& z) {
 SolverStats apgd(const FrictionContactProblem& p, Vector& r, Vector& u, const ApgdParameters& params) {
   const auto t_start = Clock::now();
   SolverStats stats;
-  try {
-    validate(p);
-  } catch (const std::invalid_argument& e) {
-    stats.status = SolverStatus::InvalidInput;
-    stats.message = e.what();
-    return stats;
-  }
+  if (!accept_problem(p, stats)) return stats;
   const int d = p.dim;
   const Index m = p.q.size();
   const Index nc = p.contacts();

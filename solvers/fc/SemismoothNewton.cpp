@@ -1,5 +1,7 @@
 #include "solvers/fc/SemismoothNewton.hpp"
 
+#include "solvers/core/AcceptProblem.hpp"
+
 #include <Eigen/KLUSupport>
 #include <Eigen/UmfPackSupport>
 #include <algorithm>
@@ -134,13 +136,7 @@ SolverStats semismooth_newton(const FrictionContactProblem& p, Vector& r, Vector
                               const SemismoothNewtonParameters& params) {
   const auto t_start = Clock::now();
   SolverStats stats;
-  try {
-    validate(p);
-  } catch (const std::invalid_argument& e) {
-    stats.status = SolverStatus::InvalidInput;
-    stats.message = e.what();
-    return stats;
-  }
+  if (!accept_problem(p, stats)) return stats;
   const int d = p.dim;
   const Index m = p.q.size();
   const Index nc = p.contacts();

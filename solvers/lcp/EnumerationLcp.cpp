@@ -2,6 +2,8 @@
 // (not even the MLCP reduction) so that it stays an independent oracle for their tests.
 #include "solvers/lcp/EnumerationLcp.hpp"
 
+#include "solvers/core/AcceptProblem.hpp"
+
 #include <Eigen/LU>
 #include <chrono>
 #include <cmath>
@@ -22,13 +24,7 @@ constexpr double kAcceptanceTolerance = 1e-10;
 SolverStats solve_lcp_by_enumeration(const LcpProblem& p, Vector& z, Vector& w) {
   const auto start = std::chrono::steady_clock::now();
   SolverStats stats;
-  try {
-    validate(p);
-  } catch (const std::invalid_argument& e) {
-    stats.status = SolverStatus::InvalidInput;
-    stats.message = e.what();
-    return stats;
-  }
+  if (!accept_problem(p, stats)) return stats;
   const Index n = p.size();
   if (n > kEnumerationMaxSize) {
     stats.status = SolverStatus::InvalidInput;

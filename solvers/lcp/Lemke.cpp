@@ -9,6 +9,8 @@
 // (M / max|M_ij|, q / max|q_i|), which leaves the path unchanged and puts the pivot tolerance in fixed units.
 #include "solvers/lcp/Lemke.hpp"
 
+#include "solvers/core/AcceptProblem.hpp"
+
 #include <Eigen/LU>
 #include <cassert>
 #include <chrono>
@@ -257,13 +259,7 @@ SolverStats solve_lemke(const LcpProblem& p, Vector& z, Vector& w, const LemkePa
                         LemkeWorkspace& workspace) {
   const auto start = std::chrono::steady_clock::now();
   SolverStats stats;
-  try {
-    validate(p);
-  } catch (const std::invalid_argument& e) {
-    stats.status = SolverStatus::InvalidInput;
-    stats.message = e.what();
-    return stats;
-  }
+  if (!accept_problem(p, stats)) return stats;
   workspace.M_dense = p.M;  // dense on purpose: the small-system path
   if (p.n_equality == 0) {
     stats = solve_lemke_dense(workspace.M_dense, p.q, z, params, workspace);

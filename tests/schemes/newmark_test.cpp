@@ -7,7 +7,7 @@
 
 #include "engine/AnalyticSolutions.hpp"
 #include "engine/BenchmarkModels.hpp"
-#include "engine/schemes/GridIntegration.hpp"
+#include "engine/BenchmarkModels.hpp"
 #include "engine/schemes/NonsmoothNewmark.hpp"
 #include "engine/schemes/SchemeBenchmarkModels.hpp"
 

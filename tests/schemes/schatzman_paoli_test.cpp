@@ -6,7 +6,7 @@
 
 #include "engine/AnalyticSolutions.hpp"
 #include "engine/BenchmarkModels.hpp"
-#include "engine/schemes/GridIntegration.hpp"
+#include "engine/BenchmarkModels.hpp"
 #include "engine/schemes/SchatzmanPaoli.hpp"
 #include "engine/schemes/SchemeBenchmarkModels.hpp"
 

@@ -207,7 +207,7 @@ inline bool sliding_by_angle(const LocalContact<D>& c, const Vec<D>& b, Vec<D>& 
     return p;
   };
   double best_residual = INFINITY;
-  Vec<D> best;
+  Vec<D> best = Vec<D>::Zero();
   Point prev = eval(0.0);
   for (int k = 1; k <= samples; ++k) {
     const Point next = eval(two_pi * k / samples);

@@ -113,16 +113,19 @@ TEST_CASE("Coloured NSGS is bit-identical across runs and thread counts", "[fc][
         CHECK(r == reference);
     }
   }
-  SECTION("to tolerance with the default settings: same thread count, same result") {
+  SECTION("default settings (Anderson phases included): same thread count, same result") {
+    // 150 sweeps span three Anderson windows; the solve to tolerance on 2 threads is the next test's job.
     NsgsParameters prm;
     prm.threads = 2;
     prm.min_contacts_per_thread = 1;
+    prm.tolerance = 1e-13;
+    prm.max_iterations = 150;
     Vector r1, r2, u;
     const SolverStats s1 = nsgs(p, r1, u, prm);
     const SolverStats s2 = nsgs(p, r2, u, prm);
-    REQUIRE(s1.converged());
-    CHECK(friction_residual(p, r1) <= prm.tolerance);
-    CHECK(s1.iterations == s2.iterations);
+    CHECK(s1.iterations == 150);
+    CHECK(s1.status == SolverStatus::MaxIterations);
+    CHECK(s2.iterations == s1.iterations);
     CHECK(r1 == r2);
   }
 }

@@ -377,10 +377,10 @@ double process_cpu_seconds() {
 }
 
 // Cost of one sweep without the set-up (block-CSR copy, colouring): the difference between runs of 10 and 60
-// sweeps, best of three. Returns {wall, cpu of all threads} in ns per contact per sweep.
+// sweeps, best of five. Returns {wall, cpu of all threads} in ns per contact per sweep.
 std::pair<double, double> sweep_cost(const FrictionContactProblem& p, int threads, bool coloured) {
   double wall = INFINITY, cpu = INFINITY;
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < 5; ++rep) {
     double w[2], c[2];
     const int sweeps[2] = {10, 60};
     for (int k = 0; k < 2; ++k) {
@@ -405,8 +405,9 @@ std::pair<double, double> sweep_cost(const FrictionContactProblem& p, int thread
 int run_lattice(const std::vector<long>& sizes, int layers, double noise, const Budget& budget) {
   const int t2 = std::max(2, budget.threads);
   std::printf("Lattice bead stacks (LatticeStackProblem.hpp): %d layers, pre-impact velocity noise %.3g m/s.\n"
-              "Sweep cost = (time of 60 sweeps - time of 10) / (50 x contacts), best of 3, plain Gauss-Seidel;\n"
-              "'cpu' is process CPU time (all threads), 'wall' elapsed time. Then solves to %.0e with the defaults.\n\n",
+              "Sweep cost = (time of 60 sweeps - time of 10) / (50 x contacts), best of 5, plain Gauss-Seidel;\n"
+              "'cpu' is process CPU time (all threads), 'wall' elapsed time. Then solves to %.0e with the defaults,\n"
+              "best of 3 (the minimum filters out other processes' interference).\n\n",
               layers, noise, budget.tolerance);
   std::printf("%9s %6s %4s | %8s %8s %8s %8s | %7s | %6s %9s %6s %9s %6s %7s\n", "contacts", "blk/c", "col",
               "serial", "cpu", "col-1T", ("col-" + std::to_string(t2) + "T").c_str(), "speedup", "its-1T",
@@ -421,15 +422,20 @@ int run_lattice(const std::vector<long>& sizes, int layers, double noise, const 
     const auto serial = sweep_cost(p, 1, false);
     const auto one = sweep_cost(p, 1, true);
     const auto two = sweep_cost(p, t2, true);
+    // Best of three solves (identical results every time; the minimum filters out other processes' interference).
     auto solve = [&](int threads) {
       NsgsParameters prm = with_budget(NsgsParameters{}, budget);
       prm.threads = threads;
-      Vector r, u;
-      const SolverStats st = nsgs(p, r, u, prm);
-      if (!st.converged())
+      SolverStats best;
+      for (int rep = 0; rep < 3; ++rep) {
+        Vector r, u;
+        const SolverStats st = nsgs(p, r, u, prm);
+        if (rep == 0 || st.seconds < best.seconds) best = st;
+      }
+      if (!best.converged())
         std::fprintf(stderr, "  warning: %ld contacts, %d thread(s): %s, residual %.2e after %d sweeps\n", n, threads,
-                     to_string(st.status), st.residual, st.iterations);
-      return st;
+                     to_string(best.status), best.residual, best.iterations);
+      return best;
     };
     const SolverStats s1 = solve(1);
     const SolverStats s2 = solve(t2);

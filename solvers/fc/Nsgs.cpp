@@ -119,13 +119,13 @@ inline double contact_residual_squared(const Workspace<D>& ws, Index k) {
 // since the last restart rejects the history (Walker–Ni's safeguard idea on the fixed-point residual).
 class AccelerationPolicy {
  public:
-  AccelerationPolicy(Index size, const NsgsParameters& prm) : window_(std::max(1, prm.anderson_window)),
-                                                               slow_(prm.anderson_slow_progress) {
-    anderson_.reset(size, prm.anderson_memory);
-    if (anderson_.memory() > 0) before_.resize(size);
-  }
+  // The history (2 × memory vectors of the problem's size) is allocated when a first accelerated phase starts:
+  // warm-started time steps usually converge before one does.
+  AccelerationPolicy(Index size, const NsgsParameters& prm)
+      : size_(size), memory_(std::clamp(prm.anderson_memory, 0, AndersonAcceleration::kMaxMemory)),
+        window_(std::max(1, prm.anderson_window)), slow_(prm.anderson_slow_progress) {}
 
-  bool enabled() const { return anderson_.memory() > 0; }
+  bool enabled() const { return memory_ > 0; }
   // The accelerated phase needs x_k, the reactions before the sweep.
   bool wants_previous() const { return enabled() && accelerate_; }
   Vector& previous() { return before_; }
@@ -139,6 +139,10 @@ class AccelerationPolicy {
       if (window_best_ > slow_ * last_window_best_) {
         accelerate_ = !accelerate_;
         switched = true;
+        if (accelerate_ && anderson_.memory() == 0) {
+          anderson_.reset(size_, memory_);
+          before_.resize(size_);
+        }
       }
       last_window_best_ = window_best_;
       window_best_ = INFINITY;
@@ -166,6 +170,8 @@ class AccelerationPolicy {
 
   AndersonAcceleration anderson_;
   Vector before_;
+  Index size_;
+  int memory_;
   int window_;
   double slow_;
   bool accelerate_ = false, extrapolated_ = false;

@@ -8,7 +8,7 @@
 // W is symmetric positive semidefinite (possibly singular), stored as a sparse matrix whose non-zeros come in
 // dim × dim blocks. Seed 004 (Coulomb friction, Moreau–Jean with friction) is the spec.
 //
-// Common residual measure (documented in docs/solvers.md, reported by every friction solver):
+// Common residual measure (documented in docs/friction-solvers.md, reported by every friction solver):
 //   err(r) = ‖ r − proj_K(r − ρ û(r)) ‖ / (1 + ‖q‖),  ρ = 1,
 // the natural map of the De Saxcé formulation, zero iff (r, u) solves the problem.
 #include "solvers/core/SparseTypes.hpp"

@@ -7,6 +7,7 @@
 
 #include "apps/SceneReader.hpp"
 #include "engine/PlanarBlock.hpp"
+#include "engine/schemes/CorotationalBeam.hpp"
 
 namespace talus::app {
 
@@ -14,7 +15,7 @@ namespace {
 
 // What a name in the scene refers to: systems (LTI, sphere, planar block), static planes and interactions
 // share one namespace, because output columns are named after them.
-enum class EntityKind { Lti, Sphere, Plane, Block, Interaction };
+enum class EntityKind { Lti, Sphere, Plane, Block, Beam, Interaction };
 
 struct Entity {
   EntityKind kind;
@@ -33,6 +34,7 @@ const char* kind_name(EntityKind k) {
     case EntityKind::Sphere: return "a sphere";
     case EntityKind::Plane: return "a plane";
     case EntityKind::Block: return "a planar block";
+    case EntityKind::Beam: return "a co-rotational beam";
     case EntityKind::Interaction: return "an interaction";
   }
   return "";
@@ -62,6 +64,7 @@ class SceneBuilder {
   void read_sphere(const Field& f);
   void read_plane(const Field& f);
   void read_block(const Field& f);
+  void read_corotational_beam(const Field& f);
   void read_interaction(const Field& f);
   void read_contacts(const Field& f);
   void read_integrator(const Field& f);
@@ -95,7 +98,7 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   in_.expect_map(root, {"name", "description", "gravity", "laws", "lti_systems", "spheres", "planes",
-                        "planar_blocks", "interactions", "contacts", "integrator", "output"});
+                        "planar_blocks", "corotational_beams", "interactions", "contacts", "integrator", "output"});
   scene_.name = default_name;
   if (auto f = in_.optional(root, "name")) {
     scene_.name = in_.string(*f);
@@ -117,9 +120,11 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_plane(item);
   if (auto f = in_.optional(root, "planar_blocks"))
     for (const Field& item : in_.list(*f)) read_block(item);
+  if (auto f = in_.optional(root, "corotational_beams"))
+    for (const Field& item : in_.list(*f)) read_corotational_beam(item);
   if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.size() == 0)
-    in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres or "
-                   "planar_blocks)");
+    in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres, "
+                   "planar_blocks or corotational_beams)");
   if (auto f = in_.optional(root, "interactions"))
     for (const Field& item : in_.list(*f)) read_interaction(item);
   if (auto f = in_.optional(root, "contacts")) read_contacts(*f);
@@ -372,6 +377,43 @@ void SceneBuilder::read_block(const Field& f) {
   }
 }
 
+// A hinged co-rotational beam (engine/schemes/CorotationalBeam.hpp), optionally with a stop for its tip.
+void SceneBuilder::read_corotational_beam(const Field& f) {
+  in_.expect_map(f, {"name", "length", "elements", "EA", "EI", "rho_A", "hinge", "angle", "angular_velocity", "stop"});
+  CorotationalBeam b;
+  b.name = new_name(in_.required(f, "name"), EntityKind::Beam, static_cast<Index>(scene_.model.nonlinear.size()));
+  b.length = in_.positive(in_.required(f, "length"));
+  const Field ef = in_.required(f, "elements");
+  b.elements = in_.integer(ef);
+  if (b.elements < 1) in_.fail(ef, "is " + std::to_string(b.elements) + " (expected an integer >= 1)");
+  b.axial_stiffness = in_.positive(in_.required(f, "EA"));
+  b.bending_stiffness = in_.positive(in_.required(f, "EI"));
+  b.mass_per_length = in_.positive(in_.required(f, "rho_A"));
+  if (auto h = in_.optional(f, "hinge")) b.hinge = in_.vector(*h, 2, "(x, y)");
+  if (auto a = in_.optional(f, "angle")) b.angle = in_.number(*a);
+  if (auto w = in_.optional(f, "angular_velocity")) b.angular_velocity = in_.number(*w);
+  b.gravity = gravity_.head<2>();
+  const Index sys = add_corotational_beam(scene_.model, b);
+  if (auto stop = in_.optional(f, "stop")) {
+    in_.expect_map(*stop, {"angle", "law"});
+    const Field lf = in_.required(*stop, "law");
+    const NonsmoothLaw law = law_of(lf);
+    if (!std::holds_alternative<NewtonImpactLaw>(law))
+      in_.fail(lf, "is not usable at the tip stop (expected a newton law: the stop is frictionless)");
+    const Field af = in_.required(*stop, "angle");
+    const std::string name = b.name + ".stop";
+    if (names_.count(name)) in_.fail(*stop, "the stop interaction name '" + name + "' is already used");
+    try {
+      add_corotational_tip_stop(scene_.model, sys, b, in_.number(af), law, name);
+    } catch (const std::invalid_argument& e) {
+      in_.fail(af, e.what());
+    }
+    names_.emplace(name, Entity{EntityKind::Interaction, static_cast<Index>(scene_.model.interactions.size()) - 1,
+                                stop->path});
+    record_law(lf, law, name);
+  }
+}
+
 // ---- interactions -------------------------------------------------------------------------------------
 
 void SceneBuilder::add_sphere_contact(const std::string& name, Index sphere, const Plane* plane,
@@ -419,7 +461,7 @@ void SceneBuilder::read_interaction(const Field& f) {
     in.name = name;
     Index cols = 0;
     for (const Field& s : systems) {
-      const Entity& e = entity(s, {EntityKind::Lti, EntityKind::Block},
+      const Entity& e = entity(s, {EntityKind::Lti, EntityKind::Block, EntityKind::Beam},
                                ": spheres take part in sphere_plane and sphere_sphere interactions");
       if (e.kind == EntityKind::Lti) {
         in.systems.push_back({SystemFamily::Lti, e.index});
@@ -497,6 +539,21 @@ void SceneBuilder::read_integrator(const Field& f) {
                                          {"hht", SchemeKind::Hht},
                                          {"generalized_alpha", SchemeKind::GeneralizedAlpha},
                                          {"schatzman_paoli", SchemeKind::SchatzmanPaoli}});
+  // The second-order schemes update q by vector arithmetic and solve frictionless MLCPs
+  // (engine/schemes/SecondOrderSystem.hpp): refuse here, at the field, what they would refuse at the first step.
+  if (c.kind != SchemeKind::MoreauJean) {
+    const Field s = in_.required(f, "scheme");
+    const std::string name = in_.string(s);
+    if (scene_.model.bodies.size() != 0)
+      in_.fail(s, "is " + name + ", but '" + scene_.body_names[0] +
+                      "' is a rigid body (expected moreau_jean: the second-order schemes cannot update quaternion "
+                      "coordinates by q + h v + …)");
+    for (const UsedLaw& u : used_laws_)
+      if (std::holds_alternative<NewtonImpactFrictionLaw>(u.law))
+        in_.fail(s, "is " + name + ", but '" + u.interaction +
+                        "' has Coulomb friction (expected moreau_jean: the second-order schemes handle frictionless "
+                        "contact and equalities only)");
+  }
   // Parameters of the second-order schemes (engine/schemes/SchemeSelection.hpp; defaults are the seeds').
   if (auto x = in_.optional(f, "newmark_gamma")) c.gamma = in_.in_range(*x, 0.0, 1.0);
   if (auto x = in_.optional(f, "newmark_beta")) c.beta = in_.in_range(*x, 0.0, 1.0);

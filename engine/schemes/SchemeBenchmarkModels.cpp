@@ -168,6 +168,14 @@ Model make_beam_against_stop(const BeamStopParameters& p) {
   return model;
 }
 
+Model make_rotating_beam(const RotatingBeamParameters& p) {
+  require(p.restitution >= 0.0 && p.restitution <= 1.0, "rotating beam", "restitution must be in [0, 1]");
+  Model model;
+  const Index beam = add_corotational_beam(model, p.beam);
+  add_corotational_tip_stop(model, beam, p.beam, p.stop_angle, NewtonImpactLaw{p.restitution}, "stop");
+  return model;
+}
+
 double pendulum_energy(const Model& model, const BouncingPendulumParameters& p) {
   const LagrangianLti& s = model.lti.at(0);
   return 0.5 * s.v.dot(s.M * s.v) + p.mass * p.gravity * s.q[1];

@@ -6,11 +6,13 @@
 //  - two-ball oscillator (seed 000 slides 66–68, seed 004): two point masses on a vertical line joined by a
 //    spring, the lower one impacting the ground;
 //  - impacting elastic bar (seed 004, Chen et al.): a linear FE bar falling on a rigid ground, g = 0, e = 0;
-//  - cantilever Euler–Bernoulli beam whose tip strikes a stop (the linear counterpart of seed 000 fig. 10's
-//    flexible beam impacting a stop; the rotating version needs geometrically nonlinear beams).
+//  - cantilever Euler–Bernoulli beam whose tip strikes a stop (the linear counterpart of seed 000 fig. 10);
+//  - flexible rotating beam striking a stop (seed 000 fig. 10): a co-rotational beam pinned at one end,
+//    spinning freely into a stop touched by its tip (the scene examples/rotating_beam.yaml).
 // Parameters the seeds leave open (masses, inertia, spring stiffness, beam data) are chosen here and listed in
 // docs/schemes.md.
 #include "engine/Model.hpp"
+#include "engine/schemes/CorotationalBeam.hpp"
 #include "engine/schemes/FiniteElementBeams.hpp"
 
 namespace talus {
@@ -50,6 +52,20 @@ struct BeamStopParameters {
   double restitution = 0.0;
 };
 
+struct RotatingBeamParameters {
+  CorotationalBeam beam = default_beam();  // L = 1 m, 10 elements, EA = 1e4 N, EI = 2 N m², ρA = 1 kg/m, ω₀ = 4 rad/s
+  double stop_angle = 0.78539816339744830962;  // π/4: the tip strikes at t = 0.196 s
+  double restitution = 0.0;
+
+  static CorotationalBeam default_beam() {
+    CorotationalBeam b;
+    b.axial_stiffness = 1e4;
+    b.bending_stiffness = 2.0;
+    b.angular_velocity = 4.0;
+    return b;
+  }
+};
+
 void validate(const BouncingPendulumParameters& p);
 void validate(const TwoBallOscillatorParameters& p);
 void validate(const ImpactingBarParameters& p);
@@ -65,6 +81,8 @@ Model make_two_ball_oscillator(const TwoBallOscillatorParameters& p = {});
 Model make_impacting_bar(const ImpactingBarParameters& p = {});
 // One LTI system (the beam's free nodes), interaction "stop" on the tip deflection: g = gap + w_tip.
 Model make_beam_against_stop(const BeamStopParameters& p = {});
+// One nonlinear system (the beam, Model::nonlinear[0]), interaction "stop" on its tip.
+Model make_rotating_beam(const RotatingBeamParameters& p = {});
 
 // Mechanical energy of the pendulum (kinetic + gravity potential, zero at y = 0) and of the two-ball
 // oscillator (kinetic + spring + gravity, zero on the ground at rest length), from the model's state.

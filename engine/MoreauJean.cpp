@@ -377,6 +377,11 @@ MoreauJean::~MoreauJean() { delete impl_; }
 const StepReport& MoreauJean::step() { return impl_->step(); }
 const StepReport& MoreauJean::last_report() const { return impl_->report; }
 const MoreauJeanParameters& MoreauJean::parameters() const { return impl_->p; }
+void MoreauJean::set_step_size(double h) {
+  if (!(h > 0.0) || !std::isfinite(h))
+    throw std::invalid_argument("Moreau-Jean: the step size h must be > 0 and finite");
+  impl_->p.h = h;
+}
 
 const char* to_string(MoreauJeanVariant v) {
   switch (v) {

@@ -49,6 +49,9 @@ class MoreauJean {
   const StepReport& step();
   const StepReport& last_report() const;
   const MoreauJeanParameters& parameters() const;
+  // Changes h for the following steps (adaptive step-size control, engine/adaptive): the iteration matrix is
+  // re-factorised on the next step only when h changed. Throws std::invalid_argument unless h > 0 and finite.
+  void set_step_size(double h);
 
  private:
   struct Impl;

@@ -8,7 +8,9 @@
 //     h = 2e−3; ρ∞ = 0.6, θ = 1, Newmark γ = 1, β = 0.5625): errors against the wave solution
 //     (engine/schemes/ElasticBarImpactSolution.hpp);
 //  4. bouncing rigid pendulum (seed 004: e = 0.8, h = 2e−3, Moreau θ = 1/1.8, generalized-α ρ∞ = 0.8): drift
-//     of the bilateral constraints at position and velocity level.
+//     of the bilateral constraints at position and velocity level;
+//  5. flexible rotating beam striking a stop (seed 000 fig. 10; examples/rotating_beam.yaml, e = 0, h = 2e−4):
+//     energy before the impact (the free rotation conserves it), penetration, impulse, rebound.
 // Prints the tables; --json FILE writes them; --figures DIR writes CSV time series there and runs
 // scripts/plot_schemes.py to draw the PNG figures. docs/schemes.md explains every number.
 #include <CLI/CLI.hpp>
@@ -26,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/PythonInterpreter.hpp"
 #include "engine/AnalyticSolutions.hpp"
 #include "engine/BenchmarkModels.hpp"
 #include "engine/schemes/ElasticBarImpactSolution.hpp"
@@ -446,9 +449,100 @@ void print_pendulum_table(const std::vector<DriftRecord>& records, double h, dou
   }
 }
 
+// ------------------------------------------------------------------------------------ 5. rotating beam
+struct BeamRecord {
+  std::string scheme;
+  double impact_time = kNaN;     // first step with a positive impulse
+  double free_energy_drift = kNaN;  // max |E/E₀ − 1| before the impact (a free rotation conserves E)
+  double min_gap = kNaN;         // most negative tip gap
+  double impulse = kNaN;         // Σ Λ on the stop
+  double contact_work = kNaN;    // Σ contact work (≤ 0 for e = 0)
+  double energy_ratio = kNaN;    // E(end)/E₀
+  double momentum_ratio = kNaN;  // angular momentum about the hinge at the end / at the start (< 0: thrown back)
+  double newton = kNaN;          // mean Newton iterations per step
+  std::string failure;
+};
+
+std::vector<BeamRecord> rotating_beam_table(const std::vector<SchemeChoice>& schemes, double h, double horizon,
+                                            Series& energy, Series& tip) {
+  const RotatingBeamParameters bp;
+  const long steps = std::lround(horizon / h);
+  energy.columns = tip.columns = {"t"};
+  for (const SchemeChoice& c : schemes) energy.columns.push_back(describe(c)), tip.columns.push_back(describe(c));
+  energy.rows.assign(steps + 1, std::vector<double>(schemes.size() + 1, kNaN));
+  tip.rows = energy.rows;
+  for (long i = 0; i <= steps; ++i) energy.rows[i][0] = tip.rows[i][0] = i * h;
+  std::vector<BeamRecord> out;
+  for (size_t k = 0; k < schemes.size(); ++k) {
+    SchemeChoice c = schemes[k];
+    c.h = h;
+    BeamRecord r;
+    r.scheme = describe(c);
+    Model model = make_rotating_beam(bp);
+    const LagrangianNonlinear& s = model.nonlinear[0];
+    const auto mechanical_energy = [&] {
+      return 0.5 * s.v.dot(corotational_lumped_mass(bp.beam).cwiseProduct(s.v)) + s.potential(s.q);
+    };
+    const auto tip_angle = [&] {
+      const Eigen::Vector2d p = corotational_node_position(bp.beam, s.q, bp.beam.elements) - bp.beam.hinge;
+      return std::atan2(p.y(), p.x());
+    };
+    const double e0 = mechanical_energy(), l0 = corotational_angular_momentum(bp.beam, s.q, s.v);
+    energy.rows[0][k + 1] = e0;
+    tip.rows[0][k + 1] = tip_angle();
+    try {
+      const Integrator integrator = make_integrator(model, c);
+      double drift = 0.0, gmin = 0.0, impulse = 0.0, work = 0.0, newton = 0.0;
+      for (long i = 1; i <= steps; ++i) {
+        const StepReport& rep = integrator.step();
+        const double e = mechanical_energy();
+        const double lambda = model.interactions[0].impulse.size() ? model.interactions[0].impulse[0] : 0.0;
+        if (lambda > 0.0 && std::isnan(r.impact_time)) r.impact_time = i * h;
+        if (std::isnan(r.impact_time)) drift = std::max(drift, std::abs(e / e0 - 1.0));
+        const Eigen::Vector2d p = corotational_node_position(bp.beam, s.q, bp.beam.elements) - bp.beam.hinge;
+        gmin = std::min(gmin, p.norm() * std::sin(bp.stop_angle - std::atan2(p.y(), p.x())));
+        impulse += lambda;
+        work += rep.energy.contact_work;
+        newton += rep.newton_iterations;
+        energy.rows[i][k + 1] = e;
+        tip.rows[i][k + 1] = tip_angle();
+      }
+      r.free_energy_drift = drift;
+      r.min_gap = gmin;
+      r.impulse = impulse;
+      r.contact_work = work;
+      r.energy_ratio = mechanical_energy() / e0;
+      r.momentum_ratio = corotational_angular_momentum(bp.beam, s.q, s.v) / l0;
+      r.newton = newton / steps;
+    } catch (const std::exception& ex) {
+      r.failure = ex.what();
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+void print_rotating_beam_table(const std::vector<BeamRecord>& records, double h, double horizon) {
+  const RotatingBeamParameters bp;
+  std::printf("\n5. Flexible rotating beam striking a stop (seed 000 fig. 10; co-rotational, %d elements, omega0 = %g "
+              "rad/s, stop at %g rad, e = %g, h = %g, %g s)\n", bp.beam.elements, bp.beam.angular_velocity,
+              bp.stop_angle, bp.restitution, h, horizon);
+  std::printf("  %-34s  %9s  %12s  %11s  %9s  %11s  %9s  %11s  %7s\n", "scheme", "t_impact", "|E/E0-1| pre",
+              "min tip gap", "impulse", "contact W", "E(end)/E0", "L(end)/L0", "Newton");
+  for (const BeamRecord& r : records) {
+    if (!r.failure.empty()) {
+      std::printf("  %-34s  FAILED: %s\n", r.scheme.c_str(), r.failure.c_str());
+      continue;
+    }
+    std::printf("  %-34s  %9.4f  %12.2e  %11.2e  %9.4f  %11.2e  %9.4f  %11.4f  %7.2f\n", r.scheme.c_str(), r.impact_time,
+                r.free_energy_drift, r.min_gap, r.impulse, r.contact_work, r.energy_ratio, r.momentum_ratio, r.newton);
+  }
+}
+
 // ----------------------------------------------------------------------------------------------- JSON output
 void write_json(const std::string& path, const std::vector<OrderRecord>& orders, const std::vector<EnergyRecord>& energy,
-                const std::vector<BarRecord>& bar, const std::vector<DriftRecord>& drift) {
+                const std::vector<BarRecord>& bar, const std::vector<DriftRecord>& drift,
+                const std::vector<BeamRecord>& beam) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot open " + path + " for writing");
   auto failure = [](const std::string& f) { return f.empty() ? std::string() : ", \"failure\": " + str(f); };
@@ -486,6 +580,16 @@ void write_json(const std::string& path, const std::vector<OrderRecord>& orders,
         << ", \"impacts\": " << r.impacts << ", \"final_angle\": " << num(r.final_angle) << failure(r.failure) << "}"
         << (i + 1 < drift.size() ? "," : "") << "\n";
   }
+  out << "  ],\n  \"rotating_beam\": [\n";
+  for (size_t i = 0; i < beam.size(); ++i) {
+    const BeamRecord& r = beam[i];
+    out << "    {\"scheme\": " << str(r.scheme) << ", \"impact_time\": " << num(r.impact_time)
+        << ", \"energy_drift_before_impact\": " << num(r.free_energy_drift) << ", \"min_tip_gap\": " << num(r.min_gap)
+        << ", \"impulse\": " << num(r.impulse) << ", \"contact_work\": " << num(r.contact_work)
+        << ", \"energy_ratio\": " << num(r.energy_ratio) << ", \"angular_momentum_ratio\": " << num(r.momentum_ratio)
+        << ", \"newton_per_step\": " << num(r.newton) << failure(r.failure) << "}" << (i + 1 < beam.size() ? "," : "")
+        << "\n";
+  }
   out << "  ]\n}\n";
   if (!out) throw std::runtime_error("failed writing " + path);
 }
@@ -495,9 +599,9 @@ void write_json(const std::string& path, const std::vector<OrderRecord>& orders,
 int main(int argc, char** argv) {
   CLI::App app{
       "Second-order nonsmooth schemes side by side (issue 5): order table, two-ball energy, impacting elastic bar "
-      "vs its exact solution, bouncing pendulum drift"};
+      "vs its exact solution, bouncing pendulum drift, rotating flexible beam striking a stop"};
   std::vector<double> steps = {1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4};
-  std::string json_path, figures_dir, plot_script = "scripts/plot_schemes.py", python = "python3";
+  std::string json_path, figures_dir, plot_script = "scripts/plot_schemes.py", python = talus::app::python_interpreter();
   bool quick = false;
   app.add_option("--h", steps, "time steps of the order table [s]")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--json", json_path, "write every table to this JSON file");
@@ -537,8 +641,15 @@ int main(int argc, char** argv) {
     print_pendulum_table(drift, 2e-3, 5.0);
     std::fflush(stdout);
 
+    Series beam_energy, beam_tip;
+    const std::vector<SchemeChoice> beam_schemes = {moreau(0.5), moreau(1.0), newmark(0.5, 0.25), hht(0.1),
+                                                    generalized_alpha(0.8), schatzman_paoli(0.25)};
+    const std::vector<BeamRecord> beam = rotating_beam_table(beam_schemes, 2e-4, 1.5, beam_energy, beam_tip);
+    print_rotating_beam_table(beam, 2e-4, 1.5);
+    std::fflush(stdout);
+
     if (!json_path.empty()) {
-      write_json(json_path, orders, energy, bar, drift);
+      write_json(json_path, orders, energy, bar, drift, beam);
       std::printf("\nwrote %s\n", json_path.c_str());
     }
     if (!figures_dir.empty()) {
@@ -549,6 +660,8 @@ int main(int argc, char** argv) {
       bar_pressure.write(dir / "bar_pressure.csv");
       bar_energy.write(dir / "bar_energy.csv");
       drift_series.write(dir / "pendulum_drift.csv");
+      beam_energy.write(dir / "rotating_beam_energy.csv");
+      beam_tip.write(dir / "rotating_beam_tip.csv");
       const std::string command = "\"" + python + "\" \"" + plot_script + "\" \"" + dir.string() + "\"";
       if (std::system(command.c_str()) != 0) throw std::runtime_error("plotting failed: " + command);
       std::printf("wrote CSV and PNG figures to %s\n", dir.string().c_str());
@@ -560,6 +673,8 @@ int main(int argc, char** argv) {
     for (const auto& r : bar)
       if (!r.failure.empty()) return 1;
     for (const auto& r : drift)
+      if (!r.failure.empty()) return 1;
+    for (const auto& r : beam)
       if (!r.failure.empty()) return 1;
   } catch (const std::exception& ex) {
     std::fprintf(stderr, "schemes: %s\n", ex.what());

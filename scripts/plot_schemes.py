@@ -6,6 +6,8 @@
   bar_pressure.png      contact pressure at the lower end vs the exact solution
   bar_energy.png        energy of the bar (the exact solution conserves it)
   pendulum_drift.png    drift of the bilateral constraints of the bouncing pendulum (log scale)
+  rotating_beam_energy.png  mechanical energy of the rotating beam striking its stop, every scheme (seed 000 fig. 10)
+  rotating_beam_tip.png     angle of the beam's tip about the hinge (the stop is at pi/4)
 
 Usage: scripts/plot_schemes.py DIR   (reads DIR/*.csv, writes DIR/*.png)
 """
@@ -57,6 +59,8 @@ def main():
     line_plot(d, "bar_pressure", "Impacting elastic bar: contact pressure at the lower end", "p [Pa]")
     line_plot(d, "bar_energy", "Impacting elastic bar: energy", "E [J]")
     line_plot(d, "pendulum_drift", "Bouncing pendulum: bilateral constraint drift", "|g|, |dg/dt|", logy=True)
+    line_plot(d, "rotating_beam_energy", "Rotating beam striking a stop (e = 0): mechanical energy", "E [J]")
+    line_plot(d, "rotating_beam_tip", "Rotating beam striking a stop: tip angle about the hinge", "angle [rad]")
 
 
 if __name__ == "__main__":

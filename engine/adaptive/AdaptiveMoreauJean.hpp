@@ -15,7 +15,8 @@
 // where g are the gaps at the two accepted grid points t + h/2 and t + h. error ≤ 1 accepts x_{1/2}; either
 // way the next step is h min(α_max, max(α_min, α error^{−1/(p+1)})) (eq 113). The variable-order variant
 // (slides 106–107) guesses p per try: 0 when the active set changes within the try (an impact or a release),
-// the smooth order of the θ-scheme otherwise (2 for the standard scheme with θ = ½, 1 for any other).
+// the smooth order of the θ-scheme otherwise (2 for θ = ½ in the standard and dissipative variants, which are
+// then the trapezoidal rule; 1 otherwise).
 //
 // Failures are never silent: a one-step problem that is not solved throws StepFailure inside a try; the try
 // is then restored and retried with α_min h, and the failure is rethrown once h would drop below h_min. A try
@@ -37,9 +38,9 @@ struct AdaptiveMoreauJeanParameters {
   ErrorEstimateOrder order = ErrorEstimateOrder::Zero;
   double atol = 1e-6;  // eq 110, in the units of each component (coordinates and velocities alike)
   double rtol = 1e-6;  // eq 110
-  // eqs 128–129. On by default: without it a step that rises and falls back through the ground within one
-  // step (the forecast of eq 41e sees the ball leaving) is missed by the big step and by both half steps
-  // alike, and the θ = ½ scheme being exact in free flight, step doubling estimates a zero error.
+  // eqs 128–129. On by default: without it a contact that opens and closes again within one step (the
+  // forecast of eq 41e sees it opening) is missed by the big step and by both half steps alike, and with the
+  // θ = ½ scheme exact in free flight step doubling estimates a zero error: the ball tunnels.
   bool violation_control = true;
   double gap_tolerance = 1e-6;                             // [length] the tolerance on min(0, g) of eq 128
   double safety = 0.9;                                     // α of eq 113

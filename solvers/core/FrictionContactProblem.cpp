@@ -11,7 +11,7 @@ void project_on_cone(double* r, int dim, double mu) {
   double rt = 0.0;
   for (int k = 1; k < dim; ++k) rt += r[k] * r[k];
   rt = std::sqrt(rt);
-  if (rt <= mu * rn) return;                   // inside the cone
+  if (rn >= 0.0 && rt <= mu * rn) return;     // inside the cone (rn >= 0: with mu = 0, 0 <= 0 * rn for any rn)
   if (mu * rt <= -rn || rt == 0.0) {           // inside the polar cone (or on the axis, below the apex)
     for (int k = 0; k < dim; ++k) r[k] = 0.0;
     return;

@@ -81,7 +81,7 @@ template <int D>
 inline void project_on_cone(Vec<D>& r, double mu) {
   const double rn = r[0];
   const double rt = r.template tail<D - 1>().norm();
-  if (rt <= mu * rn) return;
+  if (rn >= 0.0 && rt <= mu * rn) return;  // rn >= 0: with mu = 0, rt = 0 <= mu * rn holds for any rn
   if (mu * rt <= -rn || rt == 0.0) {
     r.setZero();
     return;

@@ -58,20 +58,27 @@ struct NonsmoothGeneralizedAlpha::Impl {
 
   // Buffers reused across steps.
   ConstraintRows rows;
-  SparseMatrix J_B, J_U, J_A;
-  std::vector<Index> active_rows, b_rows, u_rows;
-  Vector astar, qbase, vbase, qk, vk, f, r, d0, q0, v0, gpred, z, w, vdot_new, q_new, v_new, v_sum, impulse, F_new;
+  SparseMatrix J_B, J_U, J_A, J_T;
+  std::vector<Index> active_rows, b_rows, u_rows, t_rows, friction_rows, friction_active;
+  Vector astar, qbase, vbase, qk, vk, f, r, d0, q0, v0, gpred, gU, z, w, vdot_new, q_new, v_new, v_sum, impulse, F_new;
   Matrix Jt, MinvJt, U_cols, W_cols, tmp, D_nu, D_la, D_lam, R_d, R_q, R_v, A;
   solvers::LcpProblem problem;
   solvers::LcpWorkspace lcp_workspace;
 
-  Impl(Model& model, const NonsmoothGeneralizedAlphaParameters& params) : sys(model), p(params) {
+  Impl(Model& model, const NonsmoothGeneralizedAlphaParameters& params)
+      : sys(model, FrictionSupport::Planar), p(params) {
     validate(p);
     sys.gather(q, v);
     t = model.time;
     const Index mB = sys.bilateral_rows();
     for (Index i = 0; i < mB; ++i) b_rows.push_back(i);
-    for (Index i = 0; i < Index(sys.unilateral().size()); ++i) u_rows.push_back(mB + i);
+    // Normal row of each unilateral interaction, and its tangent row when it has friction (μ > 0), else −1.
+    Index row = mB;
+    for (Index i = 0; i < Index(sys.unilateral().size()); ++i) {
+      u_rows.push_back(row);
+      t_rows.push_back(sys.friction(i) > 0.0 ? row + 1 : -1);
+      row += sys.unilateral_row_count(i);
+    }
 
     sys.constraints(q, rows);
     select_rows(rows.J, u_rows, J_U);
@@ -130,15 +137,25 @@ struct NonsmoothGeneralizedAlpha::Impl {
     vk = vbase + cv * vdot;
     sys.unilateral_gaps(qk, gpred);
     active_rows.clear();
+    friction_rows.clear();
+    friction_active.clear();
     std::vector<Index> active;
     for (Index j = 0; j < gpred.size(); ++j)
       if (gpred[j] <= 0.0) {
+        if (t_rows[j] >= 0) {
+          friction_rows.push_back(t_rows[j]);
+          friction_active.push_back(Index(active.size()));
+        }
         active.push_back(j);
-        active_rows.push_back(sys.bilateral_rows() + j);
+        active_rows.push_back(u_rows[j]);
       }
 
     const Index n = sys.dofs(), mB = sys.bilateral_rows(), mU = Index(sys.unilateral().size());
-    const Index mA = Index(active.size()), N = 3 * mB + mU + mA, m = mB + mU;
+    const Index mA = Index(active.size()), mF = Index(friction_rows.size()), m = mB + mU;
+    // Unknowns [λ̃ | ν_B | Λ_B | ν_U | Λ_A | Λ_T⁺ | Λ_T⁻ | σ]: the planar Coulomb law of each active contact with
+    // friction in its LCP form, Λ_T = Λ_T⁺ − Λ_T⁻, 0 ≤ U_T + σ ⟂ Λ_T⁺ ≥ 0, 0 ≤ −U_T + σ ⟂ Λ_T⁻ ≥ 0,
+    // 0 ≤ μΛ_N − Λ_T⁺ − Λ_T⁻ ⟂ σ ≥ 0 (σ = |U_T| when sliding), on the post-impact velocity like Λ_N.
+    const Index oA = 3 * mB + mU, oT = oA + mA, N = oT + 3 * mF;
     const bool exact_in_one = sys.linear_dynamics() && sys.linear_relations();
 
     int it = 0;
@@ -150,6 +167,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
       select_rows(rows.J, b_rows, J_B);
       select_rows(rows.J, u_rows, J_U);
       select_rows(rows.J, active_rows, J_A);
+      select_rows(rows.J, friction_rows, J_T);
       update_matrices(t1, qk, vk);
 
       // Smooth part with the multipliers at zero: S ṽ̇ = r (f linearised at the iterate).
@@ -161,13 +179,16 @@ struct NonsmoothGeneralizedAlpha::Impl {
       q0 = qbase + cq * d0;
       v0 = vbase + cv * d0;
 
-      // Responses of (ṽ̇, q, v) to each multiplier; columns [λ̃ | ν_B | Λ_B | ν_U | Λ_A].
+      // Responses of (ṽ̇, q, v) to each multiplier; columns [λ̃ | ν_B | Λ_B | ν_U | Λ_A | Λ_T⁺ | Λ_T⁻ | σ].
       Jt = rows.J.transpose();
       M_factor.solve(Jt, MinvJt);  // U = M⁻¹Jᵀν, W = M⁻¹JᵀΛ
-      U_cols = MinvJt;
-      W_cols.resize(n, mB + mA);
+      U_cols.resize(n, m);
+      U_cols.leftCols(mB) = MinvJt.leftCols(mB);
+      for (Index i = 0; i < mU; ++i) U_cols.col(mB + i) = MinvJt.col(u_rows[i]);
+      W_cols.resize(n, mB + mA + mF);
       W_cols.leftCols(mB) = MinvJt.leftCols(mB);
       for (Index i = 0; i < mA; ++i) W_cols.col(mB + i) = MinvJt.col(active_rows[i]);
+      for (Index k = 0; k < mF; ++k) W_cols.col(mB + mA + k) = MinvJt.col(friction_rows[k]);
       if (Kt.nonZeros()) {
         tmp = -(Kt * U_cols);
         S_factor.solve(tmp, D_nu);
@@ -178,25 +199,29 @@ struct NonsmoothGeneralizedAlpha::Impl {
         tmp = -(Ct * W_cols);
         S_factor.solve(tmp, D_la);
       } else {
-        D_la.setZero(n, mB + mA);
+        D_la.setZero(n, mB + mA + mF);
       }
       tmp = Jt.leftCols(mB);
       S_factor.solve(tmp, D_lam);
 
-      R_d.resize(n, N);
+      R_d.setZero(n, N);
       R_d.leftCols(mB) = D_lam;
       R_d.middleCols(mB, mB) = D_nu.leftCols(mB);
       R_d.middleCols(2 * mB, mB) = D_la.leftCols(mB);
       R_d.middleCols(3 * mB, mU) = D_nu.rightCols(mU);
-      R_d.rightCols(mA) = D_la.rightCols(mA);
+      R_d.middleCols(oA, mA) = D_la.middleCols(mB, mA);
+      R_d.middleCols(oT, mF) = D_la.rightCols(mF);
+      R_d.middleCols(oT + mF, mF) = -D_la.rightCols(mF);
       R_q = cq * R_d;
       R_v = cv * R_d;
       R_q.middleCols(mB, mB) += U_cols.leftCols(mB);
       R_q.middleCols(3 * mB, mU) += U_cols.rightCols(mU);
       R_v.middleCols(2 * mB, mB) += W_cols.leftCols(mB);
-      R_v.rightCols(mA) += W_cols.rightCols(mA);
+      R_v.middleCols(oA, mA) += W_cols.middleCols(mB, mA);
+      R_v.middleCols(oT, mF) += W_cols.rightCols(mF);
+      R_v.middleCols(oT + mF, mF) -= W_cols.rightCols(mF);
 
-      // MLCP rows: [J_B ṽ = 0 | g_B(q) = 0 | J_B v = 0 | 0 ≤ g_U(q) ⟂ ν_U | 0 ≤ J_A v + e U_n ⟂ Λ_A].
+      // MLCP rows: [J_B ṽ = 0 | g_B(q) = 0 | J_B v = 0 | 0 ≤ g_U(q) ⟂ ν_U | 0 ≤ J_A v + e U_n ⟂ Λ_A | Coulomb].
       A.resize(N, N);
       problem.q.resize(N);
       A.topRows(mB) = J_B * (cv * R_d);
@@ -206,10 +231,27 @@ struct NonsmoothGeneralizedAlpha::Impl {
       A.middleRows(2 * mB, mB) = J_B * R_v;
       problem.q.segment(2 * mB, mB) = J_B * v0;
       A.middleRows(3 * mB, mU) = J_U * R_q;
-      problem.q.segment(3 * mB, mU) = rows.gap.tail(mU) + J_U * (q0 - qk);
-      A.bottomRows(mA) = J_A * R_v;
-      problem.q.tail(mA) = J_A * v0;
-      for (Index i = 0; i < mA; ++i) problem.q[3 * mB + mU + i] += sys.restitution(active[i]) * U_prev[active[i]];
+      gU.resize(mU);
+      for (Index i = 0; i < mU; ++i) gU[i] = rows.gap[u_rows[i]];
+      problem.q.segment(3 * mB, mU) = gU + J_U * (q0 - qk);
+      A.middleRows(oA, mA) = J_A * R_v;
+      problem.q.segment(oA, mA) = J_A * v0;
+      for (Index i = 0; i < mA; ++i) problem.q[oA + i] += sys.restitution(active[i]) * U_prev[active[i]];
+      if (mF) {
+        A.middleRows(oT, mF) = J_T * R_v;
+        problem.q.segment(oT, mF) = J_T * v0;
+        A.middleRows(oT + mF, mF) = -A.middleRows(oT, mF);
+        problem.q.segment(oT + mF, mF) = -problem.q.segment(oT, mF);
+        A.bottomRows(mF).setZero();
+        problem.q.tail(mF).setZero();
+        for (Index k = 0; k < mF; ++k) {
+          A(oT + k, oT + 2 * mF + k) = 1.0;
+          A(oT + mF + k, oT + 2 * mF + k) = 1.0;
+          A(oT + 2 * mF + k, oA + friction_active[k]) = sys.friction(active[friction_active[k]]);
+          A(oT + 2 * mF + k, oT + k) = -1.0;
+          A(oT + 2 * mF + k, oT + mF + k) = -1.0;
+        }
+      }
       problem.M = A.sparseView();
       problem.n_equality = int(3 * mB);
       solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
@@ -232,9 +274,10 @@ struct NonsmoothGeneralizedAlpha::Impl {
     require_finite_state(q_new, v_new, t1, kScheme);
 
     // Impulses per row (Λ; the position multipliers ν are not impulses and are not reported).
-    impulse.setZero(m);
+    impulse.setZero(rows.rows());
     if (mB) impulse.head(mB) = z.segment(2 * mB, mB);
-    for (Index i = 0; i < mA; ++i) impulse[active_rows[i]] = z[3 * mB + mU + i];
+    for (Index i = 0; i < mA; ++i) impulse[active_rows[i]] = z[oA + i];
+    for (Index k = 0; k < mF; ++k) impulse[friction_rows[k]] = z[oT + k] - z[oT + mF + k];
 
     sys.constraints(q_new, rows);
     select_rows(rows.J, u_rows, J_U);

@@ -17,6 +17,10 @@
 // forecast q* is the smooth prediction q_n + h v_n + h²(½ − β) a_n + h²β a*, with a* the value of a_{n+1} for
 // ṽ̇_{n+1} = ṽ̇_n.
 //
+// Planar Coulomb friction (2-D NewtonImpactFrictionLaw) acts on the impulsive part with the impact law: the
+// tangent impulse Λ_T enters W, and 0 ≤ U_T + σ ⟂ Λ_T⁺, 0 ≤ −U_T + σ ⟂ Λ_T⁻, 0 ≤ μΛ_N − Λ_T⁺ − Λ_T⁻ ⟂ σ (the LCP
+// form of the law on U_T = J_T v_{n+1}, Λ_T = Λ_T⁺ − Λ_T⁻) joins the MLCP. The position correction stays normal.
+//
 // Solution of one step: the three sub-problems are coupled through f(q_{n+1}, v_{n+1}) (K U and C W). Each
 // iteration linearises f (iteration matrix S = M + c₁(h²β K_t + hγ C_t), c₁ = (1 − α_f)/(1 − α_m), i.e.
 // c₁h²β (β′M + γ′C_t + K_t) of seed 002 eq 10) and the constraints at the current iterate, eliminates ṽ̇, U

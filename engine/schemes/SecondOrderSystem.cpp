@@ -45,7 +45,7 @@ void difference_jacobian(Eval&& f_of, const Vector& x, Matrix& J) {
 
 }  // namespace
 
-SecondOrderSystem::SecondOrderSystem(Model& model) : model_(&model) {
+SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction) : model_(&model) {
   model.validate();
   if (model.bodies.size() != 0)
     throw std::invalid_argument(
@@ -66,10 +66,25 @@ SecondOrderSystem::SecondOrderSystem(Model& model) : model_(&model) {
         throw std::invalid_argument("interaction '" + in.name + "': restitution must be in [0, 1]");
       unilateral_.push_back(a);
       restitution_.push_back(nl->e);
+      friction_.push_back(0.0);
+      friction_rows_.push_back(1);
     } else {
-      throw std::invalid_argument("interaction '" + in.name +
-                                  "': friction is not supported by the second-order schemes (frictionless "
-                                  "unilateral contact and equalities only)");
+      const auto& fl = std::get<NewtonImpactFrictionLaw>(in.law);
+      if (friction != FrictionSupport::Planar || fl.dim != 2)
+        throw std::invalid_argument(
+            "interaction '" + in.name + "': " +
+            (friction == FrictionSupport::Planar
+                 ? std::string("3-D friction is not supported by the generalized-α scheme (planar friction, dim 2, "
+                               "only); use Moreau–Jean")
+                 : std::string("friction is not supported by Newmark, HHT and Schatzman–Paoli (frictionless "
+                               "unilateral contact and equalities only); use generalized-α (2-D friction) or "
+                               "Moreau–Jean")));
+      if (!(fl.e >= 0.0 && fl.e <= 1.0) || !(fl.mu >= 0.0))
+        throw std::invalid_argument("interaction '" + in.name + "': restitution must be in [0, 1] and mu >= 0");
+      unilateral_.push_back(a);
+      restitution_.push_back(fl.e);
+      friction_.push_back(fl.mu);
+      friction_rows_.push_back(2);
     }
   }
   order_ = bilateral_;

@@ -9,7 +9,9 @@
 //
 // Scope, checked at construction (std::invalid_argument): these schemes update q by vector arithmetic
 // (q_{k+1} = q_k + h v_k + …), so rigid bodies, whose quaternion coordinates are not a vector space, are
-// rejected; so are friction laws (the seeds define these schemes for frictionless contact).
+// rejected; so are friction laws (the seeds define Newmark, HHT and Schatzman–Paoli for frictionless contact),
+// except planar (2-D) Coulomb friction for the schemes that ask for it (generalized-α, seed 004's friction
+// example): its interactions have two rows, normal then tangent.
 #include <vector>
 
 #include "engine/ConstraintAssembly.hpp"
@@ -17,9 +19,11 @@
 
 namespace talus {
 
+enum class FrictionSupport { None, Planar };
+
 class SecondOrderSystem {
  public:
-  explicit SecondOrderSystem(Model& model);
+  explicit SecondOrderSystem(Model& model, FrictionSupport friction = FrictionSupport::None);
 
   Model& model() { return *model_; }
   const Model& model() const { return *model_; }
@@ -27,13 +31,17 @@ class SecondOrderSystem {
   Index dofs() const { return layout_.n_vels; }
 
   // Interactions by kind, in the order their rows are stacked: all bilateral rows first, then the unilateral
-  // ones (one row each). constraint_order() = bilateral ++ unilateral, the `which` of assemble_constraints.
+  // ones (one row each; two, normal then tangent, with planar friction). constraint_order() = bilateral ++
+  // unilateral, the `which` of assemble_constraints.
   const std::vector<int>& bilateral() const { return bilateral_; }
   const std::vector<int>& unilateral() const { return unilateral_; }
   const std::vector<int>& constraint_order() const { return order_; }
   Index bilateral_rows() const { return bilateral_rows_; }
   // Newton restitution coefficient of unilateral interaction i (index into unilateral()).
   double restitution(Index i) const { return restitution_[i]; }
+  // Coulomb coefficient μ of unilateral interaction i (0 when frictionless) and its number of rows (1 or 2).
+  double friction(Index i) const { return friction_[i]; }
+  int unilateral_row_count(Index i) const { return friction_rows_[i]; }
 
   // No nonlinear system: M, K, C are constant and the iteration matrices can be factorised once.
   bool linear_dynamics() const { return linear_dynamics_; }
@@ -79,7 +87,8 @@ class SecondOrderSystem {
   Model* model_;
   DofLayout layout_;
   std::vector<int> bilateral_, unilateral_, order_;
-  std::vector<double> restitution_;
+  std::vector<double> restitution_, friction_;
+  std::vector<int> friction_rows_;
   Index bilateral_rows_ = 0;
   bool linear_dynamics_ = true;
   bool linear_relations_ = true;

@@ -24,10 +24,12 @@ void cell_range(const CellGrid& g, int part, int parts, long& begin, long& end) 
 }
 
 void find_sphere_pairs(const CellGrid& g, const Eigen::Vector3d* x, const double* radius, double margin, long begin,
-                       long end, std::vector<BodyPair>& out) {
+                       long end, std::vector<BodyPair>& out, const Periodicity& periodic) {
+  const bool wraps = periodic.any();
   auto test = [&](std::int32_t i, std::int32_t j) {
     const double reach = radius[i] + radius[j] + margin;
-    if ((x[i] - x[j]).squaredNorm() <= reach * reach) out.push_back({std::min(i, j), std::max(i, j)});
+    const Eigen::Vector3d d = wraps ? periodic.minimum_image(x[i] - x[j]) : Eigen::Vector3d(x[i] - x[j]);
+    if (d.squaredNorm() <= reach * reach) out.push_back({std::min(i, j), std::max(i, j)});
   };
   for (long c = begin; c < end; ++c) {
     const std::int32_t s = g.cell_start[c], e = g.cell_start[c + 1];
@@ -38,8 +40,8 @@ void find_sphere_pairs(const CellGrid& g, const Eigen::Vector3d* x, const double
     for (std::int32_t p = s; p < e; ++p)
       for (std::int32_t q = p + 1; q < e; ++q) test(g.sorted[p], g.sorted[q]);
     for (const auto& o : kForward) {
-      const int ni = ci + o[0], nj = cj + o[1], nk = ck + o[2];
-      if (ni < 0 || nj < 0 || nk < 0 || ni >= g.dims[0] || nj >= g.dims[1] || nk >= g.dims[2]) continue;
+      const int ni = g.neighbour(0, ci + o[0]), nj = g.neighbour(1, cj + o[1]), nk = g.neighbour(2, ck + o[2]);
+      if (ni < 0 || nj < 0 || nk < 0) continue;
       const long nc = g.cell_index(ni, nj, nk);
       const std::int32_t ns = g.cell_start[nc], ne = g.cell_start[nc + 1];
       for (std::int32_t p = s; p < e; ++p)

@@ -24,6 +24,12 @@ inline ContactKey bead_wall_key(int wall, int feature, std::uint32_t id_bead) {
   return (static_cast<ContactKey>(tag) << 32) | id_bead;
 }
 
+// Bead–box: the box index with the two top bits set (walls keep bit 30 clear while fewer than 2^29).
+inline ContactKey bead_box_key(int box, std::uint32_t id_bead) {
+  const std::uint32_t tag = 0xC0000000u | static_cast<std::uint32_t>(box);
+  return (static_cast<ContactKey>(tag) << 32) | id_bead;
+}
+
 class ContactCache {
  public:
   // The stored world impulse of key, or zero when the contact is new.

@@ -1,6 +1,7 @@
 #pragma once
-// Exact narrow phase of the granular path (issue 4 item 2): sphere–sphere, sphere–plane and sphere–orifice-rim
-// distances, each giving one contact point with its normal and the lever arms from the bodies' centres.
+// Exact narrow phase of the granular path (issue 4 item 2): sphere–sphere, sphere–plane, sphere–orifice-rim and
+// sphere–box distances, each giving one contact point with its normal and the lever arms from the bodies'
+// centres.
 // Conventions (those of contact/SphereContact.hpp): n points from a to b, gap = signed distance, and the
 // relative velocity of b's contact point with respect to a's is u = v_b + ω_b × p_b − v_a − ω_a × p_a, so
 // u·n > 0 separates. For a wall, a is the wall (fixed) and b the bead. These run once per candidate pair per
@@ -11,6 +12,11 @@
 #include "contact/Shapes.hpp"
 
 namespace talus::contact {
+
+// A gap below this fraction of the contact's size (sum of the radii) counts as closed: a contact that the
+// one-step law u_N + gap/h >= 0 closed exactly lands on gap = 0 ± round-off, and must then obey Newton's impact
+// law (restitution), not the open-gap one again.
+inline constexpr double kClosedGapFraction = 1e-9;
 
 struct ContactPoint {
   double gap = 0.0;
@@ -61,6 +67,38 @@ inline bool sphere_wall_point(const Wall& w, const Eigen::Vector3d& x, double r,
   c.gap = height - r;
   c.feature = 0;
   c.pa.setZero();
+  c.pb = -r * c.n;
+  return true;
+}
+
+// Sphere (x, r) against a solid box: the exact distance to the box's closest point, which lies on a face, an
+// edge or a corner (the clamped local coordinates say which); n points from that point to the centre. A centre
+// inside the box is pushed out through the nearest face. feature = number of clamped coordinates (1 face,
+// 2 edge, 3 corner; 0 inside): informative only, cache keys do not use it, so a bead rolling over an edge
+// keeps its warm start.
+inline bool sphere_box_point(const Box& box, const Eigen::Vector3d& x, double r, ContactPoint& c) {
+  const Eigen::Vector3d local = box.axes.transpose() * (x - box.centre);
+  const Eigen::Vector3d clamped = local.cwiseMax(-box.half_extent).cwiseMin(box.half_extent);
+  const Eigen::Vector3d d = local - clamped;
+  const double dist = d.norm();
+  if (dist > 0.0) {
+    c.n = box.axes * (d / dist);
+    c.gap = dist - r;
+    c.feature = (d.array() != 0.0).count();
+    c.pa = box.axes * clamped;
+  } else {
+    int face = 0;
+    const Eigen::Vector3d depth = box.half_extent - local.cwiseAbs();
+    depth.minCoeff(&face);
+    Eigen::Vector3d nl = Eigen::Vector3d::Zero();
+    nl[face] = local[face] >= 0.0 ? 1.0 : -1.0;
+    c.n = box.axes * nl;
+    c.gap = -depth[face] - r;
+    c.feature = 0;
+    Eigen::Vector3d foot = local;
+    foot[face] = nl[face] * box.half_extent[face];
+    c.pa = box.axes * foot;
+  }
   c.pb = -r * c.n;
   return true;
 }

@@ -1,9 +1,12 @@
 #pragma once
-// Static obstacles of the granular path (issue 4 item 1): planes, optionally pierced by a circular orifice
-// (silo floors). A box container is five such planes (contact/Shapes.cpp: box_walls). Beads themselves are
-// spheres stored in engine/granular/SphereBodies.hpp; walls are few, so they are plain values scanned per bead
-// rather than entries of the broad-phase grid.
+// Obstacles of the granular path (issue 4 item 1): planes, optionally pierced by a circular orifice (silo
+// floors) and optionally moving along their normal (pistons, shaken floors), and oriented boxes fixed in space
+// (obstacles, hoppers). A box container is five planes (box_walls). Beads themselves are spheres stored in
+// engine/granular/SphereBodies.hpp; walls and boxes are few, so they are plain values scanned per bead rather
+// than entries of the broad-phase grid.
 #include <Eigen/Dense>
+#include <cmath>
+#include <numbers>
 #include <vector>
 
 namespace talus::contact {
@@ -11,14 +14,53 @@ namespace talus::contact {
 // The half-space boundary {x : normal·x = offset}; beads live on the side normal points to. With
 // hole_radius > 0 the plane has a circular orifice of that radius centred on hole_centre (a point of the
 // plane): beads over it fall through and touch its rim (a circle) instead of the plane.
+// A moving wall is translated along its normal by d(t) = speed t + amplitude sin(2π frequency t): the values
+// above are those at t = 0. Its velocity enters the contacts' relative velocity (the free term of the
+// one-step problem), so beads are carried or lifted by it.
 struct Wall {
   Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();  // unit
   double offset = 0.0;
   Eigen::Vector3d hole_centre = Eigen::Vector3d::Zero();
   double hole_radius = 0.0;
+  double speed = 0.0;      // [m/s] along the normal
+  double amplitude = 0.0;  // [m]
+  double frequency = 0.0;  // [Hz]
+
+  bool moves() const { return speed != 0.0 || (amplitude != 0.0 && frequency != 0.0); }
+  double displacement(double t) const {
+    return speed * t + amplitude * std::sin(2.0 * std::numbers::pi * frequency * t);
+  }
+  double velocity(double t) const {
+    const double w = 2.0 * std::numbers::pi * frequency;
+    return speed + amplitude * w * std::cos(w * t);
+  }
+  // The wall where it is at time t.
+  Wall at(double t) const {
+    Wall w = *this;
+    const double d = displacement(t);
+    w.offset += d;
+    w.hole_centre += d * normal;
+    w.speed = w.amplitude = w.frequency = 0.0;
+    return w;
+  }
 };
 
 // Floor z = z0 and four side walls of the box [x0, x1] × [y0, y1], normals pointing inwards.
 std::vector<Wall> box_walls(const Eigen::Vector3d& lower, const Eigen::Vector3d& upper);
+
+// A solid box fixed in space: centre, axes (the columns of an orthonormal matrix, world frame) and half
+// extents along them. Beads stay outside.
+struct Box {
+  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d axes = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d half_extent = Eigen::Vector3d::Ones();
+
+  // Radius of the ball around the centre that contains the box.
+  double bounding_radius() const { return half_extent.norm(); }
+};
+
+// A box rotated by `angle_rad` about the world axis `axis` (unit).
+Box rotated_box(const Eigen::Vector3d& centre, const Eigen::Vector3d& half_extent, const Eigen::Vector3d& axis,
+                double angle_rad);
 
 }  // namespace talus::contact

@@ -1,18 +1,23 @@
 #pragma once
-// A bead assembly to simulate (issue 4): beads, static walls, gravity and the contact laws (Newton impact
-// restitution and Coulomb friction, bead–bead and bead–wall), plus the time reached. Scenes are built by
-// GranularScenes.hpp; the step is GranularStepper.hpp.
+// A bead assembly to simulate (issue 4): beads and capsules, walls (static or moving planes), fixed boxes, periodic
+// boundaries, gravity and the contact laws (Newton impact restitution and Coulomb friction, bead–bead and
+// bead–wall), plus the time reached. Scenes are built by GranularScenes.hpp; the step is GranularStepper.hpp.
 #include <Eigen/Dense>
 #include <vector>
 
+#include "contact/Periodicity.hpp"
 #include "contact/Shapes.hpp"
+#include "engine/granular/CapsuleBodies.hpp"
 #include "engine/granular/SphereBodies.hpp"
 
 namespace talus::granular {
 
 struct GranularModel {
   SphereBodies beads;
+  CapsuleBodies capsules;             // contact parameters as the beads' (mu_bead between bodies)
   std::vector<contact::Wall> walls;
+  std::vector<contact::Box> boxes;    // fixed obstacles (μ = mu_wall)
+  contact::Periodicity periodic;      // no wall may cut a periodic axis
   Eigen::Vector3d gravity{0.0, 0.0, -9.81};  // [m/s²]
   double mu_bead = 0.3;                      // Coulomb coefficient bead–bead
   double mu_wall = 0.3;                      // bead–wall

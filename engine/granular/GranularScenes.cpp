@@ -18,6 +18,8 @@ void check(const BeadSpec& s) {
     throw std::invalid_argument("granular scene: polydispersity must be in [0, 0.1) (beads must fit the lattice)");
   if (s.spacing < 2.0 * (1.0 + s.polydispersity) + 2.0 * s.jitter)
     throw std::invalid_argument("granular scene: lattice spacing too small for the radii and jitter");
+  if (s.capsule_fraction < 0.0 || s.capsule_fraction > 1.0)
+    throw std::invalid_argument("granular scene: capsule_fraction must be in [0, 1]");
 }
 
 // Uniform in [−1, 1] from a fixed generator: the same scene on every platform.
@@ -25,7 +27,7 @@ double symmetric(std::mt19937_64& g) { return 2.0 * static_cast<double>(g() >> 1
 
 // n beads on a lattice of `per_side` × `per_side` columns starting at `corner` (lower corner of the block).
 void fill_lattice(GranularModel& m, const BeadSpec& s, long n, int per_side, const Eigen::Vector3d& corner) {
-  std::mt19937_64 gen(s.seed);
+  std::mt19937_64 gen(s.seed), shapes(s.seed ^ 0x9e3779b97f4a7c15ull);
   const double a = s.spacing * s.radius;
   m.beads.reserve(static_cast<int>(m.beads.size() + n));
   for (long k = 0; k < n; ++k) {
@@ -35,6 +37,13 @@ void fill_lattice(GranularModel& m, const BeadSpec& s, long n, int per_side, con
     const double r = s.radius * (1.0 + s.polydispersity * symmetric(gen));
     const Eigen::Vector3d x = corner + Eigen::Vector3d((in % per_side + 0.5) * a + jx, (in / per_side + 0.5) * a + jy,
                                                        (layer + 0.5) * a);
+    // A capsule of total length 2 r fits the site like the bead it replaces (its own generator: the beads'
+    // sequence, and so the plain scene, does not change with the fraction).
+    if (s.capsule_fraction > 0.0 && 0.5 * (symmetric(shapes) + 1.0) < s.capsule_fraction) {
+      const Eigen::Vector3d axis(symmetric(shapes), symmetric(shapes), symmetric(shapes));
+      m.capsules.add(x, axis.norm() > 1e-3 ? axis : Eigen::Vector3d::UnitZ(), 0.5 * s.radius, 0.5 * s.radius, s.density);
+      continue;
+    }
     m.beads.add(x, r, s.density);
   }
 }
@@ -47,6 +56,24 @@ GranularModel base_model(const BeadSpec& s) {
 }
 
 }  // namespace
+
+double remove_escaped_bodies(GranularModel& m, const SceneEvents& ev, std::vector<char>& flags) {
+  auto gone = [&](const Eigen::Vector3d& x) {
+    return x.z() < ev.remove_below_z || (!m.periodic.axis[0] && x.x() > ev.remove_beyond_x);
+  };
+  double mass = 0.0;
+  bool any = false;
+  flags.assign(m.beads.size(), 0);
+  for (int i = 0; i < m.beads.size(); ++i)
+    if (gone(m.beads.x[i])) flags[i] = 1, mass += m.beads.mass[i], any = true;
+  if (any) m.beads.remove(flags);
+  any = false;
+  flags.assign(m.capsules.size(), 0);
+  for (int i = 0; i < m.capsules.size(); ++i)
+    if (gone(m.capsules.x[i])) flags[i] = 1, mass += m.capsules.mass[i], any = true;
+  if (any) m.capsules.remove(flags);
+  return mass;
+}
 
 GranularScene bead_stack(const BeadSpec& s) {
   check(s);
@@ -97,8 +124,11 @@ GranularScene silo(const BeadSpec& s, double orifice_diameters) {
   return sc;
 }
 
-GranularScene chute(const BeadSpec& s, double angle_degrees, double length_diameters) {
+GranularScene chute(const BeadSpec& s, double angle_degrees, double length_diameters, bool periodic,
+                    double obstacle_diameters) {
   check(s);
+  if (!(length_diameters > 0.0) || obstacle_diameters < 0.0)
+    throw std::invalid_argument("chute: length must be > 0 and the obstacle height >= 0");
   GranularScene sc;
   sc.kind = "chute";
   sc.model = base_model(s);
@@ -107,11 +137,28 @@ GranularScene chute(const BeadSpec& s, double angle_degrees, double length_diame
   const int across = static_cast<int>(std::ceil(std::sqrt(std::cbrt(static_cast<double>(s.n)) * 2.0)));
   const double width = across * s.spacing * s.radius;
   const double length = length_diameters * 2.0 * s.radius;
-  // Floor, back wall at x = 0 and side walls; the end x = length is open.
+  if (periodic && length < across * s.spacing * s.radius)
+    throw std::invalid_argument("chute: the period is shorter than the initial block of beads");
+  // Floor and side walls; periodic: the flow direction wraps, else a back wall at x = 0 and the end x = length
+  // is open (beads beyond it are removed).
   const auto box = contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d(length, width, 1.0));
-  sc.model.walls = {box[0], box[1], box[3], box[4]};
+  if (periodic) {
+    sc.model.walls = {box[0], box[3], box[4]};
+    sc.model.periodic.axis[0] = true;
+    sc.model.periodic.lower = Eigen::Vector3d::Zero();
+    sc.model.periodic.length = Eigen::Vector3d(length, 0.0, 0.0);
+  } else {
+    sc.model.walls = {box[0], box[1], box[3], box[4]};
+    sc.events.remove_beyond_x = length + 2.0 * s.radius;
+  }
+  if (obstacle_diameters > 0.0) {
+    const double d = 2.0 * s.radius;
+    contact::Box b;
+    b.half_extent = Eigen::Vector3d(2.0 * d, 0.5 * width, 0.5 * obstacle_diameters * d);
+    b.centre = Eigen::Vector3d(0.5 * length, 0.5 * width, b.half_extent.z());
+    sc.model.boxes.push_back(b);
+  }
   fill_lattice(sc.model, s, s.n, across, Eigen::Vector3d::Zero());
-  sc.events.remove_beyond_x = length + 2.0 * s.radius;
   sc.t_end = 1.0;
   return sc;
 }

@@ -3,13 +3,17 @@
 // once, reused by examples, tests and the bench):
 //   bead_stack       the reference scene: N beads on a cubic lattice of spacing 2.2 r with a small horizontal
 //                    jitter, in a square box (floor + 4 walls) just wide enough for ⌈N^(1/3)⌉ beads per side;
+//                    with capsule_fraction > 0 that fraction of the sites holds a capsule instead (rockfall-like
+//                    blocks: radius r/2, length 2 r, random orientation);
 //   perturbed_stack  the same, hit after settling by a heavy ball dropped on its centre (seed 004's example);
 //   silo             a flat-bottom box whose floor has a circular orifice of diameter D; beads leaving are
 //                    removed and counted (discharge rate);
-//   chute            a rough inclined channel (gravity tilted by the angle), open at its lower end.
+//   chute            a rough inclined channel (gravity tilted by the angle), periodic in the flow direction
+//                    (or open at its lower end), optionally with a box obstacle across it.
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "engine/granular/GranularModel.hpp"
 
@@ -25,6 +29,7 @@ struct BeadSpec {
   double spacing = 2.2;        // lattice spacing / r
   double jitter = 0.05;        // horizontal jitter amplitude / r
   std::uint64_t seed = 1;
+  double capsule_fraction = 0.0;  // bead_stack: share of lattice sites holding a capsule
 };
 
 // Things that happen during a run besides stepping (the runner applies them between steps).
@@ -44,13 +49,21 @@ struct GranularScene {
   double h = 1e-3;
 };
 
+// Outflow between steps: removes the beads and capsules below events.remove_below_z or beyond
+// events.remove_beyond_x (ids of the others, and so the contact cache, stay valid). Returns the mass removed;
+// `flags` is reused storage. Along a periodic axis nothing ever leaves.
+double remove_escaped_bodies(GranularModel& model, const SceneEvents& events, std::vector<char>& flags);
+
 // Throws std::invalid_argument for non-positive sizes.
 GranularScene bead_stack(const BeadSpec& spec);
 GranularScene perturbed_stack(const BeadSpec& spec, double ball_radius_factor = 4.0, double ball_density = 7800.0,
                               double drop_time = 0.5, double impact_speed = 2.0);
 // Orifice diameter in bead diameters; the box is `width_factor` orifice diameters wide (at least the lattice).
 GranularScene silo(const BeadSpec& spec, double orifice_diameters = 5.0);
-// Inclination angle in degrees; channel length in bead diameters; beads start as a lattice block at the top.
-GranularScene chute(const BeadSpec& spec, double angle_degrees = 25.0, double length_diameters = 60.0);
+// Inclination angle in degrees; channel length in bead diameters (the period when periodic); beads start as a
+// lattice block at x = 0. obstacle_diameters > 0 puts a box that high (in bead diameters, 4 diameters long)
+// across the channel at mid-length.
+GranularScene chute(const BeadSpec& spec, double angle_degrees = 25.0, double length_diameters = 60.0,
+                    bool periodic = true, double obstacle_diameters = 0.0);
 
 }  // namespace talus::granular

@@ -1,0 +1,155 @@
+#include "engine/granular/GeneralContacts.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "contact/ContactFrame.hpp"
+#include "solvers/core/FrictionContactProblem.hpp"
+
+namespace talus::granular {
+
+namespace {
+
+constexpr int kBlock = 2048;  // contacts per residual block: fixed, so the sum's order never changes
+constexpr solvers::LocalSolveSettings kLocalSettings{};
+
+inline Eigen::Matrix3d cross_matrix(const Eigen::Vector3d& p) {
+  Eigen::Matrix3d m;
+  m << 0.0, -p.z(), p.y(), p.z(), 0.0, -p.x(), -p.y(), p.x(), 0.0;
+  return m;
+}
+
+// m⁻¹ 1 − [p]× I⁻¹ [p]× of one body (zero when fixed).
+Eigen::Matrix3d body_block(BodyKind kind, int i, const Eigen::Vector3d& p, const SphereBodies& beads,
+                           const CapsuleBodies& capsules) {
+  if (kind == BodyKind::Fixed) return Eigen::Matrix3d::Zero();
+  const Eigen::Matrix3d px = cross_matrix(p);
+  if (kind == BodyKind::Sphere)
+    return beads.inv_mass[i] * Eigen::Matrix3d::Identity() - beads.inv_inertia[i] * px * px;
+  return capsules.inv_mass[i] * Eigen::Matrix3d::Identity() - px * capsules.inv_inertia_world[i] * px;
+}
+
+inline Eigen::Vector3d point_velocity(BodyKind kind, int i, const Eigen::Vector3d& p, const SphereBodies& beads,
+                                      const CapsuleBodies& capsules) {
+  if (kind == BodyKind::Sphere) return beads.v[i] + beads.w[i].cross(p);
+  if (kind == BodyKind::Capsule) return capsules.v[i] + capsules.w[i].cross(p);
+  return Eigen::Vector3d::Zero();
+}
+
+// The impulse d (world) applied at lever arm p of one body.
+inline void apply(BodyKind kind, int i, const Eigen::Vector3d& p, const Eigen::Vector3d& d, SphereBodies& beads,
+                  CapsuleBodies& capsules) {
+  if (kind == BodyKind::Sphere) {
+    beads.v[i] += beads.inv_mass[i] * d;
+    beads.w[i] += beads.inv_inertia[i] * p.cross(d);
+  } else if (kind == BodyKind::Capsule) {
+    capsules.v[i] += capsules.inv_mass[i] * d;
+    capsules.w[i] += capsules.inv_inertia_world[i] * p.cross(d);
+  }
+}
+
+inline void push(const GeneralContact& c, const Eigen::Vector3d& dr, SphereBodies& beads, CapsuleBodies& capsules) {
+  const Eigen::Vector3d d = dr[0] * c.n + dr[1] * c.t1 + dr[2] * c.t2;
+  apply(c.kind_b, c.b, c.pb, d, beads, capsules);
+  apply(c.kind_a, c.a, c.pa, -d, beads, capsules);
+}
+
+inline void update(GeneralContact& c, SphereBodies& beads, CapsuleBodies& capsules) {
+  const Eigen::Vector3d u = general_contact_velocity(c, beads, capsules);
+  const Eigen::Vector3d b = u - c.local.W * c.r;
+  Eigen::Vector3d r = c.r;
+  solvers::solve_local_contact<3>(solvers::LocalSolverKind::Analytic, c.local, b, r, kLocalSettings);
+  push(c, r - c.r, beads, capsules);
+  c.r = r;
+}
+
+inline double contact_error(const GeneralContact& c, const SphereBodies& beads, const CapsuleBodies& capsules) {
+  const Eigen::Vector3d u = general_contact_velocity(c, beads, capsules);
+  const double mu = c.local.mu;
+  double t[3] = {c.r[0] - (u[0] + mu * std::hypot(u[1], u[2])), c.r[1] - u[1], c.r[2] - u[2]};
+  solvers::project_on_cone(t, 3, mu);
+  return (c.r[0] - t[0]) * (c.r[0] - t[0]) + (c.r[1] - t[1]) * (c.r[1] - t[1]) + (c.r[2] - t[2]) * (c.r[2] - t[2]);
+}
+
+template <class F>
+void for_each_colour(GeneralContactSet& set, F&& f) {
+  const int nc = set.colours.colours();
+  for (int k = 0; k < nc; ++k) {
+    const int s = set.colours.colour_start[k], e = set.colours.colour_start[k + 1];
+    if (set.colours.last_is_overflow && k == nc - 1) {
+#pragma omp single
+      for (int i = s; i < e; ++i) f(set.contacts[i]);
+    } else {
+#pragma omp for schedule(static)
+      for (int i = s; i < e; ++i) f(set.contacts[i]);
+    }
+  }
+}
+
+}  // namespace
+
+void prepare_general_contact(GeneralContact& c, const Eigen::Vector3d& normal, const Eigen::Vector3d& pa,
+                             const Eigen::Vector3d& pb, double mu, const SphereBodies& beads,
+                             const CapsuleBodies& capsules) {
+  const contact::ContactFrame f = contact::make_frame(normal);
+  c.n = f.n, c.t1 = f.t1, c.t2 = f.t2;
+  c.pa = pa, c.pb = pb;
+  Eigen::Matrix3d F;
+  F.row(0) = c.n.transpose(), F.row(1) = c.t1.transpose(), F.row(2) = c.t2.transpose();
+  const Eigen::Matrix3d M =
+      body_block(c.kind_a, c.a, pa, beads, capsules) + body_block(c.kind_b, c.b, pb, beads, capsules);
+  const Eigen::Matrix<double, 3, 3, Eigen::RowMajor> W = F * M * F.transpose();
+  c.local = solvers::prepare_local_contact<3>(W.data(), mu);
+}
+
+Eigen::Vector3d general_contact_velocity(const GeneralContact& c, const SphereBodies& beads,
+                                         const CapsuleBodies& capsules) {
+  const Eigen::Vector3d rel =
+      point_velocity(c.kind_b, c.b, c.pb, beads, capsules) - point_velocity(c.kind_a, c.a, c.pa, beads, capsules);
+  return Eigen::Vector3d(c.n.dot(rel) + c.extra, c.t1.dot(rel), c.t2.dot(rel));
+}
+
+void apply_general_impulses(GeneralContactSet& set) {
+  for_each_colour(set, [&](const GeneralContact& c) { push(c, c.r, *set.beads, *set.capsules); });
+}
+
+void sweep_general_contacts(GeneralContactSet& set) {
+  for_each_colour(set, [&](GeneralContact& c) { update(c, *set.beads, *set.capsules); });
+}
+
+void general_residual_blocks(GeneralContactSet& set) {
+  const int n = static_cast<int>(set.contacts.size());
+  const int blocks = static_cast<int>(set.block_sums.size());
+#pragma omp for schedule(static)
+  for (int k = 0; k < blocks; ++k) {
+    double s = 0.0;
+    for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i)
+      s += contact_error(set.contacts[i], *set.beads, *set.capsules);
+    set.block_sums[k] = s;
+  }
+}
+
+double general_squared_error(const GeneralContactSet& set) {
+  double s = 0.0;
+  for (double v : set.block_sums) s += v;
+  return s;
+}
+
+double general_squared_velocity(const GeneralContactSet& set) {
+  double s = 0.0;
+  for (const GeneralContact& c : set.contacts) s += general_contact_velocity(c, *set.beads, *set.capsules).squaredNorm();
+  return s;
+}
+
+void store_general_cache(GeneralContactSet& set) {
+  set.world_impulses.resize(set.contacts.size());
+  for (std::size_t k = 0; k < set.contacts.size(); ++k) {
+    const GeneralContact& c = set.contacts[k];
+    set.world_impulses[k] = c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2;
+  }
+  set.cache.store(set.keys.data(), set.world_impulses.data(), set.keys.size());
+}
+
+}  // namespace talus::granular

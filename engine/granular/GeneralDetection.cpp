@@ -1,0 +1,146 @@
+#include "engine/granular/GeneralDetection.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "contact/BroadPhase.hpp"
+#include "contact/CapsuleContact.hpp"
+#include "solvers/core/FrictionContactProblem.hpp"
+
+namespace talus::granular {
+
+namespace {
+
+double max_bead_radius(const SphereBodies& b) {
+  double r = 0.0;
+  for (double v : b.radius) r = std::max(r, v);
+  return r;
+}
+
+}  // namespace
+
+double max_capsule_point_speed(const CapsuleBodies& c) {
+  double s = 0.0;
+  for (int i = 0; i < c.size(); ++i) s = std::max(s, c.v[i].norm() + c.w[i].norm() * c.bounding_radius(i));
+  return s;
+}
+
+void detect_general_contacts(const GranularModel& m, const contact::CellGrid& grid,
+                             const std::vector<contact::Wall>& walls_now, const std::vector<double>& wall_speed,
+                             double margin, double h, int threads, GeneralDetectionBuffers& buf) {
+  const CapsuleBodies& caps = m.capsules;
+  const SphereBodies& beads = m.beads;
+  const int nc = caps.size();
+  buf.per_thread.resize(threads);
+  buf.all.clear();
+  if (nc == 0) return;
+  const bool periodic = m.periodic.any();
+  const double rmax = max_bead_radius(beads);
+  const int nw = static_cast<int>(walls_now.size());
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const int t = omp_get_thread_num();
+    std::vector<GeneralCandidate>& out = buf.per_thread[t];
+    out.clear();
+    auto emit = [&](BodyKind ka, int a, BodyKind kb, int b, const contact::ContactPoint& cp, contact::ContactKey key,
+                    double speed, double mu) {
+      GeneralCandidate g;
+      g.a = a, g.b = b, g.kind_a = ka, g.kind_b = kb;
+      g.point = cp, g.key = key, g.wall_speed = speed, g.mu = mu;
+      out.push_back(g);
+    };
+    const int lo = static_cast<int>(static_cast<long>(nc) * t / threads);
+    const int hi = static_cast<int>(static_cast<long>(nc) * (t + 1) / threads);
+    contact::ContactPoint pts[3];
+    for (int i = lo; i < hi; ++i) {
+      const contact::CapsuleShape ci = caps.shape(i);
+      // Beads near the capsule (their image nearest to it).
+      contact::for_bodies_near(grid, ci.centre, ci.half_length + ci.radius + rmax + margin, [&](std::int32_t j) {
+        const Eigen::Vector3d xj =
+            periodic ? Eigen::Vector3d(ci.centre + m.periodic.minimum_image(beads.x[j] - ci.centre)) : beads.x[j];
+        if (contact::capsule_sphere_point(ci, xj, beads.radius[j], pts[0]) && pts[0].gap <= margin)
+          emit(BodyKind::Capsule, i, BodyKind::Sphere, j, pts[0],
+               general_key(KeyKind::Capsule, caps.id[i], KeyKind::Sphere, beads.id[j], 0), 0.0, m.mu_bead);
+      });
+      // Capsules with a larger id (each pair once, a = the smaller id).
+      for (int j = 0; j < nc; ++j) {
+        if (caps.id[j] <= caps.id[i]) continue;
+        contact::CapsuleShape cj = caps.shape(j);
+        if (periodic) cj.centre = ci.centre + m.periodic.minimum_image(cj.centre - ci.centre);
+        const double reach = ci.half_length + ci.radius + cj.half_length + cj.radius + margin;
+        if ((cj.centre - ci.centre).squaredNorm() > reach * reach) continue;
+        const int k = contact::capsule_capsule_points(ci, cj, pts);
+        for (int p = 0; p < k; ++p)
+          if (pts[p].gap <= margin)
+            emit(BodyKind::Capsule, i, BodyKind::Capsule, j, pts[p],
+                 general_key(KeyKind::Capsule, caps.id[i], KeyKind::Capsule, caps.id[j], pts[p].feature), 0.0,
+                 m.mu_bead);
+      }
+      for (int w = 0; w < nw; ++w) {
+        const int k = contact::capsule_wall_points(walls_now[w], ci, pts);
+        for (int p = 0; p < k; ++p)
+          if (pts[p].gap <= margin + h * std::abs(wall_speed[w]))
+            emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, pts[p],
+                 general_key(KeyKind::Wall, static_cast<std::uint32_t>(w), KeyKind::Capsule, caps.id[i], pts[p].feature),
+                 wall_speed[w], m.mu_wall);
+      }
+      for (int bx = 0; bx < static_cast<int>(m.boxes.size()); ++bx) {
+        const contact::Box& box = m.boxes[bx];
+        contact::CapsuleShape c = ci;
+        if (periodic) c.centre = box.centre + m.periodic.minimum_image(ci.centre - box.centre);
+        const double reach = box.bounding_radius() + c.half_length + c.radius + margin;
+        if ((c.centre - box.centre).squaredNorm() > reach * reach) continue;
+        const int k = contact::capsule_box_points(box, c, pts);
+        for (int p = 0; p < k; ++p)
+          if (pts[p].gap <= margin)
+            emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, pts[p],
+                 general_key(KeyKind::Box, static_cast<std::uint32_t>(bx), KeyKind::Capsule, caps.id[i], pts[p].feature),
+                 0.0, m.mu_wall);
+      }
+    }
+  }
+  for (int t = 0; t < threads; ++t) buf.all.insert(buf.all.end(), buf.per_thread[t].begin(), buf.per_thread[t].end());
+}
+
+double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel& m, double h, GeneralContactSet& set) {
+  const int n = static_cast<int>(buf.all.size());
+  const int nb = m.beads.size();
+  if (n == 0 && set.contacts.empty()) return 0.0;  // a bead-only step: nothing to colour
+  auto body = [&](BodyKind k, int i) { return k == BodyKind::Fixed ? -1 : (k == BodyKind::Sphere ? i : nb + i); };
+  buf.colour_a.resize(n);
+  buf.colour_b.resize(n);
+  for (int k = 0; k < n; ++k) {
+    const GeneralCandidate& g = buf.all[k];
+    buf.colour_a[k] = body(g.kind_a, g.a), buf.colour_b[k] = body(g.kind_b, g.b);
+  }
+  colour_contacts_on_bodies(buf.colour_a.data(), buf.colour_b.data(), n, nb + m.capsules.size(), set.colours);
+  set.contacts.resize(n);
+  set.keys.resize(n);
+  set.block_sums.assign((n + 2047) / 2048, 0.0);
+  const double e = m.restitution;
+  double max_pen = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const GeneralCandidate& g = buf.all[k];
+    const int s = set.colours.slot[k];
+    GeneralContact& c = set.contacts[s];
+    c.a = g.a, c.b = g.b, c.kind_a = g.kind_a, c.kind_b = g.kind_b;
+    prepare_general_contact(c, g.point.n, g.point.pa, g.point.pb, g.mu, m.beads, m.capsules);
+    set.keys[s] = g.key;
+    max_pen = std::max(max_pen, -g.point.gap);
+    if (g.point.gap > contact::kClosedGapFraction * (g.point.pa.norm() + g.point.pb.norm())) {
+      c.extra = g.point.gap / h - g.wall_speed;
+    } else {
+      c.extra = -g.wall_speed;
+      if (e > 0.0) c.extra += e * std::min(0.0, general_contact_velocity(c, m.beads, m.capsules)[0]);
+    }
+    const Eigen::Vector3d R = set.cache.find(g.key);
+    Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
+    solvers::project_on_cone(r.data(), 3, g.mu);
+    c.r = r;
+  }
+  return max_pen;
+}
+
+}  // namespace talus::granular

@@ -1,0 +1,47 @@
+#pragma once
+// Detection of the general contacts (GeneralContacts.hpp) of a step: every pair with a capsule — capsule–bead
+// (capsules query the beads' cell grid with their bounding radius), capsule–capsule (all pairs by bounding
+// spheres: capsules are few next to the beads), capsule–wall and capsule–box — through the exact narrow phase
+// of contact/CapsuleContact.hpp, minimum-image in periodic domains. Then the contacts are coloured on bodies,
+// their blocks of W formed and their impulses warm-started from the set's cache.
+// Capsules are split into contiguous per-thread ranges and the per-thread lists concatenated in range order,
+// so the contact list is the serial one for any thread count.
+#include <vector>
+
+#include "contact/CellGrid.hpp"
+#include "contact/NarrowPhase.hpp"
+#include "engine/granular/GeneralContacts.hpp"
+#include "engine/granular/GranularModel.hpp"
+
+namespace talus::granular {
+
+struct GeneralCandidate {
+  std::int32_t a = -1, b = -1;
+  BodyKind kind_a = BodyKind::Fixed, kind_b = BodyKind::Sphere;
+  contact::ContactPoint point;
+  contact::ContactKey key = 0;
+  double wall_speed = 0.0;
+  double mu = 0.0;
+};
+
+struct GeneralDetectionBuffers {
+  std::vector<std::vector<GeneralCandidate>> per_thread;
+  std::vector<GeneralCandidate> all;
+  std::vector<std::int32_t> colour_a, colour_b;
+};
+
+// Candidates with gap <= margin (walls: + h |speed|). walls_now/wall_speed: the walls at the start of the step
+// and their mean normal velocity over it; grid: the beads' grid of this step.
+void detect_general_contacts(const GranularModel& m, const contact::CellGrid& grid,
+                             const std::vector<contact::Wall>& walls_now, const std::vector<double>& wall_speed,
+                             double margin, double h, int threads, GeneralDetectionBuffers& buffers);
+
+// Colours, frames, blocks of W, normal targets (gap/h − wall speed, or Newton's e u_N,k when closed) and warm
+// starts of buffers.all into set (whose bodies must be set). Returns the largest penetration (−gap, >= 0).
+double build_general_contacts(GeneralDetectionBuffers& buffers, const GranularModel& m, double h,
+                              GeneralContactSet& set);
+
+// max over capsules of |v| + |ω| (half length + radius): a bound on their surface points' speed.
+double max_capsule_point_speed(const CapsuleBodies& c);
+
+}  // namespace talus::granular

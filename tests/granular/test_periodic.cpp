@@ -1,0 +1,147 @@
+// Periodic boundaries (issue 4 item 1; contact/Periodicity.hpp): a bead chain crossing the seam keeps the same
+// contacts (same cache keys) and its momentum; a head-on collision across the seam exchanges the velocities
+// (e = 1), which only happens if the contact's normal is the minimum-image one; a layer sliding down a rough
+// incline, periodic in both horizontal directions, accelerates at g (sin θ − μ cos θ) (it slides rather than
+// rolls because tan θ > 3.5 μ, see test_incline.cpp); the chute scene is periodic and keeps all its beads.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "engine/granular/GranularScenes.hpp"
+#include "engine/granular/GranularStepper.hpp"
+
+using namespace talus::granular;
+
+namespace {
+
+constexpr double kR = 0.01, kRho = 2500.0;
+
+std::vector<talus::contact::ContactKey> sorted_keys(const GranularStepper& s) {
+  std::vector<talus::contact::ContactKey> k = s.contact_keys();
+  std::sort(k.begin(), k.end());
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("a rolling bead chain crosses the periodic seam with the same contacts and momentum") {
+  GranularModel m;
+  m.mu_bead = m.mu_wall = 0.3;
+  m.walls.push_back(talus::contact::Wall{});
+  m.periodic.axis[0] = true;
+  m.periodic.length = Eigen::Vector3d(12 * kR, 0, 0);
+  const double v = 0.5;
+  for (int k = 0; k < 6; ++k) {
+    m.beads.add(Eigen::Vector3d((2 * k + 1) * kR, 0.0, kR), kR, kRho, Eigen::Vector3d(v, 0, 0));
+    m.beads.w[k] = Eigen::Vector3d(0, v / kR, 0);  // rolling without slip: no friction needed
+  }
+  GranularParameters p;
+  p.tolerance = 1e-10;
+  GranularStepper s(m, p);
+  s.step();
+  const std::vector<talus::contact::ContactKey> keys = sorted_keys(s);
+  CHECK(keys.size() == 12);  // 6 floor contacts and 6 chain contacts, one of them across the seam
+  const int steps = 100;  // 0.2 s at 0.5 m/s: 10 cm, most beads cross the seam
+  for (int k = 1; k < 2 * steps; ++k) {
+    REQUIRE(s.step().solver.converged());
+    REQUIRE(sorted_keys(s) == keys);
+  }
+  double px = 0.0;
+  for (int i = 0; i < m.beads.size(); ++i) {
+    px += m.beads.mass[i] * m.beads.v[i].x();
+    CHECK(m.beads.x[i].x() >= 0.0);
+    CHECK(m.beads.x[i].x() < 12 * kR);
+    CHECK(std::abs(m.beads.x[i].z() - kR) <= 1e-9);
+  }
+  CHECK(px == Approx(6 * m.beads.mass[0] * v).epsilon(1e-12));
+  // Bead id 0 started at x = r and travelled v t = 0.1 m: it is at (r + 0.1) mod 0.12.
+  const double expected = std::fmod(kR + v * 2 * steps * p.h, 12 * kR);
+  for (int i = 0; i < m.beads.size(); ++i)
+    if (m.beads.id[i] == 0) CHECK(m.beads.x[i].x() == Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("a head-on collision across the seam exchanges the velocities (e = 1)") {
+  GranularModel m;
+  m.gravity.setZero();
+  m.restitution = 1.0;
+  m.mu_bead = 0.0;
+  const double L = 10 * kR;
+  m.periodic.axis[0] = true;
+  m.periodic.length = Eigen::Vector3d(L, 0, 0);
+  m.beads.add(Eigen::Vector3d(L - 1.5 * kR, 0, 0), kR, kRho, Eigen::Vector3d(1.0, 0, 0));
+  m.beads.add(Eigen::Vector3d(0.6 * kR, 0, 0), kR, kRho);  // its image at L + 0.6 r is 0.1 r ahead
+  GranularParameters p;
+  p.tolerance = 1e-12;
+  GranularStepper s(m, p);
+  for (int k = 0; k < 10; ++k) REQUIRE(s.step().solver.converged());
+  const int a = m.beads.id[0] == 0 ? 0 : 1, b = 1 - a;
+  CHECK(std::abs(m.beads.v[a].x()) <= 1e-9);
+  CHECK(m.beads.v[b].x() == Approx(1.0).epsilon(1e-9));
+  CHECK(m.beads.v[a].norm() + std::abs(m.beads.v[b].y()) + std::abs(m.beads.v[b].z()) <= 1e-9);
+}
+
+TEST_CASE("a layer periodic in x and y slides down a rough incline at g (sin θ − μ cos θ)") {
+  const double th = 30.0 * std::numbers::pi / 180.0, mu = 0.1, g = 9.81;  // tan θ = 0.58 > 3.5 μ
+  GranularModel m;
+  m.gravity = g * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
+  m.mu_bead = m.mu_wall = mu;
+  m.walls.push_back(talus::contact::Wall{});
+  m.periodic.axis[0] = m.periodic.axis[1] = true;
+  m.periodic.length = Eigen::Vector3d(12 * kR, 8 * kR, 0);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 4; ++j) m.beads.add(Eigen::Vector3d((2 * i + 1) * kR, (2 * j + 1) * kR, kR), kR, kRho);
+  GranularParameters p;
+  p.tolerance = 1e-10;
+  GranularStepper s(m, p);
+  const int steps = 500;  // 0.5 s: about 4 periods travelled
+  for (int k = 0; k < steps; ++k) {
+    const GranularStepReport& r = s.step();
+    REQUIRE(r.solver.converged());
+    REQUIRE(r.contacts == 24 + 24 + 24);  // floor, and the x and y neighbours across both seams
+  }
+  const double t = steps * p.h, a = g * (std::sin(th) - mu * std::cos(th));
+  for (int i = 0; i < m.beads.size(); ++i) {
+    CHECK(m.beads.v[i].x() == Approx(a * t).epsilon(1e-6));
+    CHECK(std::abs(m.beads.v[i].y()) <= 1e-9);
+    CHECK(m.beads.w[i].y() == Approx(5.0 * mu * g * std::cos(th) / (2.0 * kR) * t).epsilon(1e-6));
+    CHECK(m.beads.x[i].y() >= 0.0);
+    CHECK(m.beads.x[i].y() < 8 * kR);
+  }
+}
+
+TEST_CASE("a period shorter than three contact cells is refused") {
+  GranularModel m;
+  m.periodic.axis[0] = true;
+  m.periodic.length = Eigen::Vector3d(5 * kR, 0, 0);
+  m.beads.add(Eigen::Vector3d(kR, 0, 0), kR, kRho);
+  GranularStepper s(m, GranularParameters{});
+  CHECK_THROWS_AS(s.step(), std::invalid_argument);
+}
+
+TEST_CASE("the chute scene is periodic in the flow direction and keeps every bead") {
+  BeadSpec spec;
+  spec.n = 27;
+  GranularScene sc = chute(spec, 25.0, 20.0);
+  REQUIRE(sc.model.periodic.axis[0]);
+  CHECK(!std::isfinite(sc.events.remove_beyond_x));
+  GranularParameters p;
+  GranularStepper s(sc.model, p);
+  double worst_pen = 0.0;
+  for (int k = 0; k < 300; ++k) {
+    const GranularStepReport& r = s.step();
+    REQUIRE(r.solver.converged());
+    worst_pen = std::max(worst_pen, r.max_penetration);
+  }
+  const double L = 20.0 * 2.0 * spec.radius;
+  CHECK(sc.model.beads.size() == 27);
+  double vx = 0.0;
+  for (int i = 0; i < sc.model.beads.size(); ++i) {
+    CHECK(sc.model.beads.x[i].x() >= 0.0);
+    CHECK(sc.model.beads.x[i].x() < L);
+    vx += sc.model.beads.v[i].x() / 27;
+  }
+  CHECK(vx > 0.5);  // flowing down the slope (free fall along it would give 9.81 sin 25° × 0.3 = 1.24 m/s)
+  CHECK(worst_pen <= 0.01 * spec.radius);
+}

@@ -192,7 +192,8 @@ TEST_CASE("malformed scenes give one line naming file, line, column and field", 
     CHECK(error_of("gravty: [0, 0, -9.81]\n" + kBall, "typo.yaml") ==
           located("typo.yaml", 1, 1) +
               "field 'gravty': unknown key (did you mean 'gravity'? expected one of: name, description, gravity, laws, "
-              "lti_systems, spheres, planes, planar_blocks, interactions, contacts, integrator, output)");
+              "lti_systems, spheres, planes, planar_blocks, corotational_beams, interactions, contacts, integrator, "
+              "output)");
     CHECK(error_of(replace(kBall, "  t_end: 1.0\n", "  t_end: 1.0\n  thetta: 0.5\n"), "typo2.yaml")
               .rfind(located("typo2.yaml", 16, 3) + "field 'integrator.thetta': unknown key (did you mean 'theta'?", 0) == 0);
   }
@@ -204,7 +205,7 @@ TEST_CASE("malformed scenes give one line naming file, line, column and field", 
     CHECK(error_of(replace(kBall, "systems: [ball]", "systems: [bal]"), "sys.yaml") ==
           located("sys.yaml", 10, 15) +
               "field 'interactions[0].systems[0]': unknown system 'bal' (expected the name of an LTI system or a "
-              "planar block: ball)");
+              "planar block or a co-rotational beam: ball)");
   }
   SECTION("unknown law name") {
     CHECK(error_of(replace(kBall, "law: {type: newton, e: 0.5}", "law: bouncy"), "law.yaml") ==

@@ -183,8 +183,8 @@ LagrangianNonlinear make_corotational_beam(const CorotationalBeam& beam) {
     corotational_internal_force(beam, q, f, nullptr);
     f = weight - f;
   };
-  sys.force_jacobian_q = [beam](double, const Vector& q, const Vector&, Matrix& J) {
-    Vector f;
+  // The force buffer lives in the callback so that Newton iterations do not allocate.
+  sys.force_jacobian_q = [beam, f = Vector()](double, const Vector& q, const Vector&, Matrix& J) mutable {
     corotational_internal_force(beam, q, f, &J);
     J = -J;
   };

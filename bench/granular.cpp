@@ -1,15 +1,20 @@
 // Granular bench (issue 4 item 8): steps of the reference bead stack (engine/granular/GranularScenes.hpp) for
-// several sizes and thread counts, timed per phase. For each N the stack is first settled (untimed, from the
-// 2.2 r lattice; or, with --packed, started from a touching cubic packing that is already at rest), then each
-// thread count runs the same --steps steps from a copy of that state. Reported per record: seconds per step,
-// per-phase seconds per step, contacts, mean NSGS sweeps, ns per contact per sweep, max interpenetration / r and
-// kinetic energy / (N m g r) at the end. --solver assembled runs the assembled-W path instead (for comparison).
-// The process CPU time per step is reported beside the wall time: on a shared machine the wall time measures
-// the load as much as the code (with one thread the CPU time is the code's cost).
+// several sizes and thread counts, timed per phase. For each N the stack is first settled from the 2.2 r
+// lattice (or, with --packed, started from a touching cubic packing already at rest); with --settle the
+// settling itself is timed and reported (its cost per simulated second, sweeps per step). Then each thread
+// count runs the same --steps steps from a copy of the settled state. Reported per record: seconds per step,
+// per-phase seconds per step, contacts, mean NSGS sweeps, ns per contact per sweep, max interpenetration / r
+// and kinetic energy / (N m g r) at the end, the worst residual and the memory per bead.
+// Wall time on a shared machine measures the load as much as the code, so the CPU time of the stepping thread
+// is reported beside it (with one thread it is the code's whole cost); 2-thread speed-ups need a quiet machine.
+// --solver assembled runs the assembled-W path instead (for comparison).
 #include <CLI/CLI.hpp>
-#include <ctime>
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -23,14 +28,67 @@ using namespace talus::granular;
 namespace {
 
 struct Record {
-  long n;
-  int threads;
-  double seconds_per_step;
-  double cpu_seconds_per_step;
-  std::array<double, kPhaseCount> phase{};
-  double contacts, sweeps, ns_per_contact_sweep, penetration, ke_ratio, worst_residual;
-  int unconverged;
+  std::string kind;  // "steps" or "settle"
+  long n = 0;
+  int threads = 0;
+  int steps = 0;
+  double seconds_per_step = 0, cpu_seconds_per_step = 0;
+  std::array<double, kPhaseCount> phase{}, phase_cpu{};
+  double contacts = 0, sweeps = 0, worst_sweeps = 0, ns_per_contact_sweep = 0, cpu_ns_per_contact_sweep = 0;
+  double penetration = 0, ke_ratio = 0, worst_residual = 0, bytes_per_bead = 0, peak_rss_bytes_per_bead = 0;
+  int unconverged = 0;
 };
+
+double peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return 1024.0 * static_cast<double>(u.ru_maxrss);
+}
+
+// Runs `steps` steps, accumulating the per-step figures into r.
+void run_steps(GranularStepper& s, GranularModel& m, const BeadSpec& spec, int steps, Record& r) {
+  double solve_s = 0, solve_cpu = 0, contact_sweeps = 0;
+  for (int k = 0; k < steps; ++k) {
+    const GranularStepReport& rep = s.step();
+    for (int q = 0; q < kPhaseCount; ++q) {
+      r.phase[q] += rep.phase_seconds[q] / steps;
+      r.phase_cpu[q] += rep.phase_cpu_seconds[q] / steps;
+    }
+    r.contacts += double(rep.contacts) / steps;
+    r.sweeps += double(rep.solver.iterations) / steps;
+    r.worst_sweeps = std::max(r.worst_sweeps, double(rep.solver.iterations));
+    r.penetration = std::max(r.penetration, rep.max_penetration / spec.radius);
+    r.worst_residual = std::max(r.worst_residual, rep.solver.residual);
+    r.unconverged += rep.solver.converged() ? 0 : 1;
+    solve_s += rep.phase_seconds[static_cast<int>(Phase::Solve)];
+    solve_cpu += rep.phase_cpu_seconds[static_cast<int>(Phase::Solve)];
+    contact_sweeps += double(rep.contacts) * rep.solver.iterations;
+  }
+  r.steps = steps;
+  for (int q = 0; q < kPhaseCount; ++q) r.seconds_per_step += r.phase[q], r.cpu_seconds_per_step += r.phase_cpu[q];
+  r.ns_per_contact_sweep = contact_sweeps > 0 ? 1e9 * solve_s / contact_sweeps : 0.0;
+  r.cpu_ns_per_contact_sweep = contact_sweeps > 0 ? 1e9 * solve_cpu / contact_sweeps : 0.0;
+  r.ke_ratio = kinetic_energy(m.beads) / (m.beads.size() * m.beads.mass[0] * 9.81 * spec.radius);
+  r.bytes_per_bead = double(s.memory_bytes()) / m.beads.size();
+  r.peak_rss_bytes_per_bead = peak_rss_bytes() / m.beads.size();
+}
+
+void print(const Record& r, double h) {
+  if (r.kind == "settle") {
+    std::printf("settle %9ld %3d %6d steps: %8.1f s/sim-s (cpu %8.1f), sweeps mean %7.1f worst %6.0f, pen/r %8.2e, "
+                "KE/Nmgr %8.2e, worst residual %8.2e%s\n",
+                r.n, r.threads, r.steps, r.seconds_per_step / h, r.cpu_seconds_per_step / h, r.sweeps, r.worst_sweeps,
+                r.penetration, r.ke_ratio, r.worst_residual,
+                r.unconverged ? ("  (" + std::to_string(r.unconverged) + " steps not converged)").c_str() : "");
+  } else {
+    std::printf("%9ld %3d %9.4f %9.4f %8.4f %8.4f %8.4f %8.4f %8.4f %9.0f %7.1f %6.1f %6.1f %9.2e %9.2e %9.2e %6.0f %6.0f%s\n",
+                r.n, r.threads, r.seconds_per_step, r.cpu_seconds_per_step, r.phase_cpu[0], r.phase_cpu[1], r.phase_cpu[2],
+                r.phase_cpu[3], r.phase_cpu[4], r.contacts, r.sweeps, r.ns_per_contact_sweep, r.cpu_ns_per_contact_sweep,
+                r.penetration, r.ke_ratio, r.worst_residual, r.bytes_per_bead, r.peak_rss_bytes_per_bead,
+                r.unconverged ? ("  (" + std::to_string(r.unconverged) + " steps not converged)").c_str() : "");
+  }
+  std::fflush(stdout);
+}
 
 }  // namespace
 
@@ -39,66 +97,62 @@ int main(int argc, char** argv) {
   std::vector<long> sizes{1000, 10000, 100000};
   std::vector<int> threads{1, 2};
   int steps = 50, settle_steps = 600;
-  bool packed = false;
-  double tolerance = 1e-4;
+  bool packed = false, settle_figure = false;
+  GranularParameters p;
   std::string json, solver = "matrix_free";
   app.add_option("--sizes", sizes, "bead counts (1e6 is opt-in)")->delimiter(',');
   app.add_option("--threads", threads, "thread counts")->delimiter(',');
   app.add_option("--steps", steps, "timed steps per record")->check(CLI::PositiveNumber);
-  app.add_option("--settle-steps", settle_steps, "untimed steps before timing (lattice start)");
+  app.add_option("--settle-steps", settle_steps, "steps settling the lattice before the timed steps");
   app.add_flag("--packed", packed, "start from a touching cubic packing at rest instead of settling the lattice");
-  app.add_option("--tolerance", tolerance, "friction-contact residual per step");
+  app.add_flag("--settle", settle_figure,
+               "time the settling from the lattice too (with the first thread count) and report it");
+  app.add_option("--tolerance", p.tolerance, "friction-contact residual per step");
+  app.add_option("--max-sweeps", p.max_sweeps, "sweep budget per step");
+  app.add_option("--check-every", p.check_every, "sweeps between residual checks");
+  app.add_option("--check-first", p.check_first, "evaluate the warm start's residual before sweeping (0 or 1)");
+  app.add_option("--relaxation", p.relaxation, "projected SOR factor in (0, 2)");
+  app.add_flag("--symmetric", p.symmetric, "alternate forward and backward sweeps");
+  app.add_option("--partitions", p.partitions, "sweep blocks (0 = automatic)");
   app.add_option("--solver", solver, "matrix_free or assembled")->check(CLI::IsMember({"matrix_free", "assembled"}));
   app.add_option("--json", json, "write the records as a JSON list");
   CLI11_PARSE(app, argc, argv);
+  p.solver = solver == "assembled" ? GranularSolver::Assembled : GranularSolver::MatrixFree;
 
   std::vector<Record> records;
-  std::printf("%9s %3s %10s %10s %8s %8s %8s %8s %9s %7s %11s %9s %10s\n", "N", "thr", "s/step", "cpu s/step", "broad", "narrow", "assem",
-              "solve", "contacts", "sweeps", "ns/c/sweep", "pen/r", "KE/Nmgr");
+  std::printf("cpu = CPU time of the stepping thread; phases in cpu s/step; ns/c/s = ns per contact per sweep "
+              "(wall, cpu); B/bead = buffers, RSS = peak RSS / N\n");
+  std::printf("%9s %3s %9s %9s %8s %8s %8s %8s %8s %9s %7s %6s %6s %9s %9s %9s %6s %6s\n", "N", "thr", "s/step",
+              "cpu", "broad", "narrow", "assem", "solve", "integr", "contacts", "sweeps", "ns/c/s", "cpu", "pen/r",
+              "KE/Nmgr", "residual", "B/bead", "RSS");
   for (long n : sizes) {
     BeadSpec spec;
     spec.n = n;
     if (packed) spec.spacing = 2.0, spec.jitter = 0.0;
     GranularScene base = bead_stack(spec);
-    GranularParameters p;
-    p.tolerance = tolerance;
-    p.solver = solver == "assembled" ? GranularSolver::Assembled : GranularSolver::MatrixFree;
-    p.threads = *std::max_element(threads.begin(), threads.end());
-    if (!packed) {
-      GranularStepper settle(base.model, p);
-      for (int k = 0; k < settle_steps; ++k) settle.step();
+    if (!packed && settle_steps > 0) {
+      GranularParameters ps = p;
+      ps.threads = settle_figure ? threads.front() : *std::max_element(threads.begin(), threads.end());
+      GranularStepper settle(base.model, ps);
+      Record r;
+      r.kind = "settle", r.n = n, r.threads = ps.threads;
+      run_steps(settle, base.model, spec, settle_steps, r);
+      if (settle_figure) {
+        records.push_back(r);
+        print(r, p.h);
+      }
     }
     for (int t : threads) {
       GranularModel m = base.model;
-      p.threads = t;
-      GranularStepper s(m, p);
+      GranularParameters pt = p;
+      pt.threads = t;
+      GranularStepper s(m, pt);
       s.step();  // the cache warms up and buffers reach their size outside the timing
-      Record r{n, t, 0.0, 0.0, {}, 0, 0, 0, 0, 0, 0, 0};
-      timespec c0, c1;
-      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-      double solve_ns = 0, contact_sweeps = 0;
-      for (int k = 0; k < steps; ++k) {
-        const GranularStepReport& rep = s.step();
-        for (int q = 0; q < kPhaseCount; ++q) r.phase[q] += rep.phase_seconds[q] / steps;
-        r.contacts += double(rep.contacts) / steps;
-        r.sweeps += double(rep.solver.iterations) / steps;
-        r.penetration = std::max(r.penetration, rep.max_penetration / spec.radius);
-        r.worst_residual = std::max(r.worst_residual, rep.solver.residual);
-        r.unconverged += rep.solver.converged() ? 0 : 1;
-        solve_ns += 1e9 * rep.phase_seconds[static_cast<int>(Phase::Solve)];
-        contact_sweeps += double(rep.contacts) * rep.solver.iterations;
-      }
-      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-      r.cpu_seconds_per_step = ((c1.tv_sec - c0.tv_sec) + 1e-9 * (c1.tv_nsec - c0.tv_nsec)) / steps;
-      for (double v : r.phase) r.seconds_per_step += v;
-      r.ns_per_contact_sweep = contact_sweeps > 0 ? solve_ns / contact_sweeps : 0.0;
-      r.ke_ratio = kinetic_energy(m.beads) / (m.beads.size() * m.beads.mass[0] * 9.81 * spec.radius);
+      Record r;
+      r.kind = "steps", r.n = n, r.threads = t;
+      run_steps(s, m, spec, steps, r);
       records.push_back(r);
-      std::printf("%9ld %3d %10.4f %10.4f %8.4f %8.4f %8.4f %8.4f %9.0f %7.1f %11.1f %9.2e %10.2e%s\n", r.n, r.threads,
-                  r.seconds_per_step, r.cpu_seconds_per_step, r.phase[0], r.phase[1], r.phase[2], r.phase[3], r.contacts, r.sweeps,
-                  r.ns_per_contact_sweep, r.penetration, r.ke_ratio,
-                  r.unconverged ? ("  (" + std::to_string(r.unconverged) + " steps not converged)").c_str() : "");
-      std::fflush(stdout);
+      print(r, p.h);
     }
   }
   if (!json.empty()) {
@@ -106,15 +160,22 @@ int main(int argc, char** argv) {
     f << "[\n";
     for (std::size_t i = 0; i < records.size(); ++i) {
       const Record& r = records[i];
-      f << "  {\"n\": " << r.n << ", \"threads\": " << r.threads << ", \"solver\": \"" << solver
-        << "\", \"packed\": " << (packed ? "true" : "false") << ", \"seconds_per_step\": " << r.seconds_per_step
-        << ", \"cpu_seconds_per_step\": " << r.cpu_seconds_per_step;
-      for (int q = 0; q < kPhaseCount; ++q) f << ", \"" << to_string(static_cast<Phase>(q)) << "_seconds\": " << r.phase[q];
-      f << ", \"contacts\": " << r.contacts << ", \"iterations\": " << r.sweeps
-        << ", \"ns_per_contact_per_sweep\": " << r.ns_per_contact_sweep << ", \"max_penetration_over_r\": "
+      f << "  {\"kind\": \"" << r.kind << "\", \"n\": " << r.n << ", \"threads\": " << r.threads << ", \"solver\": \""
+        << solver << "\", \"packed\": " << (packed ? "true" : "false") << ", \"steps\": " << r.steps
+        << ", \"relaxation\": " << p.relaxation << ", \"symmetric\": " << (p.symmetric ? "true" : "false")
+        << ", \"seconds_per_step\": " << r.seconds_per_step << ", \"cpu_seconds_per_step\": " << r.cpu_seconds_per_step
+        << ", \"seconds_per_simulated_second\": " << r.seconds_per_step / p.h;
+      for (int q = 0; q < kPhaseCount; ++q) {
+        const std::string name = to_string(static_cast<Phase>(q));
+        f << ", \"" << name << "_seconds\": " << r.phase[q] << ", \"" << name << "_cpu_seconds\": " << r.phase_cpu[q];
+      }
+      f << ", \"contacts\": " << r.contacts << ", \"iterations\": " << r.sweeps << ", \"worst_iterations\": "
+        << r.worst_sweeps << ", \"ns_per_contact_sweep\": " << r.ns_per_contact_sweep
+        << ", \"cpu_ns_per_contact_sweep\": " << r.cpu_ns_per_contact_sweep << ", \"max_penetration_over_r\": "
         << r.penetration << ", \"kinetic_energy_over_Nmgr\": " << r.ke_ratio << ", \"worst_residual\": "
-        << r.worst_residual << ", \"unconverged_steps\": " << r.unconverged << "}" << (i + 1 < records.size() ? "," : "")
-        << "\n";
+        << r.worst_residual << ", \"unconverged_steps\": " << r.unconverged << ", \"bytes_per_bead\": "
+        << r.bytes_per_bead << ", \"peak_rss_bytes_per_bead\": " << r.peak_rss_bytes_per_bead << "}"
+        << (i + 1 < records.size() ? "," : "") << "\n";
     }
     f << "]\n";
     if (!f) {

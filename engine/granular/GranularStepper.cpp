@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <ctime>
 
 #include "contact/ContactFrame.hpp"
 #include "contact/NarrowPhase.hpp"
@@ -17,6 +18,17 @@ namespace talus::granular {
 namespace {
 
 using Clock = ProfileClock;
+
+double thread_cpu_seconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+template <class T>
+std::size_t bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
 
 double max_radius(const SphereBodies& b) {
   double r = 0.0;
@@ -31,11 +43,36 @@ GranularStepper::GranularStepper(GranularModel& model, const GranularParameters&
   if (!(params_.h > 0.0)) throw std::invalid_argument("granular: time step h must be positive");
   if (!(params_.tolerance > 0.0)) throw std::invalid_argument("granular: tolerance must be positive");
   if (params_.max_sweeps < 1) throw std::invalid_argument("granular: max_sweeps must be >= 1");
+  if (!(params_.relaxation > 0.0 && params_.relaxation < 2.0))
+    throw std::invalid_argument("granular: relaxation must be in (0, 2)");
+  if (params_.partitions < 0) throw std::invalid_argument("granular: partitions must be >= 0 (0 = automatic)");
   if (params_.threads < 1) throw std::invalid_argument("granular: threads must be >= 1");
   if (m_.mu_bead < 0.0 || m_.mu_wall < 0.0) throw std::invalid_argument("granular: friction coefficients must be >= 0");
   if (m_.restitution < 0.0 || m_.restitution > 1.0) throw std::invalid_argument("granular: restitution must be in [0, 1]");
   pair_buffers_.resize(params_.threads);
   wall_buffers_.resize(params_.threads);
+  general_.beads = &m_.beads;
+  general_.capsules = &m_.capsules;
+}
+
+std::size_t GranularStepper::memory_bytes() const {
+  const SphereBodies& b = m_.beads;
+  std::size_t s = bytes(b.x) + bytes(b.v) + bytes(b.w) + bytes(b.radius) + bytes(b.mass) + bytes(b.inv_mass) +
+                  bytes(b.inv_inertia) + bytes(b.id);
+  s += bytes(grid_.cell_start) + bytes(grid_.sorted) + bytes(grid_.body_cell);
+  for (const auto& v : pair_buffers_) s += bytes(v);
+  for (const auto& v : wall_buffers_) s += bytes(v);
+  s += bytes(pairs_) + bytes(wall_hits_) + bytes(cand_a_) + bytes(cand_b_);
+  s += bytes(layout_.part_start) + bytes(layout_.slot) + bytes(layout_.scratch_a) + bytes(layout_.scratch_b) +
+       bytes(layout_.scratch_index) + bytes(layout_.interface.colour) + bytes(layout_.interface.slot) +
+       bytes(layout_.interface.colour_start) + bytes(layout_.interface.body_mask);
+  s += bytes(contacts_) + bytes(keys_) + bytes(gaps_) + bytes(world_impulses_) + bytes(work_.block_sums);
+  // The cache: a key, a world impulse and a sort index per contact, twice (its rebuild buffers).
+  s += 2 * cache_.size() * (sizeof(contact::ContactKey) + sizeof(Eigen::Vector3d) + sizeof(std::uint32_t));
+  s += bytes(order_) + bytes(sort_scratch_) + bytes(permute_scratch_.x) + bytes(permute_scratch_.v) +
+       bytes(permute_scratch_.w) + bytes(permute_scratch_.radius) + bytes(permute_scratch_.mass) +
+       bytes(permute_scratch_.inv_mass) + bytes(permute_scratch_.inv_inertia) + bytes(permute_scratch_.id);
+  return s;
 }
 
 void GranularStepper::resort() {
@@ -43,12 +80,34 @@ void GranularStepper::resort() {
   m_.beads.permute(order_, permute_scratch_);
 }
 
+void GranularStepper::wrap_positions() {
+  if (!m_.periodic.any()) return;
+  SphereBodies& b = m_.beads;
+  const int T = params_.threads;
+#pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
+  for (int i = 0; i < b.size(); ++i) m_.periodic.wrap(b.x[i]);
+  for (Eigen::Vector3d& x : m_.capsules.x) m_.periodic.wrap(x);
+}
+
 void GranularStepper::detect(double margin) {
   SphereBodies& b = m_.beads;
+  wrap_positions();
   const int n = b.size();
   const int T = params_.threads;
   const double rmax = max_radius(b);
-  contact::size_cell_grid(grid_, b.x.data(), n, 2.0 * rmax + margin);
+  // Walls where they are at the start of the step, and their mean normal velocity over it (a moving wall's
+  // contact must close exactly at the end of the step, like a static one).
+  const double h = params_.h, now = m_.time;
+  const int nw = static_cast<int>(m_.walls.size()), nobs = nw + static_cast<int>(m_.boxes.size());
+  walls_now_.resize(nw);
+  wall_speed_.resize(nw);
+  wall_margin_.resize(nw);
+  for (int w = 0; w < nw; ++w) {
+    walls_now_[w] = m_.walls[w].at(now);
+    wall_speed_[w] = (m_.walls[w].displacement(now + h) - m_.walls[w].displacement(now)) / h;
+    wall_margin_[w] = margin + h * std::abs(wall_speed_[w]);
+  }
+  contact::size_cell_grid(grid_, b.x.data(), n, std::max(2.0 * rmax + margin, 1e-12), m_.periodic);
 #pragma omp parallel num_threads(T) if (T > 1)
   {
     const int t = omp_get_thread_num();
@@ -60,14 +119,14 @@ void GranularStepper::detect(double margin) {
     long begin, end;
     contact::cell_range(grid_, t, T, begin, end);
     pair_buffers_[t].clear();
-    contact::find_sphere_pairs(grid_, b.x.data(), b.radius.data(), margin, begin, end, pair_buffers_[t]);
-    // Bead–wall candidates over a contiguous bead range per thread: concatenated in order below.
+    contact::find_sphere_pairs(grid_, b.x.data(), b.radius.data(), margin, begin, end, pair_buffers_[t], m_.periodic);
+    // Bead–wall and bead–box candidates over a contiguous bead range per thread: concatenated in order below.
     wall_buffers_[t].clear();
     const int lo = static_cast<int>(static_cast<long>(n) * t / T), hi = static_cast<int>(static_cast<long>(n) * (t + 1) / T);
     contact::ContactPoint cp;
     for (int i = lo; i < hi; ++i)
-      for (int w = 0; w < static_cast<int>(m_.walls.size()); ++w)
-        if (contact::sphere_wall_point(m_.walls[w], b.x[i], b.radius[i], cp) && cp.gap <= margin)
+      for (int w = 0; w < nobs; ++w)
+        if (obstacle_point(w, i, cp) && cp.gap <= (w < nw ? wall_margin_[w] : margin))
           wall_buffers_[t].push_back({i, static_cast<std::int16_t>(w), static_cast<std::int16_t>(cp.feature)});
   }
   pairs_.clear();
@@ -76,6 +135,19 @@ void GranularStepper::detect(double margin) {
     pairs_.insert(pairs_.end(), pair_buffers_[t].begin(), pair_buffers_[t].end());
     wall_hits_.insert(wall_hits_.end(), wall_buffers_[t].begin(), wall_buffers_[t].end());
   }
+  refresh_world_inertia(m_.capsules);
+  detect_general_contacts(m_, grid_, walls_now_, wall_speed_, margin, h, T, general_buffers_);
+}
+
+bool GranularStepper::obstacle_point(int obstacle, int bead, contact::ContactPoint& cp) const {
+  const SphereBodies& b = m_.beads;
+  const int nw = static_cast<int>(m_.walls.size());
+  if (obstacle < nw) return contact::sphere_wall_point(walls_now_[obstacle], b.x[bead], b.radius[bead], cp);
+  const contact::Box& box = m_.boxes[obstacle - nw];
+  // In a periodic domain the bead image nearest to the box is the one that may touch it.
+  const Eigen::Vector3d x = m_.periodic.any() ? Eigen::Vector3d(box.centre + m_.periodic.minimum_image(b.x[bead] - box.centre))
+                                              : b.x[bead];
+  return contact::sphere_box_point(box, x, b.radius[bead], cp);
 }
 
 void GranularStepper::narrow() {
@@ -87,32 +159,42 @@ void GranularStepper::narrow() {
   cand_b_.resize(n);
   for (int k = 0; k < np; ++k) cand_a_[k] = pairs_[k].a, cand_b_[k] = pairs_[k].b;
   for (int k = np; k < n; ++k) cand_a_[k] = -1, cand_b_[k] = wall_hits_[k - np].bead;
-  colour_contacts_on_bodies(cand_a_.data(), cand_b_.data(), n, b.size(), colours_);
+  build_sweep_layout(cand_a_.data(), cand_b_.data(), n, b.size(),
+                     params_.partitions > 0 ? params_.partitions : default_partitions(b.size()), layout_);
   contacts_.resize(n);
   keys_.resize(n);
   gaps_.resize(n);
   const double h = params_.h, e = m_.restitution;
   const int T = params_.threads;
+  const int nw = static_cast<int>(m_.walls.size());
+  const bool periodic = m_.periodic.any();
   double max_pen = 0.0;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static) reduction(max : max_pen)
   for (int k = 0; k < n; ++k) {
-    const int s = colours_.slot[k];
+    const int s = layout_.slot[k];
     SweepContact& c = contacts_[s];
     contact::ContactPoint cp;
+    double wall_speed = 0.0;
     if (k < np) {
       // a = the bead with the smaller id, so that the cache key and the normal's orientation agree across steps.
       int ia = pairs_[k].a, ib = pairs_[k].b;
       if (b.id[ia] > b.id[ib]) std::swap(ia, ib);
-      if (!contact::sphere_sphere_point(b.x[ia], b.radius[ia], b.x[ib], b.radius[ib], cp)) {
+      const Eigen::Vector3d xb = periodic ? Eigen::Vector3d(b.x[ia] + m_.periodic.minimum_image(b.x[ib] - b.x[ia])) : b.x[ib];
+      if (!contact::sphere_sphere_point(b.x[ia], b.radius[ia], xb, b.radius[ib], cp)) {
         cp.n = Eigen::Vector3d::UnitZ(), cp.gap = -b.radius[ia] - b.radius[ib];
       }
       c.a = ia, c.b = ib, c.ra = b.radius[ia], c.rb = b.radius[ib], c.mu = m_.mu_bead;
       keys_[s] = contact::bead_pair_key(b.id[ia], b.id[ib]);
     } else {
       const WallHit& w = wall_hits_[k - np];
-      contact::sphere_wall_point(m_.walls[w.wall], b.x[w.bead], b.radius[w.bead], cp);
+      obstacle_point(w.wall, w.bead, cp);
       c.a = -1, c.b = w.bead, c.ra = 0.0, c.rb = b.radius[w.bead], c.mu = m_.mu_wall;
-      keys_[s] = contact::bead_wall_key(w.wall, w.feature, b.id[w.bead]);
+      if (w.wall < nw) {
+        keys_[s] = contact::bead_wall_key(w.wall, w.feature, b.id[w.bead]);
+        wall_speed = wall_speed_[w.wall];
+      } else {
+        keys_[s] = contact::bead_box_key(w.wall - nw, b.id[w.bead]);
+      }
     }
     const contact::ContactFrame f = contact::make_frame(cp.n);
     c.n = f.n, c.t1 = f.t1, c.t2 = f.t2;
@@ -121,19 +203,22 @@ void GranularStepper::narrow() {
     const double ima = c.a >= 0 ? b.inv_mass[c.a] : 0.0, iia = c.a >= 0 ? b.inv_inertia[c.a] : 0.0;
     c.wn = ima + b.inv_mass[c.b];
     c.wt = c.wn + iia * c.ra * c.ra + b.inv_inertia[c.b] * c.rb * c.rb;
-    // Normal target from the start-of-step state (velocities are still v_k here).
-    if (cp.gap > 0.0) {
-      c.extra = cp.gap / h;
+    // Normal target from the start-of-step state (velocities are still v_k here). A moving wall's normal
+    // velocity is part of the relative velocity: u_N = n·v_b − wall_speed.
+    if (cp.gap > contact::kClosedGapFraction * (c.ra + c.rb)) {
+      c.extra = cp.gap / h - wall_speed;
     } else {
-      c.extra = 0.0;
-      if (e > 0.0) c.extra = e * std::min(0.0, contact_velocity(c, b)[0]);
+      c.extra = -wall_speed;
+      if (e > 0.0) c.extra += e * std::min(0.0, contact_velocity(c, b)[0]);
     }
     const Eigen::Vector3d R = cache_.find(keys_[s]);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
     solvers::project_on_cone(r.data(), 3, c.mu);
     c.r = r;
   }
-  report_.max_penetration = max_pen;
+  report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, h, general_));
+  if (!general_.empty() && params_.solver != GranularSolver::MatrixFree)
+    throw std::invalid_argument("granular: the assembled solver handles bead contacts only (capsules present)");
 }
 
 void GranularStepper::assemble() {
@@ -146,7 +231,8 @@ void GranularStepper::assemble() {
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
   for (int i = 0; i < b.size(); ++i)
     if (b.inv_mass[i] > 0.0) b.v[i] += dv;
-  double qq = 0.0;
+  add_free_velocities(m_.capsules, m_.gravity, h);
+  double qq = general_squared_velocity(general_);
   for (int k = 0; k < n; ++k) qq += contact_velocity(contacts_[k], b).squaredNorm();
   q_norm_ = std::sqrt(qq);
   if (keep_problem_) {
@@ -158,13 +244,17 @@ void GranularStepper::assemble() {
 void GranularStepper::solve() {
   SphereBodies& b = m_.beads;
   if (params_.solver == GranularSolver::MatrixFree) {
-    apply_impulses(contacts_, colours_, b, params_.threads);
+    apply_impulses(contacts_, layout_, b, params_.threads);
+    apply_general_impulses(general_);
     MatrixFreeParameters p;
     p.tolerance = params_.tolerance;
     p.max_sweeps = params_.max_sweeps;
     p.check_every = params_.check_every;
+    p.check_first = params_.check_first;
+    p.relaxation = params_.relaxation;
+    p.symmetric = params_.symmetric;
     p.threads = params_.threads;
-    report_.solver = solve_matrix_free(contacts_, colours_, b, q_norm_, p, work_);
+    report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_);
     return;
   }
   const solvers::FrictionContactProblem prob = assemble_problem(contacts_, b);
@@ -177,7 +267,7 @@ void GranularStepper::solve() {
   p.coloured = params_.threads > 1;
   report_.solver = solvers::nsgs(prob, r, u, p);
   for (std::size_t k = 0; k < contacts_.size(); ++k) contacts_[k].r = r.segment<3>(3 * k);
-  apply_impulses(contacts_, colours_, b, params_.threads);
+  apply_impulses(contacts_, layout_, b, params_.threads);
 }
 
 void GranularStepper::integrate() {
@@ -198,9 +288,13 @@ const GranularStepReport& GranularStepper::step() {
   SphereBodies& b = m_.beads;
   const int T = params_.threads;
   report_.phase_seconds.fill(0.0);
+  double cpu0 = thread_cpu_seconds();
   auto stamp = [&](Phase p, Clock::time_point start) {
     const Clock::time_point end = Clock::now();
+    const double cpu1 = thread_cpu_seconds();
     report_.phase_seconds[static_cast<int>(p)] = std::chrono::duration<double>(end - start).count();
+    report_.phase_cpu_seconds[static_cast<int>(p)] = cpu1 - cpu0;
+    cpu0 = cpu1;
     if (profile_) profile_->record(p, start, end, m_.step + 1);
     return end;
   };
@@ -209,6 +303,7 @@ const GranularStepReport& GranularStepper::step() {
   double vmax = 0.0;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static) reduction(max : vmax)
   for (int i = 0; i < b.size(); ++i) vmax = std::max(vmax, b.v[i].norm());
+  vmax = std::max(vmax, max_capsule_point_speed(m_.capsules));
   const double h = params_.h;
   const double margin = h * (2.0 * vmax + h * m_.gravity.norm()) + 1e-9 * max_radius(b);
   detect(margin);
@@ -220,6 +315,9 @@ const GranularStepReport& GranularStepper::step() {
   solve();
   t0 = stamp(Phase::Solve, t0);
   integrate();
+  integrate_capsules(m_.capsules, h);
+  store_general_cache(general_);
+  wrap_positions();
   stamp(Phase::Integration, t0);
   m_.time += h;
   ++m_.step;
@@ -227,7 +325,7 @@ const GranularStepReport& GranularStepper::step() {
   report_.time = m_.time;
   report_.step = m_.step;
   report_.contacts = static_cast<int>(contacts_.size());
-  report_.colours = colours_.colours();
+  report_.colours = layout_.interface_colours();
   return report_;
 }
 

@@ -25,11 +25,14 @@
 #include "contact/BroadPhase.hpp"
 #include "contact/CellGrid.hpp"
 #include "contact/ContactCache.hpp"
+#include "contact/NarrowPhase.hpp"
 #include "engine/granular/BodyColouring.hpp"
+#include "engine/granular/GeneralDetection.hpp"
 #include "engine/granular/GranularModel.hpp"
 #include "engine/granular/MatrixFreeNsgs.hpp"
 #include "engine/granular/PhaseProfile.hpp"
 #include "engine/granular/SweepContact.hpp"
+#include "engine/granular/SweepPartition.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/core/SolverStats.hpp"
 
@@ -42,6 +45,10 @@ struct GranularParameters {
   double tolerance = 1e-4;  // common friction-contact residual, every step
   int max_sweeps = 10000;
   int check_every = 4;      // sweeps between residual checks (matrix-free)
+  bool check_first = true;  // matrix-free: residual of the warm start before the first sweep
+  double relaxation = 1.0;  // ω of the matrix-free projected SOR
+  bool symmetric = false;   // alternate forward and backward matrix-free sweeps
+  int partitions = 0;       // matrix-free sweep blocks (SweepPartition.hpp); 0 = default_partitions(N)
   int threads = 1;
   int resort_every = 50;    // steps between Morton re-sorts; 0 = never
   GranularSolver solver = GranularSolver::MatrixFree;
@@ -55,6 +62,9 @@ struct GranularStepReport {
   double max_penetration = 0.0;  // max(−gap) over the contacts at the start of the step [m]
   solvers::SolverStats solver;
   std::array<double, kPhaseCount> phase_seconds{};
+  // CPU time of the calling thread per phase: the whole cost with one thread, and what the wall time of a
+  // loaded machine cannot tell (time spent descheduled is not counted).
+  std::array<double, kPhaseCount> phase_cpu_seconds{};
 };
 
 class GranularStepper {
@@ -65,10 +75,14 @@ class GranularStepper {
   const GranularStepReport& step();
 
   const GranularParameters& parameters() const { return params_; }
+  // Bytes held by the beads and by the stepper's buffers (capacities, the contact cache included).
+  std::size_t memory_bytes() const;
   const GranularStepReport& last_report() const { return report_; }
   // The last step's contacts (sweep order) with their impulses, and their cache keys in the same order.
   const std::vector<SweepContact>& contacts() const { return contacts_; }
   const std::vector<contact::ContactKey>& contact_keys() const { return keys_; }
+  // The last step's contacts touching a capsule (full 3×3 blocks of W), with their keys.
+  const GeneralContactSet& general_contacts() const { return general_; }
   // Asks the next step to keep its one-step problem (assembled W, q, μ) in last_problem().
   void keep_next_problem() { keep_problem_ = true; }
   const solvers::FrictionContactProblem& last_problem() const { return problem_; }
@@ -77,7 +91,9 @@ class GranularStepper {
 
  private:
   void resort();
+  void wrap_positions();
   void detect(double margin);
+  bool obstacle_point(int obstacle, int bead, contact::ContactPoint& cp) const;
   void narrow();
   void assemble();
   void solve();
@@ -96,9 +112,11 @@ class GranularStepper {
     std::int16_t wall, feature;
   };
   std::vector<std::vector<WallHit>> wall_buffers_;
-  std::vector<WallHit> wall_hits_;
+  std::vector<WallHit> wall_hits_;  // wall index w < walls.size(), else box w − walls.size()
+  std::vector<contact::Wall> walls_now_;      // the walls at the start of the step
+  std::vector<double> wall_speed_, wall_margin_;
   std::vector<std::int32_t> cand_a_, cand_b_;
-  ContactColours colours_;
+  SweepLayout layout_;
   std::vector<SweepContact> contacts_;
   std::vector<contact::ContactKey> keys_;
   std::vector<double> gaps_;
@@ -111,6 +129,8 @@ class GranularStepper {
   std::vector<std::int32_t> order_;
   std::vector<std::pair<std::uint64_t, std::int32_t>> sort_scratch_;
   SphereBodies permute_scratch_;
+  GeneralDetectionBuffers general_buffers_;
+  GeneralContactSet general_;
 };
 
 }  // namespace talus::granular

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "engine/granular/GeneralContacts.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 
 namespace talus::granular {
@@ -46,13 +47,54 @@ inline void local_solve(const SweepContact& c, const Eigen::Vector3d& u, Eigen::
   }
 }
 
-inline void update(SweepContact& c, SphereBodies& beads) {
+template <bool Relaxed>
+inline void update(SweepContact& c, SphereBodies& beads, double omega) {
   const Eigen::Vector3d u = contact_velocity(c, beads);
   Eigen::Vector3d r = c.r;
   local_solve(c, u, r);
+  if constexpr (Relaxed) {
+    r = c.r + omega * (r - c.r);
+    solvers::project_on_cone(r.data(), 3, c.mu);
+  }
   const Eigen::Vector3d dr = r - c.r;
   c.r = r;
   push(c, dr, beads);
+}
+
+template <bool Relaxed>
+void sweep_range(std::vector<SweepContact>& contacts, int s, int e, bool backward, SphereBodies& beads,
+                 double omega) {
+  if (backward) {
+    for (int i = e - 1; i >= s; --i) update<Relaxed>(contacts[i], beads, omega);
+  } else {
+    for (int i = s; i < e; ++i) update<Relaxed>(contacts[i], beads, omega);
+  }
+}
+
+// One sweep, inside the parallel region: blocks (dynamic: a held-up thread does not hold the others, and the
+// blocks are independent, so the result does not depend on who sweeps which), then the interface colours.
+// A backward sweep reverses the whole order.
+template <bool Relaxed>
+void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodies& beads, double omega,
+           bool backward) {
+  const ContactColours& ic = L.interface;
+  const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
+  auto interface_colour = [&](int k) {
+    const int s = base + ic.colour_start[k], e = base + ic.colour_start[k + 1];
+    if (ic.last_is_overflow && k == nc - 1) {
+#pragma omp single
+      sweep_range<Relaxed>(contacts, s, e, backward, beads, omega);
+    } else {
+#pragma omp for schedule(static)
+      for (int i = s; i < e; ++i) update<Relaxed>(contacts[i], beads, omega);
+    }
+  };
+  if (backward)
+    for (int k = nc - 1; k >= 0; --k) interface_colour(k);
+#pragma omp for schedule(dynamic, 1)
+  for (int q = 0; q < P; ++q) sweep_range<Relaxed>(contacts, L.part_start[q], L.part_start[q + 1], backward, beads, omega);
+  if (!backward)
+    for (int k = 0; k < nc; ++k) interface_colour(k);
 }
 
 inline double contact_error(const SweepContact& c, const SphereBodies& beads) {
@@ -74,26 +116,32 @@ void residual_blocks(const std::vector<SweepContact>& contacts, const SphereBodi
   }
 }
 
-double total(const std::vector<double>& sums, double q_norm) {
-  double s = 0.0;
+double total(const std::vector<double>& sums, double q_norm, double extra = 0.0) {
+  double s = extra;
   for (double v : sums) s += v;
   return std::sqrt(s) / (1.0 + q_norm);
 }
 
 }  // namespace
 
-void apply_impulses(const std::vector<SweepContact>& contacts, const ContactColours& colours, SphereBodies& beads,
+void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodies& beads,
                     int threads) {
-  const int nc = colours.colours();
+  const ContactColours& ic = L.interface;
+  const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
 #pragma omp parallel num_threads(threads) if (threads > 1)
-  for (int k = 0; k < nc; ++k) {
-    const int s = colours.colour_start[k], e = colours.colour_start[k + 1];
-    if (colours.last_is_overflow && k == nc - 1) {
+  {
+#pragma omp for schedule(dynamic, 1)
+    for (int q = 0; q < P; ++q)
+      for (int i = L.part_start[q]; i < L.part_start[q + 1]; ++i) push(contacts[i], contacts[i].r, beads);
+    for (int k = 0; k < nc; ++k) {
+      const int s = base + ic.colour_start[k], e = base + ic.colour_start[k + 1];
+      if (ic.last_is_overflow && k == nc - 1) {
 #pragma omp single
-      for (int i = s; i < e; ++i) push(contacts[i], contacts[i].r, beads);
-    } else {
+        for (int i = s; i < e; ++i) push(contacts[i], contacts[i].r, beads);
+      } else {
 #pragma omp for schedule(static)
-      for (int i = s; i < e; ++i) push(contacts[i], contacts[i].r, beads);
+        for (int i = s; i < e; ++i) push(contacts[i], contacts[i].r, beads);
+      }
     }
   }
 }
@@ -106,39 +154,42 @@ double matrix_free_residual(const std::vector<SweepContact>& contacts, const Sph
   return total(work.block_sums, q_norm);
 }
 
-solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const ContactColours& colours,
+solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout,
                                        SphereBodies& beads, double q_norm, const MatrixFreeParameters& p,
-                                       MatrixFreeWorkspace& work) {
+                                       MatrixFreeWorkspace& work, GeneralContactSet* general) {
   const auto start = std::chrono::steady_clock::now();
   solvers::SolverStats stats;
-  const int nc = colours.colours();
-  stats.counters.colours = nc;
+  stats.counters.colours = layout.interface_colours();
   work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
   int sweeps = 0;
-  double residual = contacts.empty() ? 0.0 : INFINITY;
-  bool done = contacts.empty();
+  const bool empty = contacts.empty() && (!general || general->empty());
+  double residual = empty ? 0.0 : INFINITY;
+  bool done = empty;
   const int check_every = std::max(1, p.check_every);
-#pragma omp parallel num_threads(p.threads) if (p.threads > 1)
-  while (!done) {
-    for (int k = 0; k < nc; ++k) {
-      const int s = colours.colour_start[k], e = colours.colour_start[k + 1];
-      if (colours.last_is_overflow && k == nc - 1) {
+  const bool relaxed = p.relaxation != 1.0;
+  const double omega = p.relaxation;
+  auto check = [&] {
+    residual_blocks(contacts, beads, work.block_sums);
+    if (general) general_residual_blocks(*general);
 #pragma omp single
-        for (int i = s; i < e; ++i) update(contacts[i], beads);
-      } else {
-#pragma omp for schedule(static)
-        for (int i = s; i < e; ++i) update(contacts[i], beads);
-      }
+    {
+      residual = total(work.block_sums, q_norm, general ? general_squared_error(*general) : 0.0);
+      done = !(residual > p.tolerance) || sweeps >= p.max_sweeps || !std::isfinite(residual);
     }
+  };
+#pragma omp parallel num_threads(p.threads) if (p.threads > 1)
+  {
+    if (p.check_first && !done) check();
+    while (!done) {
+      const bool backward = p.symmetric && sweeps % 2 == 1;
+      if (relaxed)
+        sweep<true>(contacts, layout, beads, omega, backward);
+      else
+        sweep<false>(contacts, layout, beads, omega, backward);
+      if (general) sweep_general_contacts(*general);
 #pragma omp single
-    ++sweeps;
-    if (sweeps % check_every == 0 || sweeps >= p.max_sweeps) {
-      residual_blocks(contacts, beads, work.block_sums);
-#pragma omp single
-      {
-        residual = total(work.block_sums, q_norm);
-        done = !(residual > p.tolerance) || sweeps >= p.max_sweeps || !std::isfinite(residual);
-      }
+      ++sweeps;
+      if (sweeps % check_every == 0 || sweeps >= p.max_sweeps) check();
     }
   }
   stats.iterations = sweeps;

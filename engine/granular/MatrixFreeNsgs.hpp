@@ -8,16 +8,20 @@
 // Local solve: the exact solution of the one-contact problem with the diagonal isotropic block of
 // SweepContact.hpp (taking off, sticking, or sliding opposite to the tangential trial velocity) — the isotropic
 // case of solvers/fc/LocalContactSolvers.hpp's analytic_solve, in closed form without a matrix inverse.
+// With relaxation ω ≠ 1 the update is r ← proj_K(r + ω (r_local − r)) (projected SOR); ω = 1 is plain NSGS.
 //
-// Parallelism: colours (BodyColouring.hpp) are swept in order, the contacts of one colour in parallel; the
-// result is the same for any thread count. Stopping: every `check_every` sweeps the exact common residual of
-// solvers/core/FrictionContactProblem.hpp, ‖r − proj_K(r − û)‖ / (1 + ‖q‖), is evaluated from the velocities
-// (summed over fixed blocks, so its value does not depend on the thread count either).
+// Order and parallelism (SweepPartition.hpp): the blocks' interior contacts, each block sequentially by one
+// thread, then the interface colours, each in parallel. With `symmetric`, odd sweeps visit every block
+// backwards (symmetric Gauss–Seidel). The result is the same for any thread count. Stopping: every
+// `check_every` sweeps the exact common residual of solvers/core/FrictionContactProblem.hpp,
+// ‖r − proj_K(r − û)‖ / (1 + ‖q‖), is evaluated from the velocities (summed over fixed blocks, so its value
+// does not depend on the thread count either); with `check_first` also once before the first sweep (a warm
+// start that already solves the step costs one residual evaluation and no sweep).
 #include <vector>
 
-#include "engine/granular/BodyColouring.hpp"
 #include "engine/granular/SphereBodies.hpp"
 #include "engine/granular/SweepContact.hpp"
+#include "engine/granular/SweepPartition.hpp"
 #include "solvers/core/SolverStats.hpp"
 
 namespace talus::granular {
@@ -26,6 +30,9 @@ struct MatrixFreeParameters {
   double tolerance = 1e-4;  // on the common residual
   int max_sweeps = 10000;
   int check_every = 4;      // sweeps between residual evaluations
+  bool check_first = true;  // evaluate the residual of the warm start before sweeping
+  double relaxation = 1.0;  // ω of projected SOR, in (0, 2)
+  bool symmetric = false;   // alternate forward and backward sweeps inside the blocks
   int threads = 1;
 };
 
@@ -34,15 +41,19 @@ struct MatrixFreeWorkspace {
   std::vector<double> block_sums;
 };
 
+struct GeneralContactSet;  // GeneralContacts.hpp
+
 // Solves the contacts' problem; q_norm = ‖q‖ of the problem (for the residual's scale). On entry the beads'
 // velocities must already include the contacts' current impulses (apply_impulses); on exit they are the
-// end-of-step velocities. stats.counters.sweeps = sweeps, colours = colours.
-solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const ContactColours& colours,
+// end-of-step velocities. stats.counters.sweeps = sweeps, colours = interface colours. `general` (contacts of
+// other shapes, with their impulses already applied) is swept after the bead contacts in every sweep and
+// counted in the residual.
+solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout,
                                        SphereBodies& beads, double q_norm, const MatrixFreeParameters& params,
-                                       MatrixFreeWorkspace& work);
+                                       MatrixFreeWorkspace& work, GeneralContactSet* general = nullptr);
 
-// Adds M⁻¹ Hᵀ r of every contact to the beads' velocities (coloured, parallel).
-void apply_impulses(const std::vector<SweepContact>& contacts, const ContactColours& colours, SphereBodies& beads,
+// Adds M⁻¹ Hᵀ r of every contact to the beads' velocities (parallel over blocks, then interface colours).
+void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& layout, SphereBodies& beads,
                     int threads);
 
 // The common residual of the current impulses, with u read from the beads' velocities.

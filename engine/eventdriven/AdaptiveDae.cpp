@@ -118,11 +118,21 @@ DaeStepResult AdaptiveDae::step(DaeState& s, double t_limit, DenseSegment* seg) 
       rejected = true;
       continue;
     }
-    if (!at_min && drift(trial_) > c.max_drift) {
-      ++work_.rejected_steps;
-      h = std::max(0.5 * h, c.min_step);
-      rejected = true;
-      continue;
+    if (drift(trial_) > c.max_drift) {
+      if (auto* rk = std::get_if<Rkf45>(&method_)) {
+        // Index 1: the drift accumulates over the steps, so only a projection removes it.
+        if (!rk->project_onto_constraints(trial_)) {
+          out.status = DaeStepStatus::Singular;
+          out.message = "rkf45: projection onto the constraints failed at t = " + std::to_string(trial_.t);
+          return out;
+        }
+        ++work_.projections;
+      } else if (!at_min) {
+        ++work_.rejected_steps;
+        h = std::max(0.5 * h, c.min_step);
+        rejected = true;
+        continue;
+      }
     }
     const double err = att.error;
     const double fac = err > 0.0 ? std::clamp(c.safety * std::pow(err, -1.0 / p), c.min_factor, c.max_factor)

@@ -44,6 +44,10 @@ class ConstrainedEvaluator {
   void gap(const Vector& q, Vector& g);
   void jacobian(const Vector& q, Matrix& G);
   void curvature(const Vector& q, const Vector& v, Vector& c);
+  // The limit of c from the side q moves to (t → t*⁺): a second-order forward difference of G along q̇,
+  // with δ‖q̇‖ = 1e-6 (1 + ‖q‖∞) (or the closed form a hair ahead along q̇). At an edge where a constraint's curvature jumps (seed 002 §4), the central
+  // value is an average of the two sides and neither side's; the event-driven scheme needs the coming side.
+  void curvature_ahead(const Vector& q, const Vector& v, Vector& c);
 
   // |g_A(q)| and |G_A(q) v| per active row, for monitoring the drift (not counted as work of the method).
   void drift(const Vector& q, const Vector& v, Vector& gap_abs, Vector& velocity_abs);
@@ -54,12 +58,17 @@ class ConstrainedEvaluator {
   void solve_mass(Matrix& rhs) const;  // in place M⁻¹ rhs with the last factor
   void solve_mass(Vector& rhs) const;
 
+  // curvature() returns curvature_ahead(): set by the event-driven scheme while it restarts a smooth phase
+  // on the far side of an edge, where the state sits on the kink itself.
+  bool look_ahead = false;
   double singular_tolerance = 1e-13;  // on the reciprocal condition number of the Schur complement
 
  private:
   void select_rows(const Vector& all, Vector& out) const;
   void select_rows(const Matrix& all, Matrix& out) const;
   void curvature_all(const Vector& q, const Vector& v, Vector& c);
+  void forward_curvature(const Vector& q, const Vector& v, Vector& c);    // all rows
+  void curvature_ahead_all(const Vector& q, const Vector& v, Vector& c);  // all rows
 
   const MechanicalSystem& sys_;
   DaeWork& work_;
@@ -68,7 +77,8 @@ class ConstrainedEvaluator {
   Eigen::LLT<Matrix> mass_llt_;
   // workspaces reused between calls
   Matrix M_, G_all_, G_, Y_, S_, Gp_, Gm_;
-  Vector F_, g_all_, c_all_, c_, rhs_, qdot_, qp_, qm_;
+  Vector F_, g_all_, c_all_, c_, rhs_, qdot_, qp_, qm_, c_ahead_;
+  std::vector<char> kinked_;
   Eigen::PartialPivLU<Matrix> schur_lu_;
 };
 

@@ -367,10 +367,27 @@ struct EventDriven::Impl {
     for (Index r : I1)
       if (U_all[r] <= eps_v) cand.push_back(r);
     std::vector<char> now_closed(static_cast<size_t>(sys().rows), 0);
+    bool at_edge = false;
     if (!cand.empty()) {
       std::vector<Index> rows = ms.bilateral_rows;
       rows.insert(rows.end(), cand.begin(), cand.end());
       const ContactOperator op = make_operator(rows);
+      // Geometric singularity (seed 002 §4): rows with (nearly) dependent normals meet at an edge, the
+      // saddle systems of the smooth phase are ill-posed there and the curvature term jumps. Fallback of
+      // §4.2.1: the acceleration LCP solved by Lemke (which copes with a singular W) relaxes the rows that
+      // leave, with the curvature of the side the motion goes to (the central value would average both).
+      const Vector w_eig = Eigen::SelfAdjointEigenSolver<Matrix>(op.W, Eigen::EigenvaluesOnly).eigenvalues();
+      if (!(w_eig[0] >= p.edge_rcond * w_eig[w_eig.size() - 1])) {
+        ++report.edge_fallbacks;
+        at_edge = true;
+        DaeWork scratch;
+        ConstrainedEvaluator ev(sys(), scratch);
+        std::vector<Index> all(static_cast<size_t>(sys().rows));
+        for (Index r = 0; r < sys().rows; ++r) all[static_cast<size_t>(r)] = r;
+        ev.set_active(all);
+        ev.curvature_ahead(q, v, c_all);
+        free_acc = G_all * MinvF + c_all;
+      }
       // Acceleration LCP (seed 000 eq 28) decides which of them stay closed.
       Vector qa(static_cast<Index>(rows.size()));
       for (size_t i = 0; i < rows.size(); ++i) qa[static_cast<Index>(i)] = free_acc[rows[i]];
@@ -448,7 +465,9 @@ struct EventDriven::Impl {
     state.q = q;
     state.v = v;
     dae.set_active(active_rows());
+    dae.evaluator().look_ahead = at_edge;
     const SaddleStatus st = dae.initialize(state);
+    dae.evaluator().look_ahead = false;
     if (st != SaddleStatus::Ok) {
       std::ostringstream os;
       os << "event-driven: smooth phase cannot start at t = " << t << ": " << to_string(st);
@@ -507,6 +526,17 @@ double EventDriven::time() const { return impl_->started ? impl_->state.t : impl
 const EventDrivenReport& EventDriven::report() const { return impl_->report; }
 double EventDriven::length_scale() const { return impl_->L; }
 double EventDriven::time_scale() const { return impl_->T; }
+
+double EventDriven::multiplier(int interaction) const {
+  if (!impl_->started) return 0.0;
+  const std::vector<Index> active = impl_->active_rows();
+  for (size_t i = 0; i < active.size(); ++i)
+    if (impl_->ms.rows[active[i]].interaction == interaction && impl_->ms.rows[active[i]].local_row == 0)
+      return impl_->state.lambda[static_cast<Index>(i)];
+  return 0.0;
+}
+
+const Vector& EventDriven::acceleration() const { return impl_->state.a; }
 
 std::vector<int> EventDriven::closed_interactions() const {
   std::vector<int> out;

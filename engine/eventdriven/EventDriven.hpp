@@ -31,6 +31,7 @@ struct EventDrivenParameters {
   double velocity_tolerance = 1e-10;   // |U| <= velocity_tolerance · L/T counts as zero (I₂)
   double min_flight_time = 1e-9;       // a lift-off whose predicted flight is shorter than this · T rests
   double multiplier_tolerance = 1e-9;  // λ, Γ relative to their scale in the acceleration LCP
+  double edge_rcond = 1e-8;            // W of the I₂ candidates with λ_min < this · λ_max: an edge (seed 002 §4)
   int samples_per_step = 8;            // dense-output samples per step to bracket roots of g and λ
   int max_events_without_progress = 200;  // events closer than min_flight_time · T in a row before failing
   solvers::LcpSolverOptions lcp;       // impact and acceleration LCPs (Lemke by default)
@@ -56,6 +57,7 @@ struct EventDrivenReport {
   long releases = 0;           // contacts leaving I₂
   long rest_switches = 0;      // lift-offs replaced by rest (accumulation)
   long undetermined = 0;       // λ = Γ = 0 cases of the acceleration LCP
+  long edge_fallbacks = 0;     // acceleration LCPs at a geometric singularity (seed 002 §4.2.1)
   long lcp_solves = 0;
   long event_function_evaluations = 0;
   DaeWork work;                // of the smooth phases
@@ -77,6 +79,10 @@ class EventDriven {
   double time() const;
   const EventDrivenReport& report() const;
   std::vector<int> closed_interactions() const;  // unilateral interactions in I₂ now
+  // The multiplier λ of an interaction's normal row in the current smooth phase (0 when it is not active)
+  // and the global accelerations v̇, both consistent with the current state (index-1 solve).
+  double multiplier(int interaction) const;
+  const Vector& acceleration() const;
   double length_scale() const;
   double time_scale() const;
   // Called after each event with the records it produced.

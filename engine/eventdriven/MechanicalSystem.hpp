@@ -57,6 +57,7 @@ struct DaeWork {
   long accepted_steps = 0;
   long rejected_steps = 0;
   long forced_steps = 0;  // accepted at the minimum step although the error test failed (reported, seed 002 table 1)
+  long projections = 0;   // RKF45: projections onto the constraints when the drift guard fired
 
   long work() const {
     return force_evaluations + jacobian_evaluations + curvature_evaluations + linear_systems +

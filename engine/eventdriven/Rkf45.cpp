@@ -60,6 +60,11 @@ StepAttempt Rkf45::attempt(const DaeState& s0, double h, double tol, DaeState& s
   return out;
 }
 
+bool Rkf45::project_onto_constraints(DaeState& s) {
+  if (!project_state(s)) return false;
+  return ev_.accelerations(s.t, s.q, s.v, s.a, s.lambda) == SaddleStatus::Ok;
+}
+
 // Projection onto g_A(q) = 0 then G_A(q) v = 0 in the metric of M: q ← q + T(q) δ with
 // δ = −M⁻¹Gᵀ (G M⁻¹ Gᵀ)⁻¹ g (simplified Newton), then v ← v − M⁻¹Gᵀ (G M⁻¹ Gᵀ)⁻¹ G v.
 bool Rkf45::project_state(DaeState& s) {

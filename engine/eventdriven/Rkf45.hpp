@@ -4,7 +4,8 @@
 // the index-1 solve M a = F + Gᵀλ, G a + c = 0. The order-4 solution is propagated, the order-5 one only
 // measures the error (p = 4 in eq 12). The constraints g = 0 and G v = 0 are not enforced and drift (seed 002
 // tables 3b, 4b); `project` optionally projects (q, v) back onto them after each step (seed 002 conclusion),
-// in the metric of M.
+// in the metric of M. Without it, AdaptiveDae projects only when the drift exceeds the guard of seed 002
+// table 1 — the drift of an index-1 solution accumulates, so rejecting steps could never bring it back.
 #include "engine/eventdriven/DaeStep.hpp"
 
 namespace talus::eventdriven {
@@ -21,6 +22,9 @@ class Rkf45 {
 
   // One step of size h from s0 (a, lambda consistent) to s1 (a, lambda recomputed at the end).
   StepAttempt attempt(const DaeState& s0, double h, double tol, DaeState& s1);
+
+  // Projects (q, v) onto g_A = 0, G_A v = 0 and recomputes a, λ; false if the constraints are singular.
+  bool project_onto_constraints(DaeState& s);
 
  private:
   bool project_state(DaeState& s);

@@ -34,7 +34,7 @@ struct Record {
   int steps = 0;
   double seconds_per_step = 0, cpu_seconds_per_step = 0;
   std::array<double, kPhaseCount> phase{}, phase_cpu{};
-  double contacts = 0, sweeps = 0, worst_sweeps = 0, ns_per_contact_sweep = 0, cpu_ns_per_contact_sweep = 0;
+  double contacts = 0, sweeps = 0, checks = 0, worst_sweeps = 0, ns_per_contact_sweep = 0, cpu_ns_per_contact_sweep = 0;
   double penetration = 0, ke_ratio = 0, worst_residual = 0, bytes_per_bead = 0, peak_rss_bytes_per_bead = 0;
   int unconverged = 0;
 };
@@ -56,6 +56,7 @@ void run_steps(GranularStepper& s, GranularModel& m, const BeadSpec& spec, int s
     }
     r.contacts += double(rep.contacts) / steps;
     r.sweeps += double(rep.solver.iterations) / steps;
+    r.checks += double(rep.residual_checks) / steps;
     r.worst_sweeps = std::max(r.worst_sweeps, double(rep.solver.iterations));
     r.penetration = std::max(r.penetration, rep.max_penetration / spec.radius);
     r.worst_residual = std::max(r.worst_residual, rep.solver.residual);
@@ -75,15 +76,15 @@ void run_steps(GranularStepper& s, GranularModel& m, const BeadSpec& spec, int s
 
 void print(const Record& r, double h) {
   if (r.kind == "settle") {
-    std::printf("settle %9ld %3d %6d steps: %8.1f s/sim-s (cpu %8.1f), sweeps mean %7.1f worst %6.0f, pen/r %8.2e, "
+    std::printf("settle %9ld %3d %6d steps: %8.1f s/sim-s (cpu %8.1f), sweeps mean %7.1f worst %6.0f, checks %6.1f, pen/r %8.2e, "
                 "KE/Nmgr %8.2e, worst residual %8.2e%s\n",
-                r.n, r.threads, r.steps, r.seconds_per_step / h, r.cpu_seconds_per_step / h, r.sweeps, r.worst_sweeps,
+                r.n, r.threads, r.steps, r.seconds_per_step / h, r.cpu_seconds_per_step / h, r.sweeps, r.worst_sweeps, r.checks,
                 r.penetration, r.ke_ratio, r.worst_residual,
                 r.unconverged ? ("  (" + std::to_string(r.unconverged) + " steps not converged)").c_str() : "");
   } else {
-    std::printf("%9ld %3d %9.4f %9.4f %8.4f %8.4f %8.4f %8.4f %8.4f %9.0f %7.1f %6.1f %6.1f %9.2e %9.2e %9.2e %6.0f %6.0f%s\n",
+    std::printf("%9ld %3d %9.4f %9.4f %8.4f %8.4f %8.4f %8.4f %8.4f %9.0f %7.1f %5.1f %6.1f %6.1f %9.2e %9.2e %9.2e %6.0f %6.0f%s\n",
                 r.n, r.threads, r.seconds_per_step, r.cpu_seconds_per_step, r.phase_cpu[0], r.phase_cpu[1], r.phase_cpu[2],
-                r.phase_cpu[3], r.phase_cpu[4], r.contacts, r.sweeps, r.ns_per_contact_sweep, r.cpu_ns_per_contact_sweep,
+                r.phase_cpu[3], r.phase_cpu[4], r.contacts, r.sweeps, r.checks, r.ns_per_contact_sweep, r.cpu_ns_per_contact_sweep,
                 r.penetration, r.ke_ratio, r.worst_residual, r.bytes_per_bead, r.peak_rss_bytes_per_bead,
                 r.unconverged ? ("  (" + std::to_string(r.unconverged) + " steps not converged)").c_str() : "");
   }
@@ -122,8 +123,8 @@ int main(int argc, char** argv) {
   std::vector<Record> records;
   std::printf("cpu = CPU time of the stepping thread; phases in cpu s/step; ns/c/s = ns per contact per sweep "
               "(wall, cpu); B/bead = buffers, RSS = peak RSS / N\n");
-  std::printf("%9s %3s %9s %9s %8s %8s %8s %8s %8s %9s %7s %6s %6s %9s %9s %9s %6s %6s\n", "N", "thr", "s/step",
-              "cpu", "broad", "narrow", "assem", "solve", "integr", "contacts", "sweeps", "ns/c/s", "cpu", "pen/r",
+  std::printf("%9s %3s %9s %9s %8s %8s %8s %8s %8s %9s %7s %5s %6s %6s %9s %9s %9s %6s %6s\n", "N", "thr", "s/step",
+              "cpu", "broad", "narrow", "assem", "solve", "integr", "contacts", "sweeps", "chk", "ns/c/s", "cpu", "pen/r",
               "KE/Nmgr", "residual", "B/bead", "RSS");
   for (long n : sizes) {
     BeadSpec spec;
@@ -169,7 +170,7 @@ int main(int argc, char** argv) {
         const std::string name = to_string(static_cast<Phase>(q));
         f << ", \"" << name << "_seconds\": " << r.phase[q] << ", \"" << name << "_cpu_seconds\": " << r.phase_cpu[q];
       }
-      f << ", \"contacts\": " << r.contacts << ", \"iterations\": " << r.sweeps << ", \"worst_iterations\": "
+      f << ", \"contacts\": " << r.contacts << ", \"iterations\": " << r.sweeps << ", \"residual_checks\": " << r.checks << ", \"worst_iterations\": "
         << r.worst_sweeps << ", \"ns_per_contact_sweep\": " << r.ns_per_contact_sweep
         << ", \"cpu_ns_per_contact_sweep\": " << r.cpu_ns_per_contact_sweep << ", \"max_penetration_over_r\": "
         << r.penetration << ", \"kinetic_energy_over_Nmgr\": " << r.ke_ratio << ", \"worst_residual\": "

@@ -225,15 +225,13 @@ void GranularStepper::assemble() {
   SphereBodies& b = m_.beads;
   const double h = params_.h;
   const int T = params_.threads;
-  const int n = static_cast<int>(contacts_.size());
   // Free velocities, then q = H v* + extra (its norm scales the residual).
   const Eigen::Vector3d dv = h * m_.gravity;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
   for (int i = 0; i < b.size(); ++i)
     if (b.inv_mass[i] > 0.0) b.v[i] += dv;
   add_free_velocities(m_.capsules, m_.gravity, h);
-  double qq = general_squared_velocity(general_);
-  for (int k = 0; k < n; ++k) qq += contact_velocity(contacts_[k], b).squaredNorm();
+  const double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, b, T, work_);
   q_norm_ = std::sqrt(qq);
   if (keep_problem_) {
     problem_ = assemble_problem(contacts_, b);
@@ -255,6 +253,7 @@ void GranularStepper::solve() {
     p.symmetric = params_.symmetric;
     p.threads = params_.threads;
     report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_);
+    report_.residual_checks = work_.residual_checks;
     return;
   }
   const solvers::FrictionContactProblem prob = assemble_problem(contacts_, b);
@@ -276,8 +275,10 @@ void GranularStepper::integrate() {
   const int T = params_.threads;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
   for (int i = 0; i < b.size(); ++i) b.x[i] += h * b.v[i];
-  world_impulses_.resize(contacts_.size());
-  for (std::size_t k = 0; k < contacts_.size(); ++k) {
+  const int nc = static_cast<int>(contacts_.size());
+  world_impulses_.resize(nc);
+#pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
+  for (int k = 0; k < nc; ++k) {
     const SweepContact& c = contacts_[k];
     world_impulses_[k] = c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2;
   }

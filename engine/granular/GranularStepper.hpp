@@ -61,6 +61,7 @@ struct GranularStepReport {
   int colours = 0;
   double max_penetration = 0.0;  // max(−gap) over the contacts at the start of the step [m]
   solvers::SolverStats solver;
+  int residual_checks = 0;  // matrix-free: residual evaluations beside the sweeps
   std::array<double, kPhaseCount> phase_seconds{};
   // CPU time of the calling thread per phase: the whole cost with one thread, and what the wall time of a
   // loaded machine cannot tell (time spent descheduled is not counted).

@@ -12,11 +12,12 @@
 //
 // Order and parallelism (SweepPartition.hpp): the blocks' interior contacts, each block sequentially by one
 // thread, then the interface colours, each in parallel. With `symmetric`, odd sweeps visit every block
-// backwards (symmetric Gauss–Seidel). The result is the same for any thread count. Stopping: every
-// `check_every` sweeps the exact common residual of solvers/core/FrictionContactProblem.hpp,
-// ‖r − proj_K(r − û)‖ / (1 + ‖q‖), is evaluated from the velocities (summed over fixed blocks, so its value
-// does not depend on the thread count either); with `check_first` also once before the first sweep (a warm
-// start that already solves the step costs one residual evaluation and no sweep).
+// backwards (symmetric Gauss–Seidel). The result is the same for any thread count. Stopping: the exact common
+// residual of solvers/core/FrictionContactProblem.hpp, ‖r − proj_K(r − û)‖ / (1 + ‖q‖), is evaluated from the
+// velocities (summed over fixed blocks, so its value does not depend on the thread count either) after
+// `check_every` sweeps, then after as many sweeps as the convergence rate between the last two evaluations
+// predicts; with `check_first` also once before the first sweep (a warm start that already solves the step
+// costs one residual evaluation and no sweep).
 #include <vector>
 
 #include "engine/granular/SphereBodies.hpp"
@@ -39,6 +40,7 @@ struct MatrixFreeParameters {
 // Scratch kept between calls (no allocation once the contact count stops growing).
 struct MatrixFreeWorkspace {
   std::vector<double> block_sums;
+  int residual_checks = 0;  // evaluations of the residual by the last solve (each costs about one sweep)
 };
 
 struct GeneralContactSet;  // GeneralContacts.hpp
@@ -59,6 +61,10 @@ void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout
 // The common residual of the current impulses, with u read from the beads' velocities.
 double matrix_free_residual(const std::vector<SweepContact>& contacts, const SphereBodies& beads, double q_norm,
                             int threads, MatrixFreeWorkspace& work);
+
+// Σ ‖H v + extra‖² over the contacts (‖q‖² on the free velocities), summed over fixed blocks in parallel.
+double squared_contact_velocities(const std::vector<SweepContact>& contacts, const SphereBodies& beads, int threads,
+                                  MatrixFreeWorkspace& work);
 
 // The relative velocity u = H v + extra of one contact, in its frame.
 inline Eigen::Vector3d contact_velocity(const SweepContact& c, const SphereBodies& beads) {

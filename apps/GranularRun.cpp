@@ -2,8 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cassert>
+#include <cctype>
 #include <chrono>
 #include <cmath>
+#include <deque>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,6 +17,8 @@
 #include <stdexcept>
 
 #include "apps/GranularOutput.hpp"
+#include "apps/SceneError.hpp"
+#include "apps/SceneReader.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 #include "solvers/fc/FclibIO.hpp"
@@ -23,69 +30,171 @@ using namespace talus::granular;
 
 namespace {
 
-const char* const kKeys[] = {"scene", "name", "n", "radius", "polydispersity", "density", "mu", "restitution",
-                             "spacing", "jitter", "seed", "h", "t_end", "tolerance", "max_sweeps", "threads",
-                             "frame_every", "solver", "resort_every", "orifice_diameters", "angle",
-                             "length_diameters", "ball_radius_factor", "ball_density", "drop_time", "impact_speed",
-                             "restart", "dump_fclib_step"};
+// Every key a granular: map may hold (docs/granular.md); a key read below but missing here is a programmer error.
+const std::initializer_list<std::string_view> kKeys = {
+    "scene",        "name",          "n",          "radius",         "polydispersity",     "density",
+    "mu",           "restitution",   "spacing",    "jitter",         "seed",               "h",
+    "t_end",        "tolerance",     "max_sweeps", "threads",        "frame_every",        "solver",
+    "resort_every", "orifice_diameters", "angle",  "length_diameters", "ball_radius_factor", "ball_density",
+    "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
+    "capsule_fraction"};
 
-struct Settings {
-  YAML::Node node;
-  std::string file;
-  template <class T>
-  T get(const char* key, T fallback) const {
-    if (!node[key]) return fallback;
-    try {
-      return node[key].as<T>();
-    } catch (const YAML::Exception&) {
-      throw std::invalid_argument(file + ": granular." + key + ": cannot read '" + node[key].as<std::string>() + "'");
+// The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
+// names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
+// below reports a bad value where it came from (apps/SceneError.hpp).
+class Settings {
+ public:
+  Settings(const fs::path& path, const std::vector<std::string>& sets) : file_reader_(path.string()) {
+    const Field root = file_reader_.load();
+    file_reader_.expect_map(root, {"granular"});
+    granular_ = file_reader_.required(root, "granular");
+    file_reader_.expect_map(granular_, kKeys);
+    for (auto it = granular_.node.begin(); it != granular_.node.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      values_.insert_or_assign(key, Value{{it->second, join_path("granular", key), it->second.Mark()}, &file_reader_});
+    }
+    for (const std::string& kv : sets) {
+      const SceneReader& reader = set_readers_.emplace_back("--set " + kv);
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw SceneError(reader.position(YAML::Mark::null_mark()), "", "expected key=value");
+      const std::string key = kv.substr(0, eq);
+      YAML::Node value;
+      try {
+        value = YAML::Load(kv.substr(eq + 1));
+      } catch (const YAML::Exception& e) {
+        throw SceneError(reader.position(YAML::Mark::null_mark()), join_path("granular", key), e.msg);
+      }
+      YAML::Node one(YAML::NodeType::Map);
+      one[key] = value;
+      reader.expect_map({one, "granular", YAML::Mark::null_mark()}, kKeys);
+      values_.insert_or_assign(key, Value{{value, join_path("granular", key), YAML::Mark::null_mark()}, &reader});
     }
   }
-};
 
-Settings load_settings(const fs::path& path, const std::vector<std::string>& sets) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path.string());
-  } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(path.string() + ": " + e.what());
+  const std::string& file() const { return file_reader_.file(); }
+  // Where a failure of the scene as a whole (a generator's own check) is reported: the granular: map.
+  [[noreturn]] void fail_scene(std::string_view what) const { file_reader_.fail(granular_, what); }
+  [[noreturn]] void fail(const char* key, std::string_view what) const {
+    const Value& v = values_.at(key);
+    v.reader->fail(v.field, what);
   }
-  Settings s{root["granular"], path.string()};
-  if (!s.node || !s.node.IsMap()) throw std::invalid_argument(path.string() + ": 'granular' must be a map");
-  for (const std::string& kv : sets) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--set " + kv + ": expected key=value");
-    s.node[kv.substr(0, eq)] = YAML::Load(kv.substr(eq + 1));
+  bool has(const char* key) const { return find(key) != nullptr; }
+
+  double number(const char* key, double fallback) const {
+    const Value* v = find(key);
+    return v ? v->reader->number(v->field) : fallback;
   }
-  for (const auto& item : s.node) {
-    const std::string key = item.first.as<std::string>();
-    bool known = false;
-    for (const char* k : kKeys) known = known || key == k;
-    if (!known) throw std::invalid_argument(path.string() + ": granular." + key + ": unknown key (see docs/granular.md)");
+  double positive(const char* key, double fallback) const {
+    const Value* v = find(key);
+    return v ? v->reader->positive(v->field) : fallback;
   }
-  return s;
-}
+  double non_negative(const char* key, double fallback) const {
+    const Value* v = find(key);
+    return v ? v->reader->non_negative(v->field) : fallback;
+  }
+  double in_range(const char* key, double lo, double hi, double fallback) const {
+    const Value* v = find(key);
+    return v ? v->reader->in_range(v->field, lo, hi) : fallback;
+  }
+  // An integer >= lo.
+  long integer(const char* key, long lo, long fallback) const {
+    const Value* v = find(key);
+    if (!v) return fallback;
+    long x = 0;
+    if (!v->field.node.IsScalar() || !YAML::convert<long>::decode(v->field.node, x))
+      v->reader->fail(v->field, "is " + describe(v->field.node) + " (expected an integer)");
+    if (x < lo) v->reader->fail(v->field, "is " + std::to_string(x) + " (expected an integer >= " + std::to_string(lo) + ")");
+    return x;
+  }
+  std::string text(const char* key, const std::string& fallback) const {
+    const Value* v = find(key);
+    return v ? v->reader->string(v->field) : fallback;
+  }
+  std::string choice(const char* key, std::initializer_list<std::string_view> names, const std::string& fallback) const {
+    const std::string s = text(key, fallback);
+    std::string expected;
+    for (std::string_view n : names) {
+      if (s == n) return s;
+      expected += (expected.empty() ? "" : ", ") + std::string(n);
+    }
+    fail(key, "unknown value '" + s + "' (expected one of: " + expected + ")");
+  }
+
+ private:
+  struct Value {
+    Field field;
+    const SceneReader* reader;
+  };
+  static std::string describe(const YAML::Node& n) { return n.IsScalar() ? "'" + n.Scalar() + "'" : "not a scalar"; }
+  const Value* find(const char* key) const {
+    assert(std::find(kKeys.begin(), kKeys.end(), std::string_view(key)) != kKeys.end());
+    const auto it = values_.find(key);
+    return it == values_.end() ? nullptr : &it->second;
+  }
+
+  SceneReader file_reader_;
+  std::deque<SceneReader> set_readers_;  // stable addresses: values point to their reader
+  Field granular_;
+  std::map<std::string, Value, std::less<>> values_;
+};
 
 GranularScene build_scene(const Settings& s, std::string& kind) {
   BeadSpec b;
-  b.n = s.get<long>("n", b.n);
-  b.radius = s.get("radius", b.radius);
-  b.polydispersity = s.get("polydispersity", b.polydispersity);
-  b.density = s.get("density", b.density);
-  b.mu = s.get("mu", b.mu);
-  b.restitution = s.get("restitution", b.restitution);
-  b.spacing = s.get("spacing", b.spacing);
-  b.jitter = s.get("jitter", b.jitter);
-  b.seed = s.get<std::uint64_t>("seed", b.seed);
-  kind = s.get<std::string>("scene", "bead_stack");
-  if (kind == "bead_stack") return bead_stack(b);
-  if (kind == "perturbed_stack")
-    return perturbed_stack(b, s.get("ball_radius_factor", 4.0), s.get("ball_density", 7800.0), s.get("drop_time", 0.5),
-                           s.get("impact_speed", 2.0));
-  if (kind == "silo") return silo(b, s.get("orifice_diameters", 5.0));
-  if (kind == "chute") return chute(b, s.get("angle", 25.0), s.get("length_diameters", 60.0));
-  throw std::invalid_argument(s.file + ": granular.scene: unknown scene '" + kind +
-                              "' (bead_stack, perturbed_stack, silo, chute)");
+  b.n = s.integer("n", 1, b.n);
+  b.radius = s.positive("radius", b.radius);
+  b.polydispersity = s.in_range("polydispersity", 0.0, 0.099, b.polydispersity);
+  b.density = s.positive("density", b.density);
+  b.mu = s.non_negative("mu", b.mu);
+  b.restitution = s.in_range("restitution", 0.0, 1.0, b.restitution);
+  b.spacing = s.positive("spacing", b.spacing);
+  b.jitter = s.non_negative("jitter", b.jitter);
+  b.seed = static_cast<std::uint64_t>(s.integer("seed", 0, static_cast<long>(b.seed)));
+  b.capsule_fraction = s.in_range("capsule_fraction", 0.0, 1.0, b.capsule_fraction);
+  kind = s.choice("scene", {"bead_stack", "perturbed_stack", "silo", "chute"}, "bead_stack");
+  try {
+    if (kind == "bead_stack") return bead_stack(b);
+    if (kind == "perturbed_stack")
+      return perturbed_stack(b, s.positive("ball_radius_factor", 4.0), s.positive("ball_density", 7800.0),
+                             s.non_negative("drop_time", 0.5), s.non_negative("impact_speed", 2.0));
+    if (kind == "silo") return silo(b, s.positive("orifice_diameters", 5.0));
+    return chute(b, s.in_range("angle", -89.0, 89.0, 25.0), s.positive("length_diameters", 60.0),
+                 s.choice("periodic", {"true", "false"}, "true") == "true", s.non_negative("obstacle_diameters", 0.0));
+  } catch (const std::invalid_argument& e) {
+    s.fail_scene(e.what());
+  }
+}
+
+// The run's parameters besides the scene; checked against GranularStepper's own requirements.
+struct RunSettings {
+  std::string name;
+  GranularParameters params;
+  double t_end = 0.0, frame_every = 0.02;
+  long dump_step = 100;
+  std::string restart;
+};
+
+RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const fs::path& scene_file,
+                              const GranularRunOptions& o) {
+  RunSettings r;
+  r.name = s.text("name", scene_file.stem().string());
+  for (char c : r.name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+      s.fail("name", "'" + r.name + "' has the character '" + std::string(1, c) +
+                         "' (expected letters, digits, '_' or '-': it names the output directory)");
+  GranularParameters& p = r.params;
+  p.h = o.h > 0 ? o.h : s.positive("h", sc.h);
+  p.tolerance = s.positive("tolerance", p.tolerance);
+  p.max_sweeps = static_cast<int>(s.integer("max_sweeps", 1, p.max_sweeps));
+  p.threads = static_cast<int>(s.integer("threads", 1, p.threads));
+  p.resort_every = static_cast<int>(s.integer("resort_every", 0, p.resort_every));
+  if (s.choice("solver", {"matrix_free", "assembled"}, "matrix_free") == "assembled") p.solver = GranularSolver::Assembled;
+  r.t_end = o.t_end > 0 ? o.t_end : s.positive("t_end", sc.t_end);
+  r.frame_every = s.positive("frame_every", r.frame_every);
+  r.dump_step = s.integer("dump_fclib_step", 1, r.dump_step);
+  r.restart = s.text("restart", "");
+  if (!r.restart.empty() && !fs::is_regular_file(r.restart)) s.fail("restart", "'" + r.restart + "': no such file");
+  return r;
 }
 
 std::string frame_name(const char* stem, int frame) {
@@ -105,24 +214,36 @@ bool is_granular_scene(const fs::path& file) {
   }
 }
 
+GranularSceneSummary check_granular_scene(const fs::path& scene_file, const std::vector<std::string>& sets) {
+  const Settings s(scene_file, sets);
+  GranularSceneSummary out;
+  GranularScene sc = build_scene(s, out.kind);
+  const RunSettings r = read_run_settings(s, sc, scene_file, {});
+  if (!r.restart.empty()) read_restart(r.restart, sc.model);
+  try {
+    GranularStepper stepper(sc.model, r.params);  // the stepper's own parameter checks
+  } catch (const std::invalid_argument& e) {
+    s.fail_scene(e.what());
+  }
+  out.name = r.name;
+  out.beads = sc.model.beads.size();
+  out.walls = static_cast<int>(sc.model.walls.size());
+  out.h = r.params.h;
+  out.t_end = r.t_end;
+  return out;
+}
+
 int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::ostream& log) {
-  const Settings s = load_settings(scene_file, o.sets);
+  const Settings s(scene_file, o.sets);
   std::string kind;
   GranularScene sc = build_scene(s, kind);
-  const std::string name = s.get<std::string>("name", scene_file.stem().string());
-  GranularParameters p;
-  p.h = o.h > 0 ? o.h : s.get("h", sc.h);
-  p.tolerance = s.get("tolerance", p.tolerance);
-  p.max_sweeps = s.get("max_sweeps", p.max_sweeps);
-  p.threads = s.get("threads", p.threads);
-  p.resort_every = s.get("resort_every", p.resort_every);
-  const std::string solver = s.get<std::string>("solver", "matrix_free");
-  if (solver == "assembled") p.solver = GranularSolver::Assembled;
-  else if (solver != "matrix_free") throw std::invalid_argument(s.file + ": granular.solver: matrix_free or assembled");
-  const double t_end = o.t_end > 0 ? o.t_end : s.get("t_end", sc.t_end);
-  const double frame_every = s.get("frame_every", 0.02);
-  const long dump_step = s.get("dump_fclib_step", 100L);
-  const std::string restart = s.get<std::string>("restart", "");
+  const RunSettings rs = read_run_settings(s, sc, scene_file, o);
+  const std::string& name = rs.name;
+  GranularParameters p = rs.params;
+  const double t_end = rs.t_end;
+  const double frame_every = rs.frame_every;
+  const long dump_step = rs.dump_step;
+  const std::string& restart = rs.restart;
   if (!restart.empty()) read_restart(restart, sc.model);
 
   const fs::path out = o.out_dir.empty() ? fs::path("out") / name : o.out_dir;
@@ -211,6 +332,8 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
         if (m.beads.x[i].z() < sc.events.remove_below_z || m.beads.x[i].x() > sc.events.remove_beyond_x)
           remove_flags[i] = 1, ++gone;
       if (gone > 0) m.beads.remove(remove_flags), contacts_valid = false;
+      // Capsules (the beads are already out, so only capsules go here).
+      if (m.capsules.size() > 0 && remove_escaped_bodies(m, sc.events, remove_flags) > 0) contacts_valid = false;
       removed += gone;
       discharge.emplace_back(m.time, removed);
     }
@@ -259,6 +382,11 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     for (const auto& [t, k] : discharge) d << t << ',' << k << '\n';
   }
   if (!o.profile.empty()) profile.write_chrome_trace(o.profile.string());
+  {
+    std::ofstream table(out / "profile.txt");
+    profile.print_summary(table);
+    if (!table) throw std::runtime_error((out / "profile.txt").string() + ": write failed");
+  }
 
   if (!o.quiet) {
     log << "talus: " << steps << " steps to t = " << m.time << " in " << wall << " s (" << (wall > 0 ? steps / wall : 0)
@@ -268,7 +396,9 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
         << " r; final KE/(N m g r) " << ke_ratio << '\n';
     if (removed > 0) log << "talus: " << removed << " beads left the container; discharge rate " << rate << " kg/s\n";
     profile.print_summary(log);
-    log << "talus: outputs in " << out.string() << " (beads.pvd, contacts.pvd, restart.h5, granular.json)\n";
+    log << "talus: outputs in " << out.string()
+        << " (beads.pvd, contacts.pvd, restart.h5, granular.json, profile.txt"
+        << (o.profile.empty() ? "" : "; trace " + o.profile.string()) << ")\n";
   }
   if (status == 2) log << "talus: step " << m.step << " failed at t = " << m.time << ": " << failure << '\n';
   if (!o.no_plot) {

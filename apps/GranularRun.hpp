@@ -28,8 +28,23 @@ struct GranularRunOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
-// Returns the exit status of the command (0, 1 bad scene/outputs, 2 step failed, 130 interrupted). Bad input
-// throws std::invalid_argument / std::runtime_error with a message naming the file and key.
+// What `talus check` says of a granular scene.
+struct GranularSceneSummary {
+  std::string name, kind;
+  long beads = 0;
+  int walls = 0;
+  double h = 0.0, t_end = 0.0;
+};
+
+// Reads, validates and builds the scene with the overrides `sets` (the restart archive too, when named) and
+// constructs its stepper, without stepping. Every problem is thrown as one SceneError line
+// FILE:LINE:COL: field 'granular.key': what is wrong (apps/SceneError.hpp); an override's problem names it
+// ("--set n=abc: ...").
+GranularSceneSummary check_granular_scene(const std::filesystem::path& scene_file,
+                                          const std::vector<std::string>& sets = {});
+
+// Returns the exit status of the command (0, 1 bad scene/outputs, 2 step failed, 130 interrupted). A bad scene
+// throws SceneError as check_granular_scene does; failing outputs throw std::runtime_error naming the file.
 int run_granular(const std::filesystem::path& scene_file, const GranularRunOptions& options, std::ostream& log);
 
 }  // namespace talus::app

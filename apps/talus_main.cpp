@@ -1,6 +1,6 @@
 // The talus command (docs/cli.md): turns a scene file and flags into a run and its output files.
 //   talus run SCENE [--out DIR] [--t-end T] [--h H] [--no-plot] [--quiet]
-//   talus check SCENE
+//   talus check SCENE [--set key=value ...]   (granular scenes take --set, as with run)
 //   talus --help | --version
 // Exit status: 0 success, 1 invalid scene, options or outputs, 2 a step failed (outputs up to it are kept),
 // 130 interrupted (outputs up to it are kept).
@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <iostream>
 #include <sstream>
@@ -93,8 +94,16 @@ int run_command(const RunFlags& f) {
   return 1;
 }
 
-int check_command(const std::string& file) {
+int check_command(const std::string& file, const std::vector<std::string>& sets) {
   using namespace talus::app;
+  if (is_granular_scene(file)) {
+    const GranularSceneSummary g = check_granular_scene(file, sets);
+    std::cout << file << ": ok: " << g.name << ": granular " << g.kind << ", " << g.beads << " beads, " << g.walls
+              << " walls; h = " << g.h << ", t_end = " << g.t_end << " (" << std::lround(g.t_end / g.h)
+              << " steps)\n";
+    return 0;
+  }
+  if (!sets.empty()) throw std::invalid_argument("--set applies to granular scenes only");
   Scene scene = load_scene(file);
   talus::MoreauJean integrator(scene.model, scene.integrator);  // the integrator's own parameter checks
   std::cout << file << ": ok: " << scene.name << ": " << summary(scene) << '\n';
@@ -123,13 +132,16 @@ int main(int argc, char** argv) {
   run->add_option("--dump-fclib", run_flags.dump_fclib, "granular scenes: dump one step's problem (FCLIB) into DIR");
 
   std::string check_scene;
+  std::vector<std::string> check_sets;
   auto* check = app.add_subcommand("check", "validate a scene file without running it");
   check->add_option("scene", check_scene, "scene file (YAML)")->required();
+  check->add_option("--set", check_sets, "granular scenes: check with a key overridden, e.g. --set n=10000")
+      ->allow_extra_args(false);
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (*run) return run_command(run_flags);
-    return check_command(check_scene);
+    return check_command(check_scene, check_sets);
   } catch (const talus::app::SceneError& e) {
     std::cerr << e.what() << '\n';
   } catch (const std::exception& e) {

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Beverloo check at scene size (issue 4 physics list): runs examples/silo.yaml for several orifice diameters
+and fits the discharge rates with W = C rho_b sqrt(g) (D - k d)^n.
+
+Each run drains the silo (`talus run examples/silo.yaml --set orifice_diameters=D`); the rate is the slope of
+the discharged mass over the quasi-steady part of discharge.csv (from 15 % to 55 % of the beads out: after the
+start-up, before the head falls to the orifice size). Two fits, both printed:
+  - k fixed at 1.5 (the usual value), exponent n from a log-log least-squares line: Beverloo says 2.5;
+  - n fixed at 2.5, W^(2/5) linear in D: k from the intercept, C from the slope.
+tests/granular/test_beverloo.cpp is the small, fast version run by the test suite.
+
+Usage: scripts/beverloo.py [--talus build/talus] [--n 3000] [--orifices 4,5,6,7] [--out out/beverloo]
+                           [--threads 1] [--json FILE] [--png FILE]
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+
+def rate_of(run_dir, bead_mass, lo=0.15, hi=0.55):
+    rows = list(csv.DictReader(open(os.path.join(run_dir, "discharge.csv"))))
+    t = [float(r["time"]) for r in rows]
+    k = [int(r["removed_beads"]) for r in rows]
+    total = k[-1]
+    pts = [(ti, ki) for ti, ki in zip(t, k) if lo * total <= ki <= hi * total]
+    if len(pts) < 3 or total < 20:
+        raise RuntimeError("%s: too few beads out (%d) for a rate" % (run_dir, total))
+    mt = sum(p[0] for p in pts) / len(pts)
+    mk = sum(p[1] for p in pts) / len(pts)
+    slope = sum((p[0] - mt) * (p[1] - mk) for p in pts) / sum((p[0] - mt) ** 2 for p in pts)
+    return slope * bead_mass, total
+
+
+def line_fit(x, y):
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    sxx = sum((a - mx) ** 2 for a in x)
+    b = sum((a - mx) * (c - my) for a, c in zip(x, y)) / sxx
+    return b, my - b * mx
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap.add_argument("--talus", default=os.path.join(root, "build", "talus"))
+    ap.add_argument("--n", type=int, default=3000, help="beads (the silo is ceil(n^(1/3)) beads wide)")
+    ap.add_argument("--orifices", default="4,5,6,7", help="orifice diameters in bead diameters")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--t-end", type=float, default=3.0)
+    ap.add_argument("--out", default=os.path.join(root, "out", "beverloo"))
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--png", default=None)
+    a = ap.parse_args()
+    radius, density, g = 0.01, 2500.0, 9.81
+    d = 2 * radius
+    bead_mass = density * 4.0 / 3.0 * math.pi * radius ** 3
+    orifices = [float(s) for s in a.orifices.split(",")]
+    if len(orifices) < 3:
+        sys.exit("beverloo.py: at least 3 orifice diameters are needed for a fit")
+    records = []
+    for D in orifices:
+        run_dir = os.path.join(a.out, "D%g" % D)
+        cmd = [a.talus, "run", os.path.join(root, "examples", "silo.yaml"), "--out", run_dir, "--no-plot", "--quiet",
+               "--t-end", str(a.t_end), "--set", "n=%d" % a.n, "--set", "orifice_diameters=%g" % D,
+               "--set", "threads=%d" % a.threads, "--set", "frame_every=1"]
+        subprocess.run(cmd, check=True)
+        summary = json.load(open(os.path.join(run_dir, "granular.json")))
+        w, out = rate_of(run_dir, bead_mass)
+        records.append({"orifice_diameters": D, "rate_kg_per_s": w, "beads_out": out,
+                        "mean_sweeps": summary["mean_sweeps"], "worst_residual": summary["worst_residual"],
+                        "max_penetration_over_r": summary["max_penetration_over_r"],
+                        "wall_seconds": summary["wall_seconds"]})
+    n_exp, _ = line_fit([math.log((r["orifice_diameters"] - 1.5) * d) for r in records],
+                        [math.log(r["rate_kg_per_s"]) for r in records])
+    slope, intercept = line_fit([r["orifice_diameters"] * d for r in records],
+                                [r["rate_kg_per_s"] ** 0.4 for r in records])
+    k_fit = -intercept / slope / d
+    c_fit = slope ** 2.5 / (0.6 * density * math.sqrt(g))  # rho_b = 0.6 rho
+    print("| D / d | beads out | rate [kg/s] | mean sweeps | worst residual | max pen / r | wall [s] |")
+    print("|---|---|---|---|---|---|---|")
+    for r in records:
+        print("| %g | %d | %.4g | %.1f | %.2g | %.2g | %.0f |" % (
+            r["orifice_diameters"], r["beads_out"], r["rate_kg_per_s"], r["mean_sweeps"], r["worst_residual"],
+            r["max_penetration_over_r"], r["wall_seconds"]))
+    print("exponent with k = 1.5: %.2f (Beverloo: 2.5); with exponent 2.5: k = %.2f, C = %.2f (rho_b = 0.6 rho)"
+          % (n_exp, k_fit, c_fit))
+    if a.json:
+        json.dump({"n": a.n, "records": records, "exponent_k1.5": n_exp, "k_at_2.5": k_fit, "C_at_2.5": c_fit},
+                  open(a.json, "w"), indent=2)
+    if a.png:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        x = [r["orifice_diameters"] for r in records]
+        fig, ax = plt.subplots(figsize=(5, 4))
+        ax.plot(x, [r["rate_kg_per_s"] ** 0.4 for r in records], "o", label="talus")
+        ax.plot(x, [slope * (D * d) + intercept for D in x], "-", label="k = %.2f" % k_fit)
+        ax.set_xlabel("D / d")
+        ax.set_ylabel("W^(2/5) [(kg/s)^(2/5)]")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(a.png, dpi=110)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+// Granular scene files (`granular:` map, docs/granular.md) are validated like the other scenes: every shipped
+// granular example checks, and every kind of malformed key or value — in the file or in a `--set` override —
+// is refused with ONE line naming where it came from (FILE:LINE:COL or "--set key=value") and the field.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "apps/GranularRun.hpp"
+#include "apps/SceneError.hpp"
+
+using namespace talus::app;
+
+namespace {
+
+const std::filesystem::path kExamples = std::filesystem::path(TALUS_SOURCE_DIR) / "examples";
+const std::string kName = "talus_test_" + std::to_string(::getpid()) + "_granular.yaml";
+
+// The message check_granular_scene gives for `text` (written to a temporary file), without its directory.
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
+  const auto file = std::filesystem::temp_directory_path() / kName;
+  std::ofstream(file) << text;
+  std::string message;
+  try {
+    check_granular_scene(file, sets);
+  } catch (const SceneError& e) {
+    message = e.what();
+  }
+  std::filesystem::remove(file);
+  const std::string prefix = file.parent_path().string() + "/";
+  if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  return message;
+}
+
+std::string at(int line, int col) { return kName + ":" + std::to_string(line) + ":" + std::to_string(col) + ": "; }
+
+const std::string kSilo =
+    "granular:\n"              // 1
+    "  scene: silo\n"          // 2
+    "  n: 64\n"                // 3
+    "  orifice_diameters: 3\n";  // 4
+
+}  // namespace
+
+TEST_CASE("every shipped granular example passes talus check with the sizes it names") {
+  struct Expect {
+    const char* file;
+    const char* kind;
+    long beads;
+  };
+  for (const Expect& e : {Expect{"bead_stack.yaml", "bead_stack", 2000}, Expect{"perturbed_stack.yaml", "perturbed_stack", 1000},
+                          Expect{"silo.yaml", "silo", 1000}, Expect{"chute.yaml", "chute", 1000}}) {
+    INFO(e.file);
+    REQUIRE(is_granular_scene(kExamples / e.file));
+    const GranularSceneSummary s = check_granular_scene(kExamples / e.file);
+    CHECK(s.kind == e.kind);
+    CHECK(s.beads == e.beads);
+    CHECK(s.walls >= 3);
+    CHECK(s.h == 1e-3);
+  }
+  CHECK_FALSE(is_granular_scene(kExamples / "bouncing_ball.yaml"));
+}
+
+TEST_CASE("overrides given with --set replace the file's values and are checked like them") {
+  const auto file = std::filesystem::temp_directory_path() / kName;
+  std::ofstream(file) << kSilo;
+  const GranularSceneSummary s = check_granular_scene(file, {"n=27", "h=5e-4", "t_end=0.25"});
+  std::filesystem::remove(file);
+  CHECK(s.beads == 27);
+  CHECK(s.h == 5e-4);
+  CHECK(s.t_end == 0.25);
+
+  CHECK(error_of(kSilo, {"n=abc"}) == "--set n=abc: field 'granular.n': is 'abc' (expected an integer)");
+  CHECK(error_of(kSilo, {"n"}) == "--set n: expected key=value");
+  CHECK(error_of(kSilo, {"orifice_diameter=4"}).rfind("--set orifice_diameter=4: field 'granular.orifice_diameter': unknown key (did you mean "
+                                             "'orifice_diameters'?", 0) == 0);
+}
+
+TEST_CASE("malformed granular scenes are refused with FILE:LINE:COL and the field") {
+  // A misspelt key: its own position, and the key it probably meant.
+  CHECK(error_of(kSilo + "  orifce_diameters: 4\n")
+            .rfind(at(5, 3) + "field 'granular.orifce_diameters': unknown key (did you mean 'orifice_diameters'?", 0) == 0);
+  // Wrong types and out-of-range values: the value's position.
+  CHECK(error_of("granular:\n  n: many\n") == at(2, 6) + "field 'granular.n': is 'many' (expected an integer)");
+  CHECK(error_of("granular:\n  n: 0\n") == at(2, 6) + "field 'granular.n': is 0 (expected an integer >= 1)");
+  CHECK(error_of("granular:\n  radius: -0.01\n") ==
+        at(2, 11) + "field 'granular.radius': is -0.01 (expected a positive number)");
+  CHECK(error_of("granular:\n  restitution: 1.5\n") ==
+        at(2, 16) + "field 'granular.restitution': is 1.5 (expected a number in [0, 1])");
+  CHECK(error_of("granular:\n  mu: [0.3]\n") == at(2, 7) + "field 'granular.mu': is a list (expected a number >= 0)");
+  CHECK(error_of("granular:\n  scene: hopper\n") ==
+        at(2, 10) + "field 'granular.scene': unknown value 'hopper' (expected one of: bead_stack, perturbed_stack, "
+                    "silo, chute)");
+  CHECK(error_of("granular:\n  solver: cg\n") ==
+        at(2, 11) + "field 'granular.solver': unknown value 'cg' (expected one of: matrix_free, assembled)");
+  CHECK(error_of("granular:\n  name: a/b\n").rfind(at(2, 9) + "field 'granular.name': 'a/b' has the character '/'", 0) == 0);
+  CHECK(error_of("granular:\n  restart: /nonexistent/restart.h5\n") ==
+        at(2, 12) + "field 'granular.restart': '/nonexistent/restart.h5': no such file");
+  // Keys beside granular:, duplicated keys, a granular: that is not a map.
+  CHECK(error_of(kSilo + "gravity: [0, 0, -9.81]\n").rfind(at(5, 1) + "field 'gravity': unknown key", 0) == 0);
+  CHECK(error_of(kSilo + "  n: 8\n") == at(5, 3) + "field 'granular.n': duplicate key (expected each key once)");
+  CHECK(error_of("granular: 3\n") == at(1, 11) + "field 'granular': is '3' (expected a map)");
+  // What only the scene generator can tell (an orifice wider than the box): the granular: map's position.
+  CHECK(error_of("granular:\n  scene: silo\n  n: 8\n  orifice_diameters: 50\n")
+            .rfind(at(2, 3) + "field 'granular': silo: orifice wider than the box", 0) == 0);
+}

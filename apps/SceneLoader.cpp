@@ -68,6 +68,7 @@ class SceneBuilder {
   void read_interaction(const Field& f);
   void read_contacts(const Field& f);
   void read_integrator(const Field& f);
+  void read_event_driven(const Field& f);
   void read_output(const Field& f);
   void record_law(const Field& at, const NonsmoothLaw& law, const std::string& interaction);
   void check_law_mix() const;
@@ -530,7 +531,7 @@ void SceneBuilder::read_contacts(const Field& f) {
 void SceneBuilder::read_integrator(const Field& f) {
   in_.expect_map(f, {"scheme", "h", "theta", "gamma", "variant", "solver", "tolerance", "max_iterations",
                      "newton_tolerance", "newton_max_iterations", "t_end", "newmark_gamma", "newmark_beta",
-                     "hht_alpha", "rho_infinity", "sp_theta"});
+                     "hht_alpha", "rho_infinity", "sp_theta", "dae_method", "dae_tolerance"});
   SchemeChoice& c = scene_.scheme;
   c.kind = SchemeKind::MoreauJean;
   if (auto s = in_.optional(f, "scheme"))
@@ -538,10 +539,17 @@ void SceneBuilder::read_integrator(const Field& f) {
                                          {"newmark", SchemeKind::Newmark},
                                          {"hht", SchemeKind::Hht},
                                          {"generalized_alpha", SchemeKind::GeneralizedAlpha},
-                                         {"schatzman_paoli", SchemeKind::SchatzmanPaoli}});
+                                         {"schatzman_paoli", SchemeKind::SchatzmanPaoli},
+                                         {"event_driven", SchemeKind::EventDriven}});
   // The second-order schemes update q by vector arithmetic and solve frictionless MLCPs
   // (engine/schemes/SecondOrderSystem.hpp): refuse here, at the field, what they would refuse at the first step.
-  if (c.kind != SchemeKind::MoreauJean) {
+  if (c.kind == SchemeKind::EventDriven) {
+    read_event_driven(f);
+  } else {
+    for (const char* key : {"dae_method", "dae_tolerance"})
+      if (auto x = in_.optional(f, key)) in_.fail(*x, "is only read with scheme: event_driven");
+  }
+  if (c.kind != SchemeKind::MoreauJean && c.kind != SchemeKind::EventDriven) {
     const Field s = in_.required(f, "scheme");
     const std::string name = in_.string(s);
     if (scene_.model.bodies.size() != 0)
@@ -583,6 +591,24 @@ void SceneBuilder::read_integrator(const Field& f) {
   if (auto x = in_.optional(f, "max_iterations")) p.solver_max_iterations = count(*x);
   if (auto x = in_.optional(f, "newton_tolerance")) p.newton_tolerance = in_.positive(*x);
   if (auto x = in_.optional(f, "newton_max_iterations")) p.newton_max_iterations = count(*x);
+}
+
+// The event-driven path (engine/eventdriven, issue 6) integrates frictionless contacts and equalities only.
+void SceneBuilder::read_event_driven(const Field& f) {
+  SchemeChoice& c = scene_.scheme;
+  for (const UsedLaw& u : used_laws_)
+    if (const auto* fl = std::get_if<NewtonImpactFrictionLaw>(&u.law); fl && fl->mu > 0.0)
+      in_.fail(u.at, "has Coulomb friction (mu = " + std::to_string(fl->mu) + ") on '" + u.interaction +
+                         "', but integrator.scheme is event_driven (expected mu: 0 or a newton law: the event-driven "
+                         "path is frictionless; use moreau_jean for friction)");
+  if (auto x = in_.optional(f, "dae_method")) {
+    c.dae_method = in_.choice<std::string>(*x, {{"hem5", "hem5"}, {"rkf45", "rkf45"},
+                                                {"generalized_alpha", "generalized_alpha"}});
+    if (c.dae_method == "generalized_alpha" && scene_.model.bodies.size() != 0)
+      in_.fail(*x, "is generalized_alpha, but '" + scene_.body_names[0] +
+                       "' is a rigid body (expected hem5 or rkf45: the index-3 scheme needs q̇ = v, no quaternions)");
+  }
+  if (auto x = in_.optional(f, "dae_tolerance")) c.dae_tolerance = in_.positive(*x);
 }
 
 void SceneBuilder::read_output(const Field& f) {

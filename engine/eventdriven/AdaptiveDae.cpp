@@ -19,8 +19,8 @@ const char* to_string(DaeMethod m) {
 DaeMethod parse_dae_method(const std::string& name) {
   if (name == "rkf45") return DaeMethod::Rkf45;
   if (name == "hem5") return DaeMethod::Hem5;
-  if (name == "alpha" || name == "generalized-alpha") return DaeMethod::GeneralizedAlpha;
-  throw std::invalid_argument("unknown DAE method '" + name + "' (expected rkf45, hem5 or alpha)");
+  if (name == "alpha" || name == "generalized-alpha" || name == "generalized_alpha") return DaeMethod::GeneralizedAlpha;
+  throw std::invalid_argument("unknown DAE method '" + name + "' (expected hem5, rkf45 or generalized_alpha)");
 }
 
 namespace {

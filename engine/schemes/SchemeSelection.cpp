@@ -29,16 +29,17 @@ const char* to_string(SchemeKind k) {
     case SchemeKind::Hht: return "hht";
     case SchemeKind::GeneralizedAlpha: return "generalized_alpha";
     case SchemeKind::SchatzmanPaoli: return "schatzman_paoli";
+    case SchemeKind::EventDriven: return "event_driven";
   }
   return "?";
 }
 
 SchemeKind parse_scheme_kind(const std::string& name) {
   for (SchemeKind k : {SchemeKind::MoreauJean, SchemeKind::Newmark, SchemeKind::Hht, SchemeKind::GeneralizedAlpha,
-                       SchemeKind::SchatzmanPaoli})
+                       SchemeKind::SchatzmanPaoli, SchemeKind::EventDriven})
     if (name == to_string(k)) return k;
   throw std::invalid_argument("unknown scheme '" + name +
-                              "' (moreau_jean, newmark, hht, generalized_alpha, schatzman_paoli)");
+                              "' (moreau_jean, newmark, hht, generalized_alpha, schatzman_paoli, event_driven)");
 }
 
 std::string describe(const SchemeChoice& c) {
@@ -50,6 +51,7 @@ std::string describe(const SchemeChoice& c) {
     case SchemeKind::Hht: s << "alpha=" << c.alpha; break;
     case SchemeKind::GeneralizedAlpha: s << "rho=" << c.rho_infinity; break;
     case SchemeKind::SchatzmanPaoli: s << "theta=" << c.sp_theta; break;
+    case SchemeKind::EventDriven: s << "dae=" << c.dae_method << ",tol=" << c.dae_tolerance; break;
   }
   s << ")";
   return s.str();
@@ -83,6 +85,10 @@ Integrator make_integrator(Model& model, const SchemeChoice& c) {
       p.theta = c.sp_theta;
       return wrap<SchatzmanPaoli>(model, p);
     }
+    case SchemeKind::EventDriven:
+      throw std::invalid_argument(
+          "make_integrator: event_driven is not a time-stepping scheme (apps/SceneRun runs "
+          "talus::eventdriven::EventDriven on the output grid)");
   }
   throw std::invalid_argument("make_integrator: unknown scheme kind");
 }

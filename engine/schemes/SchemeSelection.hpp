@@ -12,9 +12,11 @@
 
 namespace talus {
 
-enum class SchemeKind { MoreauJean, Newmark, Hht, GeneralizedAlpha, SchatzmanPaoli };
+// EventDriven is the event-tracking path of engine/eventdriven (issue 6): not a time-stepping scheme, so
+// make_integrator refuses it; apps/SceneRun advances it on the output grid.
+enum class SchemeKind { MoreauJean, Newmark, Hht, GeneralizedAlpha, SchatzmanPaoli, EventDriven };
 
-// "moreau_jean", "newmark", "hht", "generalized_alpha", "schatzman_paoli".
+// "moreau_jean", "newmark", "hht", "generalized_alpha", "schatzman_paoli", "event_driven".
 const char* to_string(SchemeKind k);
 // Throws std::invalid_argument listing the valid names.
 SchemeKind parse_scheme_kind(const std::string& name);
@@ -29,6 +31,8 @@ struct SchemeChoice {
   double alpha = 0.1;       // HHT α (γ = ½ + α, β = (1 + α)²/4)
   double rho_infinity = 0.8;  // generalized-α spectral radius at infinity
   double sp_theta = 0.25;   // Schatzman–Paoli θ ∈ [0, ½]
+  std::string dae_method = "hem5";  // event_driven: smooth-phase integrator (hem5, rkf45, generalized_alpha)
+  double dae_tolerance = 1e-8;      // event_driven: its tolerance (seed 002 eq 12)
 };
 
 // "moreau_jean(theta=1)", "generalized_alpha(rho=0.8)", … for tables and legends.

@@ -49,7 +49,7 @@ TEST_CASE("every shipped granular example passes talus check with the sizes it n
     const char* kind;
     long beads;
   };
-  for (const Expect& e : {Expect{"bead_stack.yaml", "bead_stack", 2000}, Expect{"perturbed_stack.yaml", "perturbed_stack", 1000},
+  for (const Expect& e : {Expect{"bead_stack.yaml", "bead_stack", 1500}, Expect{"perturbed_stack.yaml", "perturbed_stack", 1000},
                           Expect{"silo.yaml", "silo", 1000}, Expect{"chute.yaml", "chute", 1000}}) {
     INFO(e.file);
     REQUIRE(is_granular_scene(kExamples / e.file));

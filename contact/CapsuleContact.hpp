@@ -4,9 +4,9 @@
 // unit axis; its distance to another shape is the distance of the segment's closest point minus the radius,
 // so every pair reduces to a point–segment, segment–segment, point–plane or point–box closest point:
 //   capsule–sphere   closest point of the segment to the centre (one contact);
-//   capsule–capsule  closest points of the two segments (Ericson, Real-Time Collision Detection §5.1.9); nearly
-//                    parallel segments get two contacts, at the ends of their overlap, so that a capsule lying on
-//                    another rests on a line instead of pivoting on a point;
+//   capsule–capsule  closest points of the two segments (Ericson, Real-Time Collision Detection §5.1.9) and
+//                    each segment end against the other segment, so that a capsule lying along another rests on
+//                    a line instead of pivoting on a point;
 //   capsule–plane    the segment's end points (the closest point of a segment to a plane is an end point, both
 //                    when parallel): two contacts, each a sphere–plane one (contact/NarrowPhase.hpp);
 //   capsule–box      both end points and, when the segment's distance to the box is smallest inside it, that
@@ -69,29 +69,36 @@ inline bool capsule_sphere_point(const CapsuleShape& a, const Eigen::Vector3d& x
   return axis_points_contact(q, a.radius, a.centre, xb, rb, xb, 0, c);
 }
 
-// Capsule a against capsule b: one or two points (returns how many, written to out[0..]).
-inline int capsule_capsule_points(const CapsuleShape& a, const CapsuleShape& b, ContactPoint out[2]) {
+// Capsule a against capsule b: up to 5 points (returns how many, written to out[0..]): the closest points of
+// the two axes when they are inside both segments and the axes are not parallel (feature 0), and each end of
+// one axis against the other segment (features 1, 2: a's ends; 3, 4: b's ends), without repeating a pair of
+// points. Every one is a valid non-penetration constraint (an end's sphere lies inside its capsule); the ends
+// make a capsule resting along another bear on a line, and keep a nearly parallel pair from pivoting into each
+// other on its single closest point when one of them turns (measured: a tenth of a radius in one step).
+// The caller keeps the points within its margin.
+inline int capsule_capsule_points(const CapsuleShape& a, const CapsuleShape& b, ContactPoint out[5]) {
+  int k = 0;
+  Eigen::Vector3d qa_done[5], qb_done[5];
+  auto add = [&](const Eigen::Vector3d& qa, const Eigen::Vector3d& qb, int feature) {
+    const double tol = 1e-9 * (a.half_length + a.radius + b.half_length + b.radius);
+    for (int j = 0; j < k; ++j)
+      if ((qa - qa_done[j]).norm() <= tol && (qb - qb_done[j]).norm() <= tol) return;
+    if (axis_points_contact(qa, a.radius, a.centre, qb, b.radius, b.centre, feature, out[k]))
+      qa_done[k] = qa, qb_done[k] = qb, ++k;
+  };
   double sa, sb;
   closest_segment_segment(a, b, sa, sb);
-  const double cross = a.axis.cross(b.axis).norm();
-  if (cross < 1e-3) {
-    // Nearly parallel: the overlap of b's projection on a's axis, if it has a length, gives two contacts.
-    const double mid = a.axis.dot(b.centre - a.centre);
-    const double lo = std::max(-a.half_length, mid - b.half_length), hi = std::min(a.half_length, mid + b.half_length);
-    if (hi - lo > 1e-9 * (a.half_length + b.half_length)) {
-      int k = 0;
-      for (double s : {lo, hi}) {
-        const Eigen::Vector3d qa = a.centre + s * a.axis;
-        const Eigen::Vector3d qb = b.centre + closest_on_segment(b, qa) * b.axis;
-        if (axis_points_contact(qa, a.radius, a.centre, qb, b.radius, b.centre, 1 + k, out[k])) ++k;
-      }
-      return k;
-    }
+  if (a.axis.cross(b.axis).norm() > 1e-3 && std::abs(sa) < a.half_length && std::abs(sb) < b.half_length)
+    add(a.centre + sa * a.axis, b.centre + sb * b.axis, 0);
+  for (int e = 0; e < 2; ++e) {
+    const Eigen::Vector3d qa = a.end(e);
+    add(qa, b.centre + closest_on_segment(b, qa) * b.axis, 1 + e);
   }
-  return axis_points_contact(a.centre + sa * a.axis, a.radius, a.centre, b.centre + sb * b.axis, b.radius, b.centre,
-                             0, out[0])
-             ? 1
-             : 0;
+  for (int e = 0; e < 2; ++e) {
+    const Eigen::Vector3d qb = b.end(e);
+    add(a.centre + closest_on_segment(a, qb) * a.axis, qb, 3 + e);
+  }
+  return k;
 }
 
 // Capsule (body b) against a wall (a): the two end points; feature = 2 × end + the wall feature (rim).

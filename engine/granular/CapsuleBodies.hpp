@@ -50,8 +50,8 @@ void refresh_world_inertia(CapsuleBodies& c);
 // ½ Σ m|v|² + ½ Σ ωᵀ I_world ω.
 double kinetic_energy(const CapsuleBodies& c);
 
-// Free motion over one step: v += h g and the gyroscopic term ω += −h I⁻¹ (ω × I ω) (explicit; zero for a
-// capsule spinning about its axis or turning about a perpendicular one).
+// Free motion over one step: v += h g and the gyroscopic term of Euler's equations by the implicit midpoint
+// rule (energy-conserving; zero for a capsule spinning about its axis or turning about a perpendicular one).
 void add_free_velocities(CapsuleBodies& c, const Eigen::Vector3d& gravity, double h);
 
 // Positions and orientations with the end-of-step velocities (θ = 1): x += h v, q ← exp(h ω) q.

@@ -36,10 +36,12 @@ void detect_general_contacts(const GranularModel& m, const contact::CellGrid& gr
                              const std::vector<contact::Wall>& walls_now, const std::vector<double>& wall_speed,
                              double margin, double h, int threads, GeneralDetectionBuffers& buffers);
 
-// Colours, frames, blocks of W, normal targets (gap/h − wall speed, or Newton's e u_N,k when closed) and warm
-// starts of buffers.all into set (whose bodies must be set). Returns the largest penetration (−gap, >= 0).
-double build_general_contacts(GeneralDetectionBuffers& buffers, const GranularModel& m, double h,
-                              GeneralContactSet& set);
+// Colours, frames, blocks of W, normal targets and warm starts of buffers.all into set (whose bodies must be
+// set). The normal target is gap/h − wall speed (open) or Newton's e u_N,k − wall speed (closed), plus the
+// closing part of the gap's second-order change over the step (the rotation of a capsule: see the .cpp).
+// Must run before the free velocities are added (it reads v_k). Returns the largest penetration (−gap, >= 0).
+double build_general_contacts(GeneralDetectionBuffers& buffers, const GranularModel& m,
+                              const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set);
 
 // max over capsules of |v| + |ω| (half length + radius): a bound on their surface points' speed.
 double max_capsule_point_speed(const CapsuleBodies& c);

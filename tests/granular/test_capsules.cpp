@@ -62,29 +62,42 @@ TEST_CASE("capsule mass properties are those of a cylinder plus two hemispheres"
 
 TEST_CASE("segment–segment closest points by hand") {
   const CapsuleShape a{Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitX(), 1.0, 0.1};
-  SECTION("crossing") {
+  talus::contact::ContactPoint p[5];
+  auto closest = [&](int n) {
+    int best = 0;
+    for (int k = 1; k < n; ++k) best = p[k].gap < p[best].gap ? k : best;
+    return best;
+  };
+  SECTION("crossing: the closest points inside both segments") {
     const CapsuleShape b{Eigen::Vector3d(0.5, 0.0, 1.0), Eigen::Vector3d::UnitY(), 1.0, 0.2};
-    talus::contact::ContactPoint p[2];
-    REQUIRE(talus::contact::capsule_capsule_points(a, b, p) == 1);
-    CHECK(p[0].gap == Approx(1.0 - 0.3));
-    CHECK((p[0].n - Eigen::Vector3d::UnitZ()).norm() <= 1e-12);
-    CHECK((p[0].pa - Eigen::Vector3d(0.5, 0.0, 0.1)).norm() <= 1e-12);
-    CHECK((p[0].pb - Eigen::Vector3d(0.0, 0.0, -0.2)).norm() <= 1e-12);
+    const int n = talus::contact::capsule_capsule_points(a, b, p);
+    const int k = closest(n);
+    CHECK(p[k].feature == 0);
+    CHECK(p[k].gap == Approx(1.0 - 0.3));
+    CHECK((p[k].n - Eigen::Vector3d::UnitZ()).norm() <= 1e-12);
+    CHECK((p[k].pa - Eigen::Vector3d(0.5, 0.0, 0.1)).norm() <= 1e-12);
+    CHECK((p[k].pb - Eigen::Vector3d(0.0, 0.0, -0.2)).norm() <= 1e-12);
+    for (int j = 0; j < n; ++j) CHECK(p[j].gap >= p[k].gap);
   }
   SECTION("end to end") {
     const CapsuleShape b{Eigen::Vector3d(3.0, 1.0, 0.0), Eigen::Vector3d(1, 1, 0).normalized(), std::sqrt(2.0), 0.1};
-    talus::contact::ContactPoint p[2];
-    REQUIRE(talus::contact::capsule_capsule_points(a, b, p) == 1);
-    CHECK(p[0].gap == Approx(1.0 - 0.2));  // ends (1, 0, 0) and (2, 0, 0)
+    const int n = talus::contact::capsule_capsule_points(a, b, p);
+    CHECK(p[closest(n)].gap == Approx(1.0 - 0.2));  // ends (1, 0, 0) and (2, 0, 0)
   }
-  SECTION("parallel: two points at the ends of the overlap") {
+  SECTION("parallel: the two ends of the overlap carry it") {
     const CapsuleShape b{Eigen::Vector3d(0.5, 0.0, 0.3), -Eigen::Vector3d::UnitX(), 1.0, 0.1};
-    talus::contact::ContactPoint p[2];
-    REQUIRE(talus::contact::capsule_capsule_points(a, b, p) == 2);
-    CHECK(p[0].gap == Approx(0.1));
-    CHECK(p[1].gap == Approx(0.1));
-    CHECK(p[0].pa.x() == Approx(-0.5));
-    CHECK(p[1].pa.x() == Approx(1.0));
+    const int n = talus::contact::capsule_capsule_points(a, b, p);
+    int touching = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < n; ++k)
+      if (p[k].gap <= 0.1 + 1e-12) {
+        ++touching;
+        CHECK(p[k].gap == Approx(0.1));
+        lo = std::min(lo, p[k].pa.x()), hi = std::max(hi, p[k].pa.x());
+      }
+    CHECK(touching == 2);
+    CHECK(lo == Approx(-0.5));
+    CHECK(hi == Approx(1.0));
   }
 }
 
@@ -198,4 +211,26 @@ TEST_CASE("removing beads and capsules between steps keeps the others at rest an
   CHECK(ke <= 1e-5 * (nb + nc) * m.beads.mass[0] * kG * kR);
   INFO("worst sweeps after the removal: " << worst);
   CHECK(worst <= 200);
+}
+
+TEST_CASE("a capsule tumbling freely keeps its kinetic energy and angular momentum") {
+  GranularModel m;
+  m.gravity.setZero();
+  m.capsules.add(Eigen::Vector3d::Zero(), Eigen::Vector3d(0.3, 0.2, 1.0), 0.005, 0.005, kRho);
+  m.capsules.w[0] = Eigen::Vector3d(30.0, 5.0, 20.0);  // not about a principal axis: it precesses
+  auto momentum = [&] {
+    const Eigen::Matrix3d R = m.capsules.q[0].toRotationMatrix();
+    return Eigen::Vector3d(R * m.capsules.inertia[0].cwiseProduct(R.transpose() * m.capsules.w[0]));
+  };
+  const double e0 = kinetic_energy(m.capsules);
+  const Eigen::Vector3d L0 = momentum();
+  GranularParameters p;
+  GranularStepper s(m, p);
+  for (int k = 0; k < 1000; ++k) s.step();
+  CHECK(kinetic_energy(m.capsules) == Approx(e0).epsilon(1e-10));
+  // |L| is kept exactly; its direction only to first order (the body-frame update and the world-frame rotation
+  // are split): measured 0.2 % in 1 s at 36 rad/s.
+  CHECK(momentum().norm() == Approx(L0.norm()).epsilon(1e-10));
+  CHECK((momentum() - L0).norm() <= 1e-2 * L0.norm());
+  CHECK((m.capsules.w[0] - Eigen::Vector3d(30.0, 5.0, 20.0)).norm() > 1.0);  // it did precess
 }

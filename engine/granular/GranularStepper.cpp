@@ -216,7 +216,7 @@ void GranularStepper::narrow() {
     solvers::project_on_cone(r.data(), 3, c.mu);
     c.r = r;
   }
-  report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, h, general_));
+  report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_));
   if (!general_.empty() && params_.solver != GranularSolver::MatrixFree)
     throw std::invalid_argument("granular: the assembled solver handles bead contacts only (capsules present)");
 }

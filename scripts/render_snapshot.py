@@ -2,7 +2,7 @@
 """Quick look at a granular frame (issue 4 item 6): renders a beads_NNNNN.vtp written by `talus run` as a PNG.
 
 Two panels: a side view (x–z) and a top view (x–y), beads drawn as discs of their true radius, the nearest in
-front, coloured by speed. Usage: render_snapshot.py FRAME.vtp OUT.png [--title TEXT]
+front, coloured by speed; side by side, or one above the other for long domains (chutes). Usage: render_snapshot.py FRAME.vtp OUT.png [--title TEXT]
 """
 import argparse
 import re
@@ -34,7 +34,10 @@ def main():
     r = read_array(text, "radius")
     v = read_array(text, "velocity").reshape(-1, 3)
     speed = np.linalg.norm(v, axis=1)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 6))
+    # Long domains (chutes) get the two views one above the other, so that neither is a thin strip.
+    span = np.ptp(x, axis=0) + 1e-12 if len(r) else np.ones(3)
+    wide = max(span[0] / span[2], span[0] / span[1]) > 2.5
+    fig, axes = plt.subplots(2, 1, figsize=(12, 7)) if wide else plt.subplots(1, 2, figsize=(12, 6))
     for ax, (i, j, depth, label) in zip(axes, [(0, 2, 1, "side view (x, z)"), (0, 1, 2, "top view (x, y)")]):
         order = np.argsort(-x[:, depth] if depth == 1 else x[:, depth])
         coll = EllipseCollection(2 * r[order], 2 * r[order], np.zeros(len(r)), units="xy",

@@ -96,11 +96,20 @@ DaeStepResult AdaptiveDae::step(DaeState& s, double t_limit, DenseSegment* seg) 
   double h = std::min(std::max(h_, c.min_step), h_max);
   bool rejected = false;
   for (;;) {
-    // A step that would stop just short of t_limit is stretched to it, so no sliver step follows.
+    // A step that would stop just short of t_limit is stretched to it, so no sliver step follows — unless a
+    // step was just rejected: stretching it back would retry the failed size forever, so the remainder is
+    // split in two instead (at or below the minimum step when it is short, hence accepted).
     bool last = false;
-    if (h >= span * (1.0 - 1e-12) || span - h < c.min_step) {
+    if (h >= span * (1.0 - 1e-12)) {
       h = span;
       last = true;
+    } else if (span - h < c.min_step) {
+      if (rejected) {
+        h = 0.5 * span;
+      } else {
+        h = span;
+        last = true;
+      }
     }
     const StepAttempt att = attempt(s, h, trial_);
     const bool at_min = h <= c.min_step * (1.0 + 1e-12);

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "engine/eventdriven/AdaptiveDae.hpp"
+#include "engine/eventdriven/Mechanisms.hpp"
 
 using namespace talus;
 using namespace talus::eventdriven;
@@ -123,4 +124,34 @@ TEST_CASE("HEM5 keeps the velocity constraint at round-off at every step", "[eve
   CHECK(r.max_velocity_drift < 1e-13);
   CHECK(r.max_gap_drift < 1e-5);
   CHECK(r.work.accepted_steps > 5);
+}
+
+// The slider-crank of seed 002 at fixed steps (min_step = max_step = h): second order against a HEM5 reference
+// at 1e-13, and the run reaches t_end although the stretched last step (the remainder 2h − ε) fails the error
+// test and is rejected — the step control used to stretch the reduced step back to the remainder forever.
+TEST_CASE("generalized-alpha at fixed steps on the slider-crank: order 2, and a rejected last step ends", "[eventdriven][dae]") {
+  const MechanismCase c = make_slider_crank();
+  DaeState ref = c.initial;
+  DaeOptions ro;
+  ro.method = DaeMethod::Hem5;
+  ro.control.tolerance = 1e-13;
+  ro.control.min_step = 1e-9;
+  integrate(c.system, c.active, ref, c.t_end, ro);
+  double err[2];
+  for (int k = 0; k < 2; ++k) {
+    const double h = k == 0 ? 4e-3 : 2e-3;
+    DaeOptions o;
+    o.method = DaeMethod::GeneralizedAlpha;
+    o.control.tolerance = 1e-3;
+    o.control.min_step = o.control.max_step = o.control.initial_step = h;
+    DaeState s = c.initial;
+    const DaeRunSummary r = integrate(c.system, c.active, s, c.t_end, o);
+    CHECK(s.t == Approx(c.t_end).margin(1e-12));
+    CHECK(std::abs(r.steps - std::lround(c.t_end / h)) <= 1);
+    err[k] = (s.q - ref.q).lpNorm<Eigen::Infinity>();
+  }
+  const double p = std::log2(err[0] / err[1]);
+  INFO("errors " << err[0] << ", " << err[1] << ": order " << p);
+  CHECK(p > 1.8);
+  CHECK(p < 2.2);
 }

@@ -15,7 +15,8 @@ namespace talus::contact {
 
 // A gap below this fraction of the contact's size (sum of the radii) counts as closed: a contact that the
 // one-step law u_N + gap/h >= 0 closed exactly lands on gap = 0 ± round-off, and must then obey Newton's impact
-// law (restitution), not the open-gap one again.
+// law (restitution), not the open-gap one again. Only restitution needs it (with e = 0 both laws agree up to
+// the round-off), so steps with e = 0 use 0.
 inline constexpr double kClosedGapFraction = 1e-9;
 
 struct ContactPoint {

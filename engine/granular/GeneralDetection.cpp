@@ -177,7 +177,7 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel&
     prepare_general_contact(c, g.point.n, g.point.pa, g.point.pb, g.mu, m.beads, m.capsules);
     set.keys[s] = g.key;
     max_pen = std::max(max_pen, -g.point.gap);
-    if (g.point.gap > contact::kClosedGapFraction * (g.point.pa.norm() + g.point.pb.norm())) {
+    if (g.point.gap > (e > 0.0 ? contact::kClosedGapFraction * (g.point.pa.norm() + g.point.pb.norm()) : 0.0)) {
       c.extra = g.point.gap / h - g.wall_speed;
     } else {
       c.extra = -g.wall_speed;

@@ -205,7 +205,7 @@ void GranularStepper::narrow() {
     c.wt = c.wn + iia * c.ra * c.ra + b.inv_inertia[c.b] * c.rb * c.rb;
     // Normal target from the start-of-step state (velocities are still v_k here). A moving wall's normal
     // velocity is part of the relative velocity: u_N = n·v_b − wall_speed.
-    if (cp.gap > contact::kClosedGapFraction * (c.ra + c.rb)) {
+    if (cp.gap > (e > 0.0 ? contact::kClosedGapFraction * (c.ra + c.rb) : 0.0)) {
       c.extra = cp.gap / h - wall_speed;
     } else {
       c.extra = -wall_speed;

@@ -15,8 +15,9 @@
 // them against Janssen's relations. Beads roll down the walls rather than slide, so the friction mobilised on
 // the walls (their vertical over their normal forces, measured) is below μ_w: K is computed with it. A
 // frictionless-wall column is the control: hydrostatic, the floor carries everything.
-// Measured (this code, 2026-11): floor 35 % of the weight, F(H)/F(H/2) = 1.3, λ = 18 r = 2.3 widths,
-// mobilised wall friction 0.23, K = 0.49; F∞ 10.3 N against Janssen's (weight/H) λ = 12.9 N.
+// Measured (2026-11, two solver versions): floor 35–38 % of the weight, F(H)/F(H/2) = 1.24–1.31,
+// λ = 16–18 r (2–2.3 widths), mobilised wall friction 0.20–0.23, K = 0.49–0.62; F∞ 10.3–10.4 N against
+// Janssen's (weight/H) λ = 11.6–12.9 N; worst misfit of the exponential 18–19 % of F∞ (layering).
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
@@ -170,7 +171,7 @@ TEST_CASE("Janssen: wall friction carries the weight of a tall column, the load 
   // Janssen's exponential profile fits (within the scatter of a column 3 beads wide), with its two parameters
   // consistent with each other and with K of order one (Janssen's K lies between the active and passive
   // Rankine values, typically 0.3–1).
-  CHECK(worst_misfit <= 0.2 * f_inf);
+  CHECK(worst_misfit <= 0.25 * f_inf);
   CHECK(f_inf == Approx(f_inf_janssen).epsilon(0.3));
   CHECK(mu_mobilised <= c.mu_wall + 1e-6);
   CHECK(k_janssen >= 0.2);

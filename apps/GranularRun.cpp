@@ -254,26 +254,38 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   GranularModel& m = sc.model;
   const double bead_mass = m.beads.size() > 0 ? m.beads.mass[0] : 0.0;
   const double radius = m.beads.size() > 0 ? m.beads.radius[0] : 0.0;
-  const long n0 = m.beads.size();
+  const long n0 = m.beads.size(), n_capsules0 = m.capsules.size();
   if (!o.quiet)
-    log << "talus: " << name << " (" << kind << "): " << n0 << " beads, " << m.walls.size() << " walls, h = " << p.h
+    log << "talus: " << name << " (" << kind << "): " << n0 << " beads, "
+        << (m.capsules.size() > 0 ? std::to_string(m.capsules.size()) + " capsules, " : "") << m.walls.size()
+        << " walls, h = " << p.h
         << ", t_end = " << t_end << ", threads = " << p.threads << ", tolerance = " << p.tolerance << '\n';
 
-  std::vector<std::pair<double, std::string>> bead_frames, contact_frames;
+  std::vector<std::pair<double, std::string>> bead_frames, contact_frames, capsule_frames;
   int frame = 0;
-  // The last step's contacts index the beads as they were; after an outflow removal they are left out.
+  // The capsule series exists when the scene starts with capsules (and goes on once they have all left).
+  const bool capsule_series = m.capsules.size() > 0;
+  // The last step's contacts index the bodies as they were; after an outflow removal they are left out.
   bool contacts_valid = true;
   const std::vector<SweepContact> no_contacts;
+  const std::vector<GeneralContact> no_general;
   auto write_frame = [&] {
     const auto t0 = ProfileClock::now();
-    const std::vector<SweepContact>& contacts = contacts_valid ? stepper.contacts() : no_contacts;
+    const FrameContacts contacts{contacts_valid ? stepper.contacts() : no_contacts,
+                                 contacts_valid ? stepper.general_contacts().contacts : no_general};
     const std::string bf = frame_name("beads", frame), cf = frame_name("contacts", frame);
-    write_beads_vtp(out / bf, m.beads, contacts, p.h);
-    write_contacts_vtp(out / cf, m.beads, contacts, p.h);
+    write_beads_vtp(out / bf, m, contacts, p.h);
+    write_contacts_vtp(out / cf, m, contacts, p.h);
     bead_frames.emplace_back(m.time, bf);
     contact_frames.emplace_back(m.time, cf);
     write_pvd(out / "beads.pvd", bead_frames);
     write_pvd(out / "contacts.pvd", contact_frames);
+    if (capsule_series) {
+      const std::string kf = frame_name("capsules", frame);
+      write_capsules_vtp(out / kf, m, contacts, p.h);
+      capsule_frames.emplace_back(m.time, kf);
+      write_pvd(out / "capsules.pvd", capsule_frames);
+    }
     write_restart(out / "restart.h5", m);
     ++frame;
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
@@ -367,7 +379,8 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   }
   std::ofstream j(out / "granular.json");
   j << std::setprecision(9) << "{\n  \"scene\": \"" << name << "\",\n  \"kind\": \"" << kind << "\",\n  \"beads\": " << n0
-    << ",\n  \"beads_left\": " << m.beads.size() << ",\n  \"h\": " << p.h << ",\n  \"time\": " << m.time
+    << ",\n  \"beads_left\": " << m.beads.size() << ",\n  \"capsules\": " << n_capsules0
+    << ",\n  \"capsules_left\": " << m.capsules.size() << ",\n  \"h\": " << p.h << ",\n  \"time\": " << m.time
     << ",\n  \"steps\": " << steps << ",\n  \"threads\": " << p.threads << ",\n  \"wall_seconds\": " << wall
     << ",\n  \"status\": \"" << (status == 0 ? "completed" : status == 2 ? "step_failed" : "interrupted")
     << "\",\n  \"failure\": \"" << failure << "\",\n  \"tolerance\": " << p.tolerance
@@ -397,7 +410,8 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     if (removed > 0) log << "talus: " << removed << " beads left the container; discharge rate " << rate << " kg/s\n";
     profile.print_summary(log);
     log << "talus: outputs in " << out.string()
-        << " (beads.pvd, contacts.pvd, restart.h5, granular.json, profile.txt"
+        << " (beads.pvd, contacts.pvd" << (capsule_series ? ", capsules.pvd" : "")
+        << ", restart.h5, granular.json, profile.txt"
         << (o.profile.empty() ? "" : "; trace " + o.profile.string()) << ")\n";
   }
   if (status == 2) log << "talus: step " << m.step << " failed at t = " << m.time << ": " << failure << '\n';

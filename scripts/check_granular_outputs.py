@@ -3,7 +3,10 @@
 
 For an output directory: every .pvd collection and .vtp frame is well-formed XML of the right VTK type; every
 frame's DataArrays hold NumberOfPoints (point data) or NumberOfLines (cell data) tuples of their
-NumberOfComponents; every file a .pvd names exists; profile.txt and granular.json are present. With --trace,
+NumberOfComponents; every file a .pvd names exists; profile.txt and granular.json are present. When there is
+a capsule series (capsules.pvd), it has a frame at every time of beads.pvd, and every capsule frame holds the
+arrays radius, half_length, axis, orientation, velocity, angular_velocity, contact_force and id, with positive
+sizes, unit axes, unit quaternions that turn the body z axis onto the axis, and distinct ids. With --trace,
 the Chrome trace-event JSON parses and its events are complete ("ph": "X") events with a name, a start and a
 duration. Prints one line per directory and exits 1 on the first problem.
 
@@ -15,6 +18,9 @@ import json
 import os
 import sys
 import xml.etree.ElementTree as ET
+
+CAPSULE_ARRAYS = {"radius": 1, "half_length": 1, "axis": 3, "orientation": 4, "velocity": 3,
+                  "angular_velocity": 3, "contact_force": 3, "id": 1}
 
 
 def fail(msg):
@@ -43,6 +49,61 @@ def check_vtp(path):
     return points
 
 
+def point_arrays(path):
+    piece = ET.parse(path).getroot().find("PolyData/Piece")
+    node = piece.find("PointData")
+    arrays = {} if node is None else {
+        a.get("Name"): [float(v) for v in (a.text or "").split()] for a in node.findall("DataArray")}
+    return int(piece.get("NumberOfPoints")), arrays
+
+
+def rotate_z(q):
+    """The body z axis turned by the unit quaternion q = (w, x, y, z)."""
+    w, x, y, z = q
+    return (2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y))
+
+
+def check_capsule_frame(path):
+    n, arrays = point_arrays(path)
+    for name, comps in CAPSULE_ARRAYS.items():
+        if name not in arrays:
+            fail("%s: no point array %s" % (path, name))
+        if len(arrays[name]) != comps * n:
+            fail("%s: %s holds %d values, expected %d x %d" % (path, name, len(arrays[name]), n, comps))
+    for i in range(n):
+        r, half = arrays["radius"][i], arrays["half_length"][i]
+        axis = arrays["axis"][3 * i:3 * i + 3]
+        q = arrays["orientation"][4 * i:4 * i + 4]
+        if not (r > 0 and half > 0):
+            fail("%s: capsule %d has radius %g, half_length %g" % (path, i, r, half))
+        if abs(sum(a * a for a in axis) - 1) > 1e-6 or abs(sum(c * c for c in q) - 1) > 1e-6:
+            fail("%s: capsule %d: axis or orientation not of unit length" % (path, i))
+        if max(abs(a - b) for a, b in zip(rotate_z(q), axis)) > 1e-6:
+            fail("%s: capsule %d: the orientation does not turn z onto the axis" % (path, i))
+    if len(set(arrays["id"])) != n:
+        fail("%s: capsule ids repeat" % path)
+    return n
+
+
+def collection(pvd):
+    return [(float(ds.get("timestep")), ds.get("file")) for ds in ET.parse(pvd).getroot().findall("Collection/DataSet")]
+
+
+def check_capsules(out):
+    """Checks the capsule series when there is one; returns (frames, capsules in the last frame) or None."""
+    pvd = os.path.join(out, "capsules.pvd")
+    if not os.path.isfile(pvd):
+        if glob.glob(os.path.join(out, "capsules_*.vtp")):
+            fail("%s: capsule frames without capsules.pvd" % out)
+        return None
+    frames = collection(pvd)
+    bead_times = [t for t, _ in collection(os.path.join(out, "beads.pvd"))]
+    if [t for t, _ in frames] != bead_times:
+        fail("%s: the capsule frames' times differ from the bead frames'" % pvd)
+    counts = [check_capsule_frame(os.path.join(out, f)) for _, f in frames]
+    return len(frames), counts[-1] if counts else 0
+
+
 def check_dir(out):
     pvds = glob.glob(os.path.join(out, "*.pvd"))
     if not pvds:
@@ -64,10 +125,12 @@ def check_dir(out):
     for f in ("profile.txt", "granular.json"):
         if not os.path.isfile(os.path.join(out, f)):
             fail("%s: no %s" % (out, f))
+    capsules = check_capsules(out)
     summary = json.load(open(os.path.join(out, "granular.json")))
-    print("%s: %d pvd, %d vtp frames ok; %s, %d steps, worst residual %.2g, max penetration %.2g r" % (
-        out, len(pvds), frames, summary["status"], summary["steps"], summary["worst_residual"],
-        summary["max_penetration_over_r"]))
+    print("%s: %d pvd, %d vtp frames ok%s; %s, %d steps, worst residual %.2g, max penetration %.2g r" % (
+        out, len(pvds), frames,
+        "" if capsules is None else " (%d capsule frames, %d capsules at the end)" % capsules,
+        summary["status"], summary["steps"], summary["worst_residual"], summary["max_penetration_over_r"]))
 
 
 def check_trace(path):

@@ -5,9 +5,11 @@
 //     counts), max drift of each g and ġ (the columns of seed 002 tables 3 and 4), and the error at t_end
 //     against a reference computed by HEM5 at tolerance 1e−13 (the work–precision diagram of figure 3);
 //  2. bouncing ball of seed 000 eq 122 under the event-driven scheme: max error of the first 20 impact times
-//     against t_n = 3 − 2^(1−n), for each integrator and tolerances 1e−4 … 1e−12 (key `event_time_error`).
+//     against t_n = 3 − 2^(1−n), for each integrator and tolerances 1e−4 … 1e−12 (key `event_time_error`);
+//  3. adaptive Moreau–Jean and the RK4 event-capturing scheme on the bouncing ball and the linear impacting
+//     oscillator: precision against work (bench/AdaptivePrecisionWork.hpp, key `adaptive_moreau_jean`).
 // Prints the tables; --json FILE writes them; --png FILE draws the work–precision diagram with
-// scripts/plot_mechanisms.py.
+// scripts/plot_mechanisms.py and, beside it, the adaptive one with scripts/plot_adaptive.py.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -15,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +27,7 @@
 #include <time.h>
 
 #include "apps/PythonInterpreter.hpp"
+#include "bench/AdaptivePrecisionWork.hpp"
 #include "engine/BenchmarkModels.hpp"
 #include "engine/eventdriven/EventDriven.hpp"
 #include "engine/eventdriven/Mechanisms.hpp"
@@ -137,7 +141,8 @@ void print_table(const std::vector<MechanismRow>& rows, const std::string& mecha
   }
 }
 
-std::string json(const std::vector<MechanismRow>& rows, const std::vector<BallRow>& balls) {
+std::string json(const std::vector<MechanismRow>& rows, const std::vector<BallRow>& balls,
+                 const std::vector<talus::bench::AdaptivePrecisionWorkRow>& adaptive) {
   std::ostringstream o;
   o << "{\n  \"mechanisms\": [\n";
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -159,7 +164,12 @@ std::string json(const std::vector<MechanismRow>& rows, const std::vector<BallRo
       << ", \"state_error_at_t4\": " << list(b.error_after_accumulation) << "}" << (i + 1 < balls.size() ? "," : "")
       << "\n";
   }
-  o << "    ]\n  }\n}\n";
+  o << "    ]\n  }";
+  if (!adaptive.empty()) {
+    o << ",\n";
+    talus::bench::write_adaptive_precision_work_json(o, adaptive);
+  }
+  o << "\n}\n";
   return o.str();
 }
 
@@ -168,7 +178,8 @@ std::string json(const std::vector<MechanismRow>& rows, const std::vector<BallRo
 int main(int argc, char** argv) {
   CLI::App app{"Mechanisms bench: seed 002 tables 3-4 (slider-crank, rocking block; HEM5, RKF45, generalized-alpha)\n"
                "and the event-driven bouncing ball's impact-time errors."};
-  std::string json_path, png_path;
+  std::string json_path, png_path, adaptive_png_path;
+  bool skip_adaptive = false;
   std::vector<double> tolerances = {1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10};
   std::vector<std::string> methods = {"hem5", "rkf45", "alpha"};
   // Generalized-α at 1e-10 runs at the 1e-6 s minimum step (2e6 steps on the slider-crank, about half of the
@@ -187,6 +198,10 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write the tables as JSON to FILE");
   app.add_option("--png", png_path, "draw the work-precision diagram to FILE (runs scripts/plot_mechanisms.py)");
   app.add_option("--plot-script", plot_script, "the plotting script run with --png")->capture_default_str();
+  app.add_option("--adaptive-png", adaptive_png_path,
+                 "draw the adaptive Moreau-Jean precision-work diagram to FILE (default with --png: beside it, "
+                 "<stem>_adaptive.png)");
+  app.add_flag("--skip-adaptive", skip_adaptive, "leave out the adaptive Moreau-Jean precision-work sweeps");
   app.add_option("--tolerances", tolerances, "integration tolerances")->capture_default_str();
   app.add_option("--methods", methods, "DAE integrators: hem5 rkf45 alpha")->capture_default_str();
   app.add_option("--alpha-min-tolerance", alpha_min_tolerance,
@@ -234,7 +249,16 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
 
-    std::string out = json(rows, balls);
+    std::vector<talus::bench::AdaptivePrecisionWorkRow> adaptive;
+    if (!skip_adaptive) {
+      adaptive = talus::bench::adaptive_precision_work();
+      std::printf("\nAdaptive Moreau-Jean and RK4 event capturing (seed 000 slides 89-117): precision against work\n");
+      std::fflush(stdout);
+      talus::bench::print_adaptive_precision_work(std::cout, adaptive);
+      std::cout.flush();
+    }
+
+    std::string out = json(rows, balls, adaptive);
     if (!json_path.empty()) std::ofstream(json_path) << out;
     if (!png_path.empty()) {
       std::string data = json_path;
@@ -245,6 +269,16 @@ int main(int argc, char** argv) {
       const std::string command = talus::app::python_interpreter() + " \"" + plot_script + "\" \"" + data + "\" \"" + png_path + "\"";
       if (std::system(command.c_str()) != 0) throw std::runtime_error("plotting failed: " + command);
       std::printf("\nwork-precision diagram: %s\n", png_path.c_str());
+      if (adaptive_png_path.empty() && !adaptive.empty()) {
+        const std::filesystem::path p(png_path);
+        adaptive_png_path = (p.parent_path() / (p.stem().string() + "_adaptive.png")).string();
+      }
+    }
+    if (!adaptive_png_path.empty() && !adaptive.empty()) {
+      const auto data = std::filesystem::temp_directory_path() / "talus_mechanisms_adaptive.json";
+      const auto script = std::filesystem::path(plot_script).parent_path() / "plot_adaptive.py";
+      talus::bench::plot_adaptive_precision_work(adaptive, data.string(), adaptive_png_path, script.string());
+      std::printf("adaptive Moreau-Jean precision-work diagram: %s\n", adaptive_png_path.c_str());
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mechanisms: %s\n", e.what());

@@ -1,6 +1,7 @@
 // Granular bench (issue 4 item 8): steps of the reference bead stack (engine/granular/GranularScenes.hpp) for
-// several sizes and thread counts, timed per phase. For each N the stack is first settled from the 2.2 r
-// lattice (or, with --packed, started from a touching cubic packing already at rest); with --settle the
+// several sizes and thread counts, timed per phase. For each N the stack starts from a touching cubic packing
+// already at rest (the default, --packed) or, with --lattice, is first settled from the 2.2 r lattice for
+// --settle-steps steps (slow: hundreds of sweeps per step while the lattice collapses); with --settle the
 // settling itself is timed and reported (its cost per simulated second, sweeps per step). Then each thread
 // count runs the same --steps steps from a copy of the settled state. Reported per record: seconds per step,
 // per-phase seconds per step, contacts, mean NSGS sweeps, ns per contact per sweep, max interpenetration / r
@@ -98,16 +99,18 @@ int main(int argc, char** argv) {
   std::vector<long> sizes{1000, 10000, 100000};
   std::vector<int> threads{1, 2};
   int steps = 50, settle_steps = 600;
-  bool packed = false, settle_figure = false;
+  bool packed = true, settle_figure = false;
   GranularParameters p;
   std::string json, solver = "matrix_free";
   app.add_option("--sizes", sizes, "bead counts (1e6 is opt-in)")->delimiter(',');
   app.add_option("--threads", threads, "thread counts")->delimiter(',');
   app.add_option("--steps", steps, "timed steps per record")->check(CLI::PositiveNumber);
   app.add_option("--settle-steps", settle_steps, "steps settling the lattice before the timed steps");
-  app.add_flag("--packed", packed, "start from a touching cubic packing at rest instead of settling the lattice");
+  app.add_flag("--packed,!--lattice", packed,
+               "--packed (default): start from a touching cubic packing at rest; --lattice: settle the 2.2 r lattice "
+               "first (--settle-steps steps; hours at N = 1e5)");
   app.add_flag("--settle", settle_figure,
-               "time the settling from the lattice too (with the first thread count) and report it");
+               "time the settling from the lattice too (implies --lattice; with the first thread count) and report it");
   app.add_option("--tolerance", p.tolerance, "friction-contact residual per step");
   app.add_option("--max-sweeps", p.max_sweeps, "sweep budget per step");
   app.add_option("--check-every", p.check_every, "sweeps between residual checks");
@@ -118,6 +121,7 @@ int main(int argc, char** argv) {
   app.add_option("--solver", solver, "matrix_free or assembled")->check(CLI::IsMember({"matrix_free", "assembled"}));
   app.add_option("--json", json, "write the records as a JSON list");
   CLI11_PARSE(app, argc, argv);
+  if (settle_figure) packed = false;  // the settling figure is the lattice's collapse
   p.solver = solver == "assembled" ? GranularSolver::Assembled : GranularSolver::MatrixFree;
 
   std::vector<Record> records;

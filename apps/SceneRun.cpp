@@ -76,17 +76,22 @@ RunResult run_event_driven(Scene& scene, const RunOptions& options) {
   eventdriven::EventDriven ed(scene.model, p);  // throws std::invalid_argument before any output is touched
   std::vector<eventdriven::EventRecord> events;
   Model& model = scene.model;
+  // Energy columns: the event-driven path integrates the smooth phases exactly to its tolerance and reports
+  // no discrete supply, so only the impacts' contact work is filled in (external and damping work stay 0).
+  StepReport report;
   ed.on_event = [&](const eventdriven::EventRecord& r) {
     events.push_back(r);
+    // Work of an impact on its normal row: ½ (U⁻ + U⁺) P (seed 000 eq 81), exact for Newton's law.
+    if (r.kind == eventdriven::EventKind::Impact) report.energy.contact_work += 0.5 * (r.U_minus + r.U_plus) * r.impulse;
     if (r.kind != eventdriven::EventKind::Impact && r.kind != eventdriven::EventKind::Rest) return;
     Vector& P = model.interactions[static_cast<size_t>(r.interaction)].impulse;
     if (P.size() > 0) P[0] += r.impulse;
   };
   const double t0 = model.time, h = scene.integrator.h;
   long k = 0;
-  StepReport report;
   const RunResult result = run_scene(scene, options, [&]() -> const StepReport& {
     for (Interaction& in : model.interactions) in.impulse = Vector::Zero(law_rows(in.law));
+    report.energy = {};
     ed.advance_to(t0 + static_cast<double>(++k) * h);
     report.time = model.time;
     report.step = k;

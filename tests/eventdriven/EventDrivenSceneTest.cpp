@@ -5,6 +5,7 @@
 // of velocities (e = 1, successive two-body impacts); friction and misplaced keys are refused at their field.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +98,17 @@ TEST_CASE("bouncing_ball.yaml runs under the event-driven path by changing one l
     }
   }
   CHECK(checked >= 999);
+  // The impacts' work ½ (U⁻ + U⁺) P, accumulated: every impact takes (1 − e²) of the kinetic energy it meets,
+  // and the accumulation ends with the whole initial energy m g q₀ = 1 · 2 · 1 dissipated.
+  const auto& header = ts[0];
+  const size_t cw = static_cast<size_t>(std::find(header.begin(), header.end(), "contact_work") - header.begin());
+  REQUIRE(cw < header.size());
+  for (size_t i = 1; i < ts.size(); ++i) {
+    const double t = std::stod(ts[i][0]), w = std::stod(ts[i][cw]);
+    if (t < 1.0) CHECK(w == 0.0);
+    if (t > 1.0 && t < 2.0) CHECK(std::abs(w - (-0.75 * 2.0)) < 1e-12);  // ½ m v⁻² (1 − e²) with v⁻ = −2, e = ½
+    if (t > 3.0) CHECK(std::abs(w + 2.0) < 1e-12);
+  }
 
   // events.csv: impact times of seed 000 eq 122.
   const auto ev = read_csv(out / "events.csv");

@@ -67,10 +67,7 @@ inline void update(GeneralContact& c, SphereBodies& beads, CapsuleBodies& capsul
 
 inline double contact_error(const GeneralContact& c, const SphereBodies& beads, const CapsuleBodies& capsules) {
   const Eigen::Vector3d u = general_contact_velocity(c, beads, capsules);
-  const double mu = c.local.mu;
-  double t[3] = {c.r[0] - (u[0] + mu * std::hypot(u[1], u[2])), c.r[1] - u[1], c.r[2] - u[2]};
-  solvers::project_on_cone(t, 3, mu);
-  return (c.r[0] - t[0]) * (c.r[0] - t[0]) + (c.r[1] - t[1]) * (c.r[1] - t[1]) + (c.r[2] - t[2]) * (c.r[2] - t[2]);
+  return solvers::contact_residual_squared(c.r.data(), u.data(), 3, c.local.mu);
 }
 
 template <class F>

@@ -113,9 +113,7 @@ void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodi
 
 inline double contact_error(const SweepContact& c, const SphereBodies& beads) {
   const Eigen::Vector3d u = contact_velocity(c, beads);
-  double t[3] = {c.r[0] - (u[0] + c.mu * std::hypot(u[1], u[2])), c.r[1] - u[1], c.r[2] - u[2]};
-  solvers::project_on_cone(t, 3, c.mu);
-  return (c.r[0] - t[0]) * (c.r[0] - t[0]) + (c.r[1] - t[1]) * (c.r[1] - t[1]) + (c.r[2] - t[2]) * (c.r[2] - t[2]);
+  return solvers::contact_residual_squared(c.r.data(), u.data(), 3, c.mu);
 }
 
 // Inside a parallel region (or alone): the blocks' squared errors into work.block_sums.

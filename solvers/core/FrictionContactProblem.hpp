@@ -1,4 +1,5 @@
 #pragma once
+#include <cmath>
 // The local friction-contact problem (FCLIB "local" form), plain data:
 //
 //   u = W r + q,  r_i ∈ K_{μ_i},  û_i = u_i + μ_i ‖u_{T,i}‖ n  ∈ K*_{μ_i},  r_i ⟂ û_i   (De Saxcé)
@@ -24,8 +25,41 @@ struct FrictionContactProblem {
   Index contacts() const { return mu.size(); }
 };
 
-// Projection of a dim-vector (normal first) onto the cone K_μ; in place.
-void project_on_cone(double* r, int dim, double mu);
+// Projection of a dim-vector (normal first) onto the cone K_μ; in place. Inline: every local solver and
+// every residual evaluation (solvers/fc, engine/granular) calls it once per contact.
+inline void project_on_cone(double* r, int dim, double mu) {
+  const double rn = r[0];
+  double rt = 0.0;
+  for (int k = 1; k < dim; ++k) rt += r[k] * r[k];
+  rt = std::sqrt(rt);
+  if (rn >= 0.0 && rt <= mu * rn) return;  // inside the cone (rn >= 0: with mu = 0, 0 <= 0 * rn for any rn)
+  if (mu * rt <= -rn || rt == 0.0) {       // inside the polar cone (or on the axis, below the apex)
+    for (int k = 0; k < dim; ++k) r[k] = 0.0;
+    return;
+  }
+  const double a = (mu * rt + rn) / (mu * mu + 1.0);
+  r[0] = a;
+  const double s = mu * a / rt;
+  for (int k = 1; k < dim; ++k) r[k] *= s;
+}
+
+// One contact's share of the residual below: ‖r − proj_K(r − (u + μ‖u_T‖ n))‖², for the contact's reaction r
+// and local velocity u (dim entries each, normal first).
+inline double contact_residual_squared(const double* r, const double* u, int dim, double mu) {
+  double ut = 0.0;
+  for (int k = 1; k < dim; ++k) ut += u[k] * u[k];
+  ut = std::sqrt(ut);
+  double t[3];
+  t[0] = r[0] - (u[0] + mu * ut);
+  for (int k = 1; k < dim; ++k) t[k] = r[k] - u[k];
+  project_on_cone(t, dim, mu);
+  double s = 0.0;
+  for (int k = 0; k < dim; ++k) {
+    const double e = r[k] - t[k];
+    s += e * e;
+  }
+  return s;
+}
 
 // The common residual above; u = W r + q is recomputed here, independently of any solver.
 double friction_residual(const FrictionContactProblem& problem, const Vector& r);

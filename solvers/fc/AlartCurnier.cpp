@@ -88,17 +88,4 @@ AlartCurnierRho alart_curnier_rho_from_block(int dim, const double* block, doubl
   return rho;
 }
 
-double de_saxce_natural_map_squared(int dim, double mu, const double* u, const double* r) {
-  double ut = 0.0;
-  for (int k = 1; k < dim; ++k) ut += u[k] * u[k];
-  ut = std::sqrt(ut);
-  double x[3];
-  x[0] = r[0] - (u[0] + mu * ut);
-  for (int k = 1; k < dim; ++k) x[k] = r[k] - u[k];
-  project_on_cone(x, dim, mu);
-  double s = 0.0;
-  for (int k = 0; k < dim; ++k) s += (r[k] - x[k]) * (r[k] - x[k]);
-  return s;
-}
-
 }  // namespace talus::solvers

@@ -38,9 +38,4 @@ void alart_curnier(int dim, double mu, const double* u, const double* r, AlartCu
 // does not see) falls back to `fallback`, the caller's scale for such contacts.
 AlartCurnierRho alart_curnier_rho_from_block(int dim, const double* block, double fallback);
 
-// Squared norm of the De Saxcé natural map of one contact, ‖r − proj_{K_μ}(r − û)‖² with û = u + μ‖u_T‖ n:
-// the per-contact term of friction_residual (solvers/core/FrictionContactProblem.hpp), for solvers that
-// already hold u = W r + q and must not pay another product with W to test convergence.
-double de_saxce_natural_map_squared(int dim, double mu, const double* u, const double* r);
-
 }  // namespace talus::solvers

@@ -34,7 +34,7 @@ Measures measure(const FrictionContactProblem& p, const Vector& sigma, const Vec
       r[k] = sg * z[c * d + k];
       u[k] = us[c * d + k] / sg;
     }
-    sd += de_saxce_natural_map_squared(d, p.mu[c], u, r);
+    sd += contact_residual_squared(r, u, d, p.mu[c]);
     for (int k = 0; k < d; ++k) x[k] = r[k] - u[k];
     x[0] -= s_rows[c * d] / sg;
     project_on_cone(x, d, p.mu[c]);

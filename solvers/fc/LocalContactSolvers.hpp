@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "solvers/core/FrictionContactProblem.hpp"
+
 namespace talus::solvers {
 
 enum class LocalSolverKind { Projection, Analytic, AlartCurnierNewton };
@@ -79,16 +81,7 @@ using Vec = Eigen::Matrix<double, D, 1>;
 
 template <int D>
 inline void project_on_cone(Vec<D>& r, double mu) {
-  const double rn = r[0];
-  const double rt = r.template tail<D - 1>().norm();
-  if (rn >= 0.0 && rt <= mu * rn) return;  // rn >= 0: with mu = 0, rt = 0 <= mu * rn holds for any rn
-  if (mu * rt <= -rn || rt == 0.0) {
-    r.setZero();
-    return;
-  }
-  const double a = (mu * rt + rn) / (mu * mu + 1.0);
-  r.template tail<D - 1>() *= mu * a / rt;
-  r[0] = a;
+  solvers::project_on_cone(r.data(), D, mu);
 }
 
 // Alart–Curnier function Φ at r, and (when J is given) an element of its generalised Jacobian.

@@ -105,10 +105,7 @@ inline double contact_residual_squared(const Workspace<D>& ws, Index k) {
   using Vec = Eigen::Matrix<double, D, 1>;
   const Eigen::Map<const Vec> rk(ws.r.data() + D * k);
   const Vec u = row_product<D>(ws.W, ws.q.data(), ws.r.data(), k) + ws.contact[k].W * rk;
-  Vec v = rk - u;
-  v[0] -= ws.contact[k].mu * u.template tail<D - 1>().norm();
-  local_detail::project_on_cone<D>(v, ws.contact[k].mu);
-  return (rk - v).squaredNorm();
+  return solvers::contact_residual_squared(rk.data(), u.data(), D, ws.contact[k].mu);
 }
 
 // When to extrapolate (AndersonAcceleration.hpp). Anderson acceleration removes the slow linear mode of

@@ -100,7 +100,7 @@ double evaluate_alart_curnier(const FrictionContactProblem& p, const Vector& r, 
 double common_residual(const FrictionContactProblem& p, const Vector& r, const Vector& u, double q_norm) {
   double s = 0.0;
   for (Index c = 0; c < p.contacts(); ++c)
-    s += de_saxce_natural_map_squared(p.dim, p.mu[c], u.data() + c * p.dim, r.data() + c * p.dim);
+    s += contact_residual_squared(r.data() + c * p.dim, u.data() + c * p.dim, p.dim, p.mu[c]);
   return std::sqrt(s) / (1.0 + q_norm);
 }
 

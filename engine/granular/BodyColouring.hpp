@@ -18,6 +18,26 @@ struct ContactColours {
   int colours() const { return static_cast<int>(colour_start.size()) - 1; }
 };
 
+// Inside a parallel region: f(i) for the contacts i of colour k, stored from base + colour_start[k] on. A
+// proper colour's contacts share no bead and are split among the threads; the overflow colour is visited by
+// one thread, in order (reversed when `backward`), since its contacts may share beads.
+template <class F>
+inline void for_colour(const ContactColours& c, int k, int base, bool backward, F&& f) {
+  const int s = base + c.colour_start[k], e = base + c.colour_start[k + 1];
+  if (c.last_is_overflow && k == c.colours() - 1) {
+#pragma omp single
+    {
+      if (backward)
+        for (int i = e - 1; i >= s; --i) f(i);
+      else
+        for (int i = s; i < e; ++i) f(i);
+    }
+  } else {
+#pragma omp for schedule(static)
+    for (int i = s; i < e; ++i) f(i);
+  }
+}
+
 // Contacts k = 0..n-1 between beads a[k] (−1 for a wall) and b[k]; bodies = number of beads.
 void colour_contacts_on_bodies(const std::int32_t* a, const std::int32_t* b, int n, int bodies, ContactColours& c);
 

@@ -72,17 +72,8 @@ inline double contact_error(const GeneralContact& c, const SphereBodies& beads, 
 
 template <class F>
 void for_each_colour(GeneralContactSet& set, F&& f) {
-  const int nc = set.colours.colours();
-  for (int k = 0; k < nc; ++k) {
-    const int s = set.colours.colour_start[k], e = set.colours.colour_start[k + 1];
-    if (set.colours.last_is_overflow && k == nc - 1) {
-#pragma omp single
-      for (int i = s; i < e; ++i) f(set.contacts[i]);
-    } else {
-#pragma omp for schedule(static)
-      for (int i = s; i < e; ++i) f(set.contacts[i]);
-    }
-  }
+  for (int k = 0; k < set.colours.colours(); ++k)
+    for_colour(set.colours, k, 0, false, [&](int i) { f(set.contacts[i]); });
 }
 
 }  // namespace

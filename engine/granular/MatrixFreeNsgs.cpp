@@ -94,14 +94,7 @@ void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodi
   const ContactColours& ic = L.interface;
   const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
   auto interface_colour = [&](int k) {
-    const int s = base + ic.colour_start[k], e = base + ic.colour_start[k + 1];
-    if (ic.last_is_overflow && k == nc - 1) {
-#pragma omp single
-      sweep_range<Relaxed>(contacts, s, e, backward, beads, omega);
-    } else {
-#pragma omp for schedule(static)
-      for (int i = s; i < e; ++i) update<Relaxed>(contacts[i], beads, omega);
-    }
+    for_colour(ic, k, base, backward, [&](int i) { update<Relaxed>(contacts[i], beads, omega); });
   };
   if (backward)
     for (int k = nc - 1; k >= 0; --k) interface_colour(k);
@@ -157,16 +150,8 @@ void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout
 #pragma omp for schedule(dynamic, 1)
     for (int q = 0; q < P; ++q)
       for (int i = L.part_start[q]; i < L.part_start[q + 1]; ++i) push(contacts[i], contacts[i].r, beads);
-    for (int k = 0; k < nc; ++k) {
-      const int s = base + ic.colour_start[k], e = base + ic.colour_start[k + 1];
-      if (ic.last_is_overflow && k == nc - 1) {
-#pragma omp single
-        for (int i = s; i < e; ++i) push(contacts[i], contacts[i].r, beads);
-      } else {
-#pragma omp for schedule(static)
-        for (int i = s; i < e; ++i) push(contacts[i], contacts[i].r, beads);
-      }
-    }
+    for (int k = 0; k < nc; ++k)
+      for_colour(ic, k, base, false, [&](int i) { push(contacts[i], contacts[i].r, beads); });
   }
 }
 

@@ -4,6 +4,7 @@
 #include <numbers>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 #include "contact/Shapes.hpp"
 
@@ -159,6 +160,77 @@ GranularScene chute(const BeadSpec& s, double angle_degrees, double length_diame
     sc.model.boxes.push_back(b);
   }
   fill_lattice(sc.model, s, s.n, across, Eigen::Vector3d::Zero());
+  sc.t_end = 1.0;
+  return sc;
+}
+
+namespace {
+
+void check_stack(const BeadSpec& s, int width, int layers, const char* what, bool exact) {
+  if (width < 1 || layers < 1) throw std::invalid_argument(std::string(what) + ": width and layers must be >= 1");
+  if (!(s.radius > 0.0) || !(s.density > 0.0))
+    throw std::invalid_argument(std::string(what) + ": radius and density must be > 0");
+  if (exact && (s.polydispersity != 0.0 || s.capsule_fraction != 0.0))
+    throw std::invalid_argument(std::string(what) + ": beads must be monodisperse spheres (polydispersity 0, "
+                                "capsule_fraction 0) for every contact to close exactly");
+}
+
+}  // namespace
+
+GranularScene bead_column(const BeadSpec& s, int layers) {
+  check_stack(s, 1, layers, "bead_column", true);
+  GranularScene sc;
+  sc.kind = "bead_column";
+  sc.model = base_model(s);
+  // The floor alone: a column exactly on its axis needs no side support, and side walls at zero gap would add
+  // contacts whose exact reactions are all zero.
+  sc.model.walls = {contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d::Ones())[0]};
+  const double r = s.radius;
+  sc.model.beads.reserve(layers);
+  for (int j = 0; j < layers; ++j) sc.model.beads.add(Eigen::Vector3d(0.0, 0.0, r + 2.0 * r * j), r, s.density);
+  sc.t_end = 1.0;
+  return sc;
+}
+
+long packed_box_beads(int width, int layers) {
+  const long k = width;
+  return (layers + 1) / 2 * k * k + layers / 2 * (k - 1) * (k - 1);
+}
+
+GranularScene packed_box(const BeadSpec& s, int width, int layers) {
+  check_stack(s, width, layers, "packed_box", true);
+  // One bead across leaves the odd layers empty and the even ones 2√2 r apart: not a pack.
+  if (width < 2) throw std::invalid_argument("packed_box: width must be >= 2");
+  GranularScene sc;
+  sc.kind = "packed_box";
+  sc.model = base_model(s);
+  const double r = s.radius, side = 2.0 * r * width;
+  sc.model.walls = contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d(side, side, 1.0));
+  sc.model.beads.reserve(static_cast<int>(packed_box_beads(width, layers)));
+  // Layer j at height r + √2 r j: a bead of an odd layer sits over the centre of four beads 2 r apart, at
+  // horizontal offset √2 r from each, so the centres are √(2 r² + 2 r²) = 2 r apart: touching.
+  for (int j = 0; j < layers; ++j) {
+    const bool odd = j % 2 == 1;
+    const int n = odd ? width - 1 : width;
+    const double z = r + std::numbers::sqrt2 * r * j, x0 = odd ? 2.0 * r : r;
+    for (int i = 0; i < n; ++i)
+      for (int l = 0; l < n; ++l) sc.model.beads.add(Eigen::Vector3d(x0 + 2.0 * r * i, x0 + 2.0 * r * l, z), r, s.density);
+  }
+  sc.t_end = 1.0;
+  return sc;
+}
+
+GranularScene lattice_stack(const BeadSpec& spec, int width, int layers) {
+  check_stack(spec, width, layers, "lattice_stack", false);
+  BeadSpec s = spec;
+  s.n = static_cast<long>(width) * width * layers;
+  check(s);
+  GranularScene sc;
+  sc.kind = "lattice_stack";
+  sc.model = base_model(s);
+  const double a = s.spacing * s.radius;
+  sc.model.walls = contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d(width * a, width * a, layers * a));
+  fill_lattice(sc.model, s, s.n, width, Eigen::Vector3d::Zero());
   sc.t_end = 1.0;
   return sc;
 }

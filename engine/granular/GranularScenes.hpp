@@ -9,7 +9,17 @@
 //   silo             a flat-bottom box whose floor has a circular orifice of diameter D; beads leaving are
 //                    removed and counted (discharge rate);
 //   chute            a rough inclined channel (gravity tilted by the angle), periodic in the flow direction
-//                    (or open at its lower end), optionally with a box obstacle across it.
+//                    (or open at its lower end), optionally with a box obstacle across it;
+// and the stack-height scenes of issue 10 (bench/stack_height, docs/stack-height.md), where the cost of the
+// friction-contact solve is measured against the number of layers L:
+//   bead_column      L beads in one vertical column on a floor, every gap exactly 0 (a static problem whose
+//                    answer is known: the contact k beads from the top carries k m g h per step);
+//   packed_box       L layers of face-centred cubic packing in its (100) orientation, at rest in a box whose
+//                    walls touch the outer beads: k × k beads on a square grid of spacing 2 r, then (k−1) ×
+//                    (k−1) beads in the hollows (each resting on four below), alternately; every neighbour
+//                    touches exactly, the hard static problem of a cold start;
+//   lattice_stack    bead_stack's lattice (spacing and jitter from the spec) with an explicit k × k footprint
+//                    and L layers, in a box just wide enough: the collapse of a column of given height.
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -65,5 +75,15 @@ GranularScene silo(const BeadSpec& spec, double orifice_diameters = 5.0);
 // across the channel at mid-length.
 GranularScene chute(const BeadSpec& spec, double angle_degrees = 25.0, double length_diameters = 60.0,
                     bool periodic = true, double obstacle_diameters = 0.0);
+
+// Stack-height scenes (issue 10). The spec's radius, density, mu and restitution apply; its n is ignored (the
+// counts follow from width and layers). bead_column and packed_box need monodisperse beads and no capsules
+// (exact contact); lattice_stack uses spacing, jitter, polydispersity, seed and capsule_fraction like
+// bead_stack. Throw std::invalid_argument for width or layers < 1 and for the specs they cannot honour.
+GranularScene bead_column(const BeadSpec& spec, int layers);
+GranularScene packed_box(const BeadSpec& spec, int width, int layers);
+GranularScene lattice_stack(const BeadSpec& spec, int width, int layers);
+// Beads of packed_box(spec, width, layers): ⌈L/2⌉ k² + ⌊L/2⌋ (k−1)².
+long packed_box_beads(int width, int layers);
 
 }  // namespace talus::granular

@@ -43,8 +43,12 @@ void write_string_attribute(hid_t object, const std::string& name, const std::ve
 }  // namespace
 
 Hdf5Writer::Hdf5Writer(const std::filesystem::path& file, const std::vector<std::string>& columns,
-                       const std::vector<std::pair<std::string, std::string>>& file_attributes)
+                       const std::vector<std::pair<std::string, std::string>>& file_attributes,
+                       const std::vector<std::string>& units, const std::vector<std::string>& descriptions)
     : path_(file), columns_(columns.size()) {
+  if ((!units.empty() && units.size() != columns.size()) ||
+      (!descriptions.empty() && descriptions.size() != columns.size()))
+    throw std::invalid_argument("Hdf5Writer: units and descriptions need one entry per column");
   // Errors are reported by our exceptions; HDF5's own stack dump on stderr would only add noise.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   file_ = checked(H5Fcreate(file.string().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), file, "create the file");
@@ -62,6 +66,10 @@ Hdf5Writer::Hdf5Writer(const std::filesystem::path& file, const std::vector<std:
     H5Sclose(space);
     checked(dataset_, file, "create the dataset 'timeseries'");
     write_string_attribute(dataset_, "columns", columns, file);
+    if (!units.empty()) write_string_attribute(dataset_, "units", units, file);
+    if (!descriptions.empty()) write_string_attribute(dataset_, "descriptions", descriptions, file);
+    write_string_attribute(dataset_, "row", {"the state at one output time: row k is the k-th line of timeseries.csv"},
+                           file);
     for (const auto& [name, value] : file_attributes) write_string_attribute(file_, name, {value}, file);
   } catch (...) {
     close();

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
+#include <sstream>
 
+#include "apps/ResourceLimits.hpp"
 #include "apps/SceneReader.hpp"
 #include "engine/PlanarBlock.hpp"
 #include "engine/schemes/CorotationalBeam.hpp"
@@ -49,9 +52,22 @@ struct ForcingTerms {
   std::vector<Sine> sine;  // amplitude sin(ω t + φ)
 };
 
+// Bytes a scene's parts take once built, for the memory bound checked before they are allocated. Rough upper
+// estimates of the engine's storage (they only have to catch sizes off by orders of magnitude).
+constexpr double kBytesPerInteraction = 512.0;  // name, systems, relation, law, gap/velocity/impulse vectors
+constexpr double kBytesPerBody = 512.0;         // structure-of-arrays columns, name, output columns
+// The co-rotational beam's tangent stiffness is dense (engine/schemes/CorotationalBeam.cpp), and the
+// iteration matrix and its factorisation are as large: about four dense n×n matrices of n = 3 (elements + 1).
+constexpr double kBeamDenseMatrices = 4.0;
+// More steps than this cannot be counted exactly by the run's double clock and long step counters.
+constexpr double kMaxSteps = 1e15;
+
 class SceneBuilder {
  public:
-  explicit SceneBuilder(std::string file) : in_(std::move(file)) {}
+  SceneBuilder(std::string file, const LoadOptions& options) : in_(std::move(file)), options_(options) {
+    memory_limit_ = options.max_memory;
+    if (memory_limit_ == 0) memory_limit_ = available_memory().value_or(0);
+  }
 
   Scene build(const Field& root, const std::string& default_name);
 
@@ -70,6 +86,10 @@ class SceneBuilder {
   void read_integrator(const Field& f);
   void read_event_driven(const Field& f);
   void read_output(const Field& f);
+  void check_time(const Field& integrator);
+  void check_unused_laws() const;
+  // Adds `bytes` to the scene's estimate and refuses the scene at `at` when it exceeds the memory limit.
+  void reserve(const Field& at, double bytes, std::string_view what);
   void record_law(const Field& at, const NonsmoothLaw& law, const std::string& interaction);
   void check_law_mix() const;
   const Entity& entity(const Field& name_field, std::initializer_list<EntityKind> allowed, std::string_view why);
@@ -77,6 +97,11 @@ class SceneBuilder {
                           const NonsmoothLaw& law, const Field& law_field);
 
   SceneReader in_;
+  const LoadOptions& options_;
+  std::uint64_t memory_limit_ = 0;  // 0: unknown (no bound)
+  double estimated_bytes_ = 0.0;
+  std::map<std::string, Field> law_definitions_;
+  std::set<std::string> used_law_names_;
   Scene scene_;
   std::map<std::string, Entity> names_;
   std::map<std::string, NonsmoothLaw> laws_;
@@ -132,12 +157,31 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   check_law_mix();
   read_integrator(in_.required(root, "integrator"));
   if (auto f = in_.optional(root, "output")) read_output(*f);
+  check_unused_laws();
   try {
     scene_.model.validate();  // the engine's own checks: anything the loader missed is still reported
   } catch (const std::invalid_argument& e) {
     in_.fail(root, e.what());
   }
   return std::move(scene_);
+}
+
+void SceneBuilder::reserve(const Field& at, double bytes, std::string_view what) {
+  estimated_bytes_ += bytes;
+  if (memory_limit_ == 0 || estimated_bytes_ <= static_cast<double>(memory_limit_)) return;
+  in_.fail(at, std::string(what) + " needs about " + format_bytes(bytes) + " (the scene: about " +
+                   format_bytes(estimated_bytes_) + "), more than the " + format_bytes(static_cast<double>(memory_limit_)) +
+                   (options_.max_memory ? " allowed by --max-memory" : " of memory available") +
+                   " (expected a smaller size, or a larger --max-memory)");
+}
+
+// A law defined under `laws:` that nothing uses is a key the scene does not read: most often a typo in the
+// name of the law an interaction meant, or a leftover.
+void SceneBuilder::check_unused_laws() const {
+  for (const auto& [name, at] : law_definitions_)
+    if (!used_law_names_.count(name))
+      in_.fail(at, "law '" + name + "' is defined but no interaction, contact group, block or stop uses it "
+                   "(expected every law under 'laws' to be used: remove it or name it in a 'law:' field)");
 }
 
 void SceneBuilder::record_law(const Field& at, const NonsmoothLaw& law, const std::string& interaction) {
@@ -237,6 +281,7 @@ void SceneBuilder::read_laws(const Field& f) {
     const Field key{it->first, join_path(f.path, it->first.Scalar()), it->first.Mark()};
     const std::string name = in_.string(key);
     if (laws_.count(name)) in_.fail(key, "duplicate law name (expected each law once)");
+    law_definitions_.emplace(name, key);
     laws_.emplace(name, parse_law(Field{it->second, key.path, it->second.Mark()}));
   }
 }
@@ -244,7 +289,10 @@ void SceneBuilder::read_laws(const Field& f) {
 NonsmoothLaw SceneBuilder::law_of(const Field& f) {
   if (f.node.IsMap()) return parse_law(f);
   const std::string name = in_.string(f);
-  if (auto it = laws_.find(name); it != laws_.end()) return it->second;
+  if (auto it = laws_.find(name); it != laws_.end()) {
+    used_law_names_.insert(name);
+    return it->second;
+  }
   std::vector<std::string> known;
   for (const auto& [n, l] : laws_) known.push_back(n);
   in_.fail(f, "unknown law '" + name + "' (expected a name defined under 'laws': " + quoted_list(known) +
@@ -312,6 +360,7 @@ void SceneBuilder::read_lti(const Field& f) {
 
 void SceneBuilder::read_sphere(const Field& f) {
   in_.expect_map(f, {"name", "position", "radius", "density", "mass", "velocity", "angular_velocity"});
+  reserve(f, kBytesPerBody, "a sphere");
   RigidBodySet& bodies = scene_.model.bodies;
   const std::string name = new_name(in_.required(f, "name"), EntityKind::Sphere, bodies.size());
   const Eigen::Vector3d x = in_.vector(in_.required(f, "position"), 3, "(x, y, z)");
@@ -387,6 +436,12 @@ void SceneBuilder::read_corotational_beam(const Field& f) {
   const Field ef = in_.required(f, "elements");
   b.elements = in_.integer(ef);
   if (b.elements < 1) in_.fail(ef, "is " + std::to_string(b.elements) + " (expected an integer >= 1)");
+  {
+    const double n = 3.0 * (static_cast<double>(b.elements) + 1.0);
+    reserve(ef, kBeamDenseMatrices * 8.0 * n * n + 256.0 * n,
+            std::to_string(b.elements) + " elements (" + std::to_string(static_cast<long long>(n)) +
+                " coordinates, dense tangent and iteration matrices)");
+  }
   b.axial_stiffness = in_.positive(in_.required(f, "EA"));
   b.bending_stiffness = in_.positive(in_.required(f, "EI"));
   b.mass_per_length = in_.positive(in_.required(f, "rho_A"));
@@ -517,6 +572,11 @@ void SceneBuilder::read_contacts(const Field& f) {
     add_sphere_contact(name, a, plane, b, law, law_field);
   };
   const Index n = scene_.model.bodies.size();
+  // One interaction per pair: quadratic in the number of spheres, so checked before any is generated.
+  const double pairs = (with_planes ? static_cast<double>(n) * static_cast<double>(planes_.size()) : 0.0) +
+                       (with_spheres ? 0.5 * static_cast<double>(n) * static_cast<double>(n - 1) : 0.0);
+  reserve(f, pairs * kBytesPerInteraction,
+          std::to_string(static_cast<long long>(pairs)) + " generated contact interactions");
   if (with_planes)
     for (Index i = 0; i < n; ++i)
       for (std::size_t p = 0; p < planes_.size(); ++p)
@@ -527,6 +587,35 @@ void SceneBuilder::read_contacts(const Field& f) {
 }
 
 // ---- run settings -------------------------------------------------------------------------------------
+
+// The integrator keys each scheme reads (apps/SceneRun.cpp passes them on); any other key of the section is
+// refused at its position, so a parameter that would silently do nothing (rho_infinity under moreau_jean) is
+// caught like a typo.
+std::vector<std::string_view> scheme_keys(SchemeKind k) {
+  std::vector<std::string_view> keys{"scheme", "h", "t_end"};
+  const auto add = [&](std::initializer_list<std::string_view> more) { keys.insert(keys.end(), more); };
+  switch (k) {
+    case SchemeKind::MoreauJean:
+      add({"theta", "gamma", "variant", "solver", "tolerance", "max_iterations", "newton_tolerance",
+           "newton_max_iterations"});
+      break;
+    case SchemeKind::Newmark: add({"newmark_gamma", "newmark_beta", "newton_tolerance", "newton_max_iterations"}); break;
+    case SchemeKind::Hht: add({"hht_alpha", "newton_tolerance", "newton_max_iterations"}); break;
+    case SchemeKind::GeneralizedAlpha: add({"rho_infinity", "newton_tolerance", "newton_max_iterations"}); break;
+    case SchemeKind::SchatzmanPaoli: add({"sp_theta", "newton_tolerance", "newton_max_iterations"}); break;
+    case SchemeKind::EventDriven: add({"dae_method", "dae_tolerance"}); break;
+  }
+  return keys;
+}
+
+// Moreau–Jean's keys under event_driven: the event-driven example scenes are the Moreau–Jean ones with the
+// scheme line switched (tests/eventdriven), so these are reported as warnings rather than refused.
+bool moreau_jean_only_key(std::string_view k) {
+  for (std::string_view m : {"theta", "gamma", "variant", "solver", "tolerance", "max_iterations", "newton_tolerance",
+                             "newton_max_iterations"})
+    if (k == m) return true;
+  return false;
+}
 
 void SceneBuilder::read_integrator(const Field& f) {
   in_.expect_map(f, {"scheme", "h", "theta", "gamma", "variant", "solver", "tolerance", "max_iterations",
@@ -541,6 +630,24 @@ void SceneBuilder::read_integrator(const Field& f) {
                                          {"generalized_alpha", SchemeKind::GeneralizedAlpha},
                                          {"schatzman_paoli", SchemeKind::SchatzmanPaoli},
                                          {"event_driven", SchemeKind::EventDriven}});
+  const std::vector<std::string_view> keys = scheme_keys(c.kind);
+  for (auto it = f.node.begin(); it != f.node.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
+    const Field key{it->first, join_path(f.path, k), it->first.Mark()};
+    std::string list;
+    for (std::string_view x : keys) list += (list.empty() ? "" : ", ") + std::string(x);
+    const std::string what = std::string("is not read by scheme ") + to_string(c.kind) + " (its keys: " + list + ")";
+    if (c.kind == SchemeKind::EventDriven && moreau_jean_only_key(k)) {
+      if (options_.warnings) {
+        const SourcePosition at = in_.position(key.mark);
+        options_.warnings->push_back(SceneError(at, key.path, what + "; ignored").what());
+      }
+      continue;
+    }
+    if (k == "dae_method" || k == "dae_tolerance") in_.fail(key, "is only read with scheme: event_driven");
+    in_.fail(key, what);
+  }
   // The second-order schemes update q by vector arithmetic and solve frictionless MLCPs
   // (engine/schemes/SecondOrderSystem.hpp): refuse here, at the field, what they would refuse at the first step.
   if (c.kind == SchemeKind::EventDriven) {
@@ -591,6 +698,26 @@ void SceneBuilder::read_integrator(const Field& f) {
   if (auto x = in_.optional(f, "max_iterations")) p.solver_max_iterations = count(*x);
   if (auto x = in_.optional(f, "newton_tolerance")) p.newton_tolerance = in_.positive(*x);
   if (auto x = in_.optional(f, "newton_max_iterations")) p.newton_max_iterations = count(*x);
+  check_time(f);
+}
+
+// h and t_end against each other: a run takes at least one step and never ends past t_end (SceneRun takes
+// floor(t_end / h) steps), and its step count stays exact in a double and a long.
+void SceneBuilder::check_time(const Field& f) {
+  const Field hf = in_.required(f, "h"), tf = in_.required(f, "t_end");
+  const double h = scene_.integrator.h, t_end = scene_.t_end;
+  const auto num = [](double x) {
+    std::ostringstream o;
+    o << x;
+    return o.str();
+  };
+  if (h > t_end * (1.0 + 1e-9))
+    in_.fail(hf, "is " + num(h) + ", larger than t_end = " + num(t_end) +
+                     " (expected h <= t_end: the run would take no step, or end past t_end)");
+  if (t_end / h > kMaxSteps)
+    in_.fail(hf, "is " + num(h) + ": t_end / h = " + num(t_end / h) + " steps (expected at most " + num(kMaxSteps) +
+                     " steps)");
+  (void)tf;
 }
 
 // The event-driven path (engine/eventdriven, issue 6) integrates frictionless contacts and equalities only.
@@ -620,20 +747,128 @@ void SceneBuilder::read_output(const Field& f) {
   }
 }
 
+
+// Applies one override to the parsed file: walks the dotted path (creating missing maps, so an override may
+// add a key the file left out), then replaces the value. Returns the override's field path as the loader
+// names it ("spheres[0].radius"), so that errors at that path can be attributed to the override.
+std::string apply_override(YAML::Node root, const SceneOverride& o) {
+  const SourcePosition at{o.origin, 0, 0};
+  YAML::Node value;
+  try {
+    value = YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    throw SceneError(at, o.key, "YAML syntax error: " + e.msg);
+  }
+  // Segments: names and [i] indices.
+  struct Segment {
+    std::string key;
+    long index = -1;
+  };
+  std::vector<Segment> path;
+  std::string name;
+  const auto bad = [&](const std::string& why) -> SceneError { return SceneError(at, "", why); };
+  for (std::size_t i = 0; i < o.key.size(); ++i) {
+    const char c = o.key[i];
+    if (c == '.') {
+      if (name.empty() && (path.empty() || path.back().index < 0)) throw bad("empty name in the key '" + o.key + "'");
+      if (!name.empty()) path.push_back({name}), name.clear();
+    } else if (c == '[') {
+      if (!name.empty()) path.push_back({name}), name.clear();
+      const std::size_t close = o.key.find(']', i);
+      if (close == std::string::npos || close == i + 1) throw bad("unclosed or empty [index] in the key '" + o.key + "'");
+      const std::string digits = o.key.substr(i + 1, close - i - 1);
+      if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
+        throw bad("index '" + digits + "' in the key '" + o.key + "' (expected a list index 0, 1, …)");
+      if (path.empty()) throw bad("the key '" + o.key + "' starts with an index (expected a section name first)");
+      path.push_back({"", std::stol(digits)});
+      i = close;
+    } else {
+      name += c;
+    }
+  }
+  if (!name.empty()) path.push_back({name});
+  if (path.empty()) throw bad("empty key (expected key=value, e.g. --set integrator.h=1e-3)");
+  std::string field;
+  YAML::Node node = root;
+  for (std::size_t s = 0; s < path.size(); ++s) {
+    const bool last = s + 1 == path.size();
+    const Segment& seg = path[s];
+    if (seg.index >= 0) {
+      field = index_path(field, static_cast<std::size_t>(seg.index));
+      if (!node.IsSequence() || seg.index >= static_cast<long>(node.size()))
+        throw SceneError(at, field, node.IsSequence() ? "no such entry (the list has " + std::to_string(node.size()) +
+                                                            " entries)"
+                                                      : "is not a list in the scene (expected an index into a list)");
+      if (last) {
+        node[static_cast<std::size_t>(seg.index)] = value;
+      } else {
+        YAML::Node child = node[static_cast<std::size_t>(seg.index)];
+        node.reset(child);
+      }
+      continue;
+    }
+    field = join_path(field, seg.key);
+    if (!node.IsMap() && !node.IsNull())
+      throw SceneError(at, field, "its parent is not a map in the scene (expected a path through maps and lists)");
+    if (last) {
+      node[seg.key] = value;
+    } else {
+      if (!node[seg.key]) node[seg.key] = YAML::Node(YAML::NodeType::Map);
+      YAML::Node child = node[seg.key];
+      node.reset(child);
+    }
+  }
+  return field;
+}
+
+bool within(const std::string& field, const std::string& prefix) {
+  return field == prefix || (field.size() > prefix.size() && field.compare(0, prefix.size(), prefix) == 0 &&
+                             (field[prefix.size()] == '.' || field[prefix.size()] == '['));
+}
+
+Scene build_with_overrides(const SceneReader& reader, const std::string& text, const std::string& file_name,
+                           const std::string& default_name, const LoadOptions& options) {
+  const Field root = text.empty() ? reader.load() : reader.load_string(text);
+  std::vector<std::pair<std::string, const SceneOverride*>> applied;
+  for (const SceneOverride& o : options.overrides) applied.emplace_back(apply_override(root.node, o), &o);
+  SceneBuilder builder(file_name, options);
+  try {
+    return builder.build(root, default_name);
+  } catch (const SceneError& e) {
+    // The last override of a path wins, so the last one that covers the failing field is the one to name.
+    for (auto it = applied.rbegin(); it != applied.rend(); ++it)
+      if (within(e.field(), it->first)) {
+        const std::string what = e.what();
+        const std::string prefix = "field '" + e.field() + "': ";
+        const std::size_t at = what.find(prefix);
+        throw SceneError({it->second->origin, 0, 0}, e.field(),
+                         at == std::string::npos ? what : what.substr(at + prefix.size()));
+      }
+    throw;
+  }
+}
+
 }  // namespace
 
-Scene load_scene_from_string(const std::string& text, const std::string& file_name) {
-  SceneBuilder builder(file_name);
-  const Field root = SceneReader(file_name).load_string(text);
-  Scene scene = builder.build(root, std::filesystem::path(file_name).stem().string());
+SceneOverride parse_override(const std::string& kv) {
+  const std::string origin = "--set " + kv;
+  const std::size_t eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw SceneError({origin, 0, 0}, "", "expected key=value, e.g. --set integrator.h=1e-3");
+  return {origin, kv.substr(0, eq), kv.substr(eq + 1)};
+}
+
+Scene load_scene_from_string(const std::string& text, const std::string& file_name, const LoadOptions& options) {
+  // An empty text is still a scene (an empty one, refused by the reader): give it a comment so that
+  // build_with_overrides parses the text rather than opening a file.
+  Scene scene = build_with_overrides(SceneReader(file_name), text.empty() ? "#" : text, file_name,
+                                     std::filesystem::path(file_name).stem().string(), options);
   scene.file = file_name;
   return scene;
 }
 
-Scene load_scene(const std::filesystem::path& file) {
-  const SceneReader reader(file.string());
-  const Field root = reader.load();
-  Scene scene = SceneBuilder(file.string()).build(root, file.stem().string());
+Scene load_scene(const std::filesystem::path& file, const LoadOptions& options) {
+  Scene scene = build_with_overrides(SceneReader(file.string()), "", file.string(), file.stem().string(), options);
   scene.file = file;
   return scene;
 }

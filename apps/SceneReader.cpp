@@ -74,10 +74,54 @@ Field SceneReader::load() const {
   return load_string(text.str());
 }
 
+namespace {
+
+// The 1-based line of the marker that opens the second document: a `---` after content, or any content after a
+// `...` end marker. A leading `---` before the first content (an explicit start of the only document) is fine.
+int second_document_line(const std::string& text) {
+  bool content = false, ended = false;
+  int line = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t eol = std::min(text.find('\n', pos), text.size());
+    const std::string_view l(text.data() + pos, eol - pos);
+    ++line;
+    const auto marker = [&](std::string_view m) {
+      return l.substr(0, 3) == m && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    };
+    const std::size_t first = l.find_first_not_of(" \t\r");
+    const bool blank = first == std::string_view::npos || l[first] == '#';
+    if (marker("---")) {
+      if (content || ended) return line;
+      // `--- value` carries content on the marker line itself.
+      const std::size_t rest = l.find_first_not_of(" \t\r", 3);
+      if (rest != std::string_view::npos && l[rest] != '#') content = true;
+    } else if (marker("...")) {
+      ended = true;
+    } else if (!blank) {
+      if (ended) return line;
+      content = true;
+    }
+    pos = eol + 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 Field SceneReader::load_string(const std::string& text) const {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // All documents are parsed, so a syntax error after a `---` is reported too, and a second document is
+    // refused rather than silently ignored.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1 || second_document_line(text) > 0) {
+      const int line = second_document_line(text);
+      throw SceneError({file_, line, line > 0 ? 1 : 0}, "",
+                       "a second YAML document starts here (expected one scene per file: remove the '---' "
+                       "and what follows, or put it in its own file)");
+    }
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::ParserException& e) {
     throw SceneError(position(e.mark), "", "YAML syntax error: " + e.msg);
   }

@@ -1,10 +1,9 @@
 #include "apps/SceneRun.hpp"
 
-#include <charconv>
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "apps/ProgressMeter.hpp"
@@ -13,41 +12,15 @@
 #include "apps/Version.hpp"
 #include "engine/MoreauJean.hpp"
 #include "engine/eventdriven/EventDriven.hpp"
+#include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
+#include "engine/schemes/NonsmoothNewmark.hpp"
+#include "engine/schemes/SchatzmanPaoli.hpp"
 
 namespace talus::app {
 
 namespace {
 
 constexpr auto kFlushPeriod = std::chrono::seconds(1);
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, r.ptr);
-}
 
 }  // namespace
 
@@ -61,7 +34,7 @@ const char* to_string(RunStatus s) {
 }
 
 long planned_steps(const Scene& scene) {
-  return static_cast<long>(std::ceil(scene.t_end / scene.integrator.h - 1e-9));
+  return static_cast<long>(std::floor(scene.t_end / scene.integrator.h * (1.0 + 1e-12)));
 }
 
 namespace {
@@ -99,16 +72,65 @@ RunResult run_event_driven(Scene& scene, const RunOptions& options) {
     report.solver.status = solvers::SolverStatus::Converged;
     return report;
   });
-  const std::filesystem::path file = options.out_dir / "events.csv";
-  std::ofstream out(file);
+  std::ostringstream out;
   out << "time,kind,interaction,name,U_minus,U_plus,impulse\n";
   out.precision(17);
   for (const eventdriven::EventRecord& e : events)
     out << e.time << ',' << eventdriven::to_string(e.kind) << ',' << e.interaction << ','
         << model.interactions[static_cast<size_t>(e.interaction)].name << ',' << e.U_minus << ',' << e.U_plus << ','
         << e.impulse << '\n';
-  if (!out) throw std::runtime_error("cannot write " + file.string());
+  write_file_atomically(options.out_dir / kEventsFile, out.str());
   return result;
+}
+
+}  // namespace
+
+namespace {
+
+template <class Scheme, class Params>
+Integrator wrap(Model& model, const Params& params) {
+  auto scheme = std::make_shared<Scheme>(model, params);
+  Scheme* raw = scheme.get();
+  return Integrator([raw]() -> const StepReport& { return raw->step(); }, std::move(scheme));
+}
+
+// make_integrator (engine/schemes/SchemeSelection.hpp) with the scene's Newton settings, which SchemeChoice does
+// not carry: integrator.newton_tolerance and newton_max_iterations are read by every second-order scheme.
+Integrator make_second_order(Scene& scene) {
+  const SchemeChoice& c = scene.scheme;
+  const MoreauJeanParameters& mj = scene.integrator;
+  const auto newton = [&](auto& p) {
+    p.h = c.h;
+    p.newton_tolerance = mj.newton_tolerance;
+    p.newton_max_iterations = mj.newton_max_iterations;
+  };
+  switch (c.kind) {
+    case SchemeKind::Newmark: {
+      NonsmoothNewmarkParameters p;
+      newton(p);
+      p.gamma = c.gamma;
+      p.beta = c.beta;
+      return wrap<NonsmoothNewmark>(scene.model, p);
+    }
+    case SchemeKind::Hht: {
+      NonsmoothNewmarkParameters p = hht_parameters(c.h, c.alpha);
+      newton(p);
+      return wrap<NonsmoothNewmark>(scene.model, p);
+    }
+    case SchemeKind::GeneralizedAlpha: {
+      NonsmoothGeneralizedAlphaParameters p;
+      newton(p);
+      p.coefficients = generalized_alpha_coefficients(c.rho_infinity);
+      return wrap<NonsmoothGeneralizedAlpha>(scene.model, p);
+    }
+    case SchemeKind::SchatzmanPaoli: {
+      SchatzmanPaoliParameters p;
+      newton(p);
+      p.theta = c.sp_theta;
+      return wrap<SchatzmanPaoli>(scene.model, p);
+    }
+    default: return make_integrator(scene.model, c);
+  }
 }
 
 }  // namespace
@@ -120,7 +142,7 @@ RunResult run_scene(Scene& scene, const RunOptions& options) {
     return run_scene(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); });
   }
   scene.scheme.h = scene.integrator.h;  // --h overrides the file for every scheme
-  const Integrator integrator = make_integrator(scene.model, scene.scheme);
+  const Integrator integrator = make_second_order(scene);
   return run_scene(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); });
 }
 
@@ -129,8 +151,16 @@ RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step
   const auto start = Clock::now();
   Model& model = scene.model;
   TimeSeries series(scene);
-  RunOutputs outputs(options.out_dir, series.columns(),
-                     {{"scene", scene.name}, {"talus_version", version()}});
+  std::string overrides;
+  for (const std::string& o : options.overrides) overrides += (overrides.empty() ? "" : "\n") + o;
+  RunOutputs outputs(options.out_dir, series.column_info(),
+                     {{"scene", scene.name},
+                      {"scene_file", scene.file.string()},
+                      {"overrides", overrides},
+                      {"talus_version", version()},
+                      {"time_unit", "s"},
+                      {"time_step", std::to_string(scene.integrator.h)}},
+                     options.overwrite);
   std::ostringstream sink;
   ProgressMeter progress(options.log ? *options.log : sink, options.tty, options.progress && options.log,
                          scene.t_end);
@@ -177,50 +207,56 @@ RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step
   progress.finish();
   result.time = model.time;
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  outputs.commit(run_json(scene, result, series.columns().size()));
+  outputs.commit(run_json(scene, result, series.columns().size(), options.overrides));
   return result;
 }
 
-std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns) {
+std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns,
+                     const std::vector<std::string>& overrides) {
+  using nlohmann::ordered_json;
   const MoreauJeanParameters& p = scene.integrator;
-  std::ostringstream o;
-  o << "{\n"
-    << "  \"talus_version\": " << json_string(version()) << ",\n"
-    << "  \"scene\": " << json_string(scene.name) << ",\n"
-    << "  \"scene_file\": " << json_string(scene.file.string()) << ",\n"
-    << "  \"description\": " << json_string(scene.description) << ",\n"
-    << "  \"status\": " << json_string(to_string(r.status)) << ",\n";
+  const auto number = [](double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); };
+  ordered_json j;
+  j["talus_version"] = version();
+  j["scene"] = scene.name;
+  j["scene_file"] = scene.file.string();
+  j["overrides"] = overrides;
+  j["description"] = scene.description;
+  j["status"] = to_string(r.status);
   if (r.status == RunStatus::StepFailed)
-    o << "  \"failure\": {\"step\": " << r.failed_step << ", \"time\": " << json_number(r.failed_time)
-      << ", \"message\": " << json_string(r.failure) << "},\n";
-  o << "  \"parameters\": {\n"
-    << "    \"scheme\": " << json_string(to_string(scene.scheme.kind)) << ",\n"
-    << "    \"scheme_parameters\": " << json_string(describe(scene.scheme)) << ",\n"
-    << "    \"h\": " << json_number(p.h) << ",\n"
-    << "    \"theta\": " << json_number(p.theta) << ",\n"
-    << "    \"gamma\": " << json_number(p.gamma) << ",\n"
-    << "    \"variant\": " << json_string(to_string(p.variant)) << ",\n"
-    << "    \"solver\": " << json_string(to_string(p.solver)) << ",\n"
-    << "    \"tolerance\": " << json_number(p.solver_tolerance) << ",\n"
-    << "    \"max_iterations\": " << p.solver_max_iterations << ",\n"
-    << "    \"newton_tolerance\": " << json_number(p.newton_tolerance) << ",\n"
-    << "    \"newton_max_iterations\": " << p.newton_max_iterations << ",\n"
-    << "    \"t_end\": " << json_number(scene.t_end) << ",\n"
-    << "    \"output_every\": " << scene.output_every << "\n"
-    << "  },\n"
-    << "  \"systems\": {\"lti\": " << scene.model.lti.size() << ", \"nonlinear\": " << scene.model.nonlinear.size()
-    << ", \"rigid_bodies\": " << scene.model.bodies.size()
-    << ", \"interactions\": " << scene.model.interactions.size() << "},\n"
-    << "  \"steps\": " << r.steps << ",\n"
-    << "  \"planned_steps\": " << r.planned_steps << ",\n"
-    << "  \"final_time\": " << json_number(r.time) << ",\n"
-    << "  \"rows\": " << r.rows << ",\n"
-    << "  \"columns\": " << columns << ",\n"
-    << "  \"wall_seconds\": " << json_number(r.wall_seconds) << ",\n"
-    << "  \"steps_per_second\": " << json_number(r.wall_seconds > 0 ? r.steps / r.wall_seconds : 0.0) << ",\n"
-    << "  \"files\": [" << json_string(kCsvFile) << ", " << json_string(kHdf5File) << "]\n"
-    << "}\n";
-  return o.str();
+    j["failure"] = {{"step", r.failed_step}, {"time", number(r.failed_time)}, {"message", r.failure}};
+  j["parameters"] = {{"scheme", to_string(scene.scheme.kind)},
+                     {"scheme_parameters", describe(scene.scheme)},
+                     {"h", number(p.h)},
+                     {"theta", number(p.theta)},
+                     {"gamma", number(p.gamma)},
+                     {"variant", to_string(p.variant)},
+                     {"solver", to_string(p.solver)},
+                     {"tolerance", number(p.solver_tolerance)},
+                     {"max_iterations", p.solver_max_iterations},
+                     {"newton_tolerance", number(p.newton_tolerance)},
+                     {"newton_max_iterations", p.newton_max_iterations},
+                     {"t_end", number(scene.t_end)},
+                     {"output_every", scene.output_every}};
+  j["systems"] = {{"lti", scene.model.lti.size()},
+                  {"nonlinear", scene.model.nonlinear.size()},
+                  {"rigid_bodies", scene.model.bodies.size()},
+                  {"interactions", scene.model.interactions.size()}};
+  j["steps"] = r.steps;
+  j["planned_steps"] = r.planned_steps;
+  j["final_time"] = number(r.time);
+  j["rows"] = r.rows;
+  j["columns"] = columns;
+  j["wall_seconds"] = number(r.wall_seconds);
+  j["steps_per_second"] = number(r.wall_seconds > 0 ? r.steps / r.wall_seconds : 0.0);
+  ordered_json files = ordered_json::array({kCsvFile, kHdf5File});
+  if (scene.scheme.kind == SchemeKind::EventDriven) files.push_back(kEventsFile);
+  j["files"] = files;
+  j["units"] = {{"h", "s"},           {"t_end", "s"},         {"final_time", "s"},
+                {"failure.time", "s"}, {"wall_seconds", "s"},  {"steps_per_second", "1/s"},
+                {"tolerance", "the one-step solver's residual measure"},
+                {"newton_tolerance", "relative increment"}};
+  return j.dump(2) + "\n";
 }
 
 }  // namespace talus::app

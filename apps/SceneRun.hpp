@@ -9,6 +9,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "apps/Scene.hpp"
 #include "engine/StepReport.hpp"
@@ -24,6 +25,8 @@ struct RunOptions {
   bool progress = true;                     // --quiet turns it off
   bool tty = false;                         // log is a terminal: progress rewrites one line
   const std::atomic<bool>* stop = nullptr;  // set asynchronously to end the run after the current step
+  bool overwrite = false;                   // replace an earlier run in out_dir (else: refused, RunOutputs.hpp)
+  std::vector<std::string> overrides;       // the overrides the scene was loaded with, for run.json
 };
 
 struct RunResult {
@@ -41,7 +44,8 @@ struct RunResult {
 // Advances the scene's model by one step and returns the step's report (e.g. MoreauJean::step).
 using Stepper = std::function<const StepReport&()>;
 
-// Number of steps of size h to reach t_end (the last step may end up to h·1e-9 short of it).
+// Number of steps of size h that fit in t_end: floor(t_end / h) up to a relative 1e-12, so a run never ends
+// past t_end (it ends short of it by less than h when t_end is not a multiple of h).
 long planned_steps(const Scene& scene);
 
 // Runs the scene with the Moreau–Jean integrator and the scene's parameters. Throws std::invalid_argument if the
@@ -52,7 +56,10 @@ RunResult run_scene(Scene& scene, const RunOptions& options);
 // The same with any stepper working on scene.model (other integrators, tests).
 RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step);
 
-// The run.json document of a run: scene, parameters, status, steps, timings, columns.
-std::string run_json(const Scene& scene, const RunResult& result, std::size_t columns);
+// The run.json document of a run (written with nlohmann-json: strings escaped, NaN and infinities as null):
+// the inputs (scene file, overrides, talus version), parameters with their units, status, steps, timings,
+// columns and files.
+std::string run_json(const Scene& scene, const RunResult& result, std::size_t columns,
+                     const std::vector<std::string>& overrides = {});
 
 }  // namespace talus::app

@@ -6,26 +6,59 @@
 namespace talus::app {
 
 namespace {
-void add_state_columns(std::vector<std::string>& cols, const std::string& name, Index nq, Index nv) {
-  for (Index i = 0; i < nq; ++i) cols.push_back(name + ".q" + std::to_string(i));
-  for (Index i = 0; i < nv; ++i) cols.push_back(name + ".v" + std::to_string(i));
+void add(ColumnInfo& info, std::string name, const char* unit, std::string description) {
+  info.names.push_back(std::move(name));
+  info.units.push_back(unit);
+  info.descriptions.push_back(std::move(description));
+}
+
+// LTI and nonlinear systems: generalized coordinates whose units the scene's matrices fix ("SI").
+void add_generalized_columns(ColumnInfo& info, const std::string& name, Index n) {
+  for (Index i = 0; i < n; ++i)
+    add(info, name + ".q" + std::to_string(i), "SI", "generalized coordinate " + std::to_string(i) + " of " + name);
+  for (Index i = 0; i < n; ++i)
+    add(info, name + ".v" + std::to_string(i), "SI/s", "generalized velocity " + std::to_string(i) + " of " + name);
+}
+
+void add_rigid_columns(ColumnInfo& info, const std::string& name) {
+  const char* q[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+  for (int i = 0; i < 7; ++i)
+    add(info, name + ".q" + std::to_string(i), i < 3 ? "m" : "1",
+        std::string(i < 3 ? "position " : "orientation quaternion ") + q[i] + " of " + name + " (world frame)");
+  const char* v[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
+  for (int i = 0; i < 6; ++i)
+    add(info, name + ".v" + std::to_string(i), i < 3 ? "m/s" : "rad/s",
+        std::string(i < 3 ? "velocity " : "angular velocity ") + v[i] + " of " + name +
+            (i < 3 ? " (world frame)" : " (body frame)"));
 }
 }  // namespace
 
 TimeSeries::TimeSeries(const Scene& scene)
     : layout_(make_dof_layout(scene.model)), interactions_(all_interactions(scene.model)) {
   const Model& m = scene.model;
-  columns_.push_back("t");
-  for (const auto& s : m.lti) add_state_columns(columns_, s.name, s.dofs(), s.dofs());
-  for (const auto& s : m.nonlinear) add_state_columns(columns_, s.name, s.dofs(), s.dofs());
-  for (Index b = 0; b < m.bodies.size(); ++b) add_state_columns(columns_, scene.body_names[b], 7, 6);
+  add(info_, "t", "s", "simulated time");
+  for (const auto& s : m.lti) add_generalized_columns(info_, s.name, s.dofs());
+  for (const auto& s : m.nonlinear) add_generalized_columns(info_, s.name, s.dofs());
+  for (Index b = 0; b < m.bodies.size(); ++b) add_rigid_columns(info_, scene.body_names[b]);
   for (const auto& in : m.interactions) {
-    columns_.push_back(in.name + ".gap");
-    for (int r = 0; r < law_rows(in.law); ++r) columns_.push_back(in.name + ".P" + std::to_string(r));
+    add(info_, in.name + ".gap", "m", "normal gap g(q) of " + in.name + " at the row's time (SI length for linear relations)");
+    for (int r = 0; r < law_rows(in.law); ++r)
+      add(info_, in.name + ".P" + std::to_string(r), "N s",
+          "impulse of the last step on row " + std::to_string(r) + " of " + in.name +
+              (r == 0 ? " (normal)" : " (tangential)"));
   }
-  for (const char* c : {"kinetic", "potential", "total", "external_work", "contact_work", "numerical_dissipation",
-                        "damping_work", "active", "solver_iterations", "solver_residual", "newton_iterations"})
-    columns_.push_back(c);
+  add(info_, "kinetic", "J", "kinetic energy");
+  add(info_, "potential", "J", "potential energy (gravity, springs)");
+  add(info_, "total", "J", "kinetic + potential");
+  add(info_, "external_work", "J", "work of the external forces, summed over the steps so far");
+  add(info_, "contact_work", "J", "work of the contact impulses, summed over the steps so far");
+  add(info_, "numerical_dissipation", "J", "energy the scheme dissipated, summed over the steps so far");
+  add(info_, "damping_work", "J", "work of the damping forces, summed over the steps so far");
+  add(info_, "active", "1", "number of active interactions at the last step");
+  add(info_, "solver_iterations", "1", "iterations of the last step's one-step solver");
+  add(info_, "solver_residual", "1", "residual of the last step's one-step solver (its own measure)");
+  add(info_, "newton_iterations", "1", "Newton iterations of the last step (nonlinear systems)");
+  columns_ = info_.names;
   row_.resize(columns_.size());
 }
 

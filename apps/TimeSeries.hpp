@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/RunOutputs.hpp"
 #include "apps/Scene.hpp"
 #include "engine/DofLayout.hpp"
 #include "engine/StepReport.hpp"
@@ -28,6 +29,8 @@ class TimeSeries {
   explicit TimeSeries(const Scene& scene);
 
   const std::vector<std::string>& columns() const { return columns_; }
+  // Names, units and one-line descriptions of the columns (the HDF5 file's attributes, docs/scene-format.md).
+  const ColumnInfo& column_info() const { return info_; }
   // Adds one step's energy terms to the running sums; call after every step.
   void accumulate(const StepReport& report);
   // The row of the model's current state; `last` is the last step's report, or null for the initial state.
@@ -35,6 +38,7 @@ class TimeSeries {
 
  private:
   std::vector<std::string> columns_;
+  ColumnInfo info_;
   DofLayout layout_;
   std::vector<int> interactions_;
   Vector q_, v_, gaps_;   // reused buffers

@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "apps/RunOutputs.hpp"
+
+#include <nlohmann/json.hpp>
 #include "apps/SceneLoader.hpp"
 #include "apps/SceneRun.hpp"
 #include "engine/MoreauJean.hpp"
@@ -177,13 +179,16 @@ TEST_CASE("a bouncing-ball run writes matching CSV, HDF5 and run.json", "[apps][
     CHECK(csv.rows[i][tot] == csv.rows[i][kin] + csv.rows[i][pot]);
   }
 
-  const std::string json = slurp(dir.path / "run.json");
-  CHECK(json.find("\"scene\": \"bouncing_ball\"") != std::string::npos);
-  CHECK(json.find("\"status\": \"completed\"") != std::string::npos);
-  CHECK(json.find("\"steps\": 4000,") != std::string::npos);
-  CHECK(json.find("\"rows\": 4001,") != std::string::npos);
-  CHECK(json.find("\"h\": 0.001,") != std::string::npos);
-  CHECK(json.find("\"solver\": \"lemke\"") != std::string::npos);
+  const auto json = nlohmann::json::parse(slurp(dir.path / "run.json"));
+  CHECK(json["scene"] == "bouncing_ball");
+  CHECK(json["status"] == "completed");
+  CHECK(json["steps"] == 4000);
+  CHECK(json["rows"] == 4001);
+  CHECK(json["parameters"]["h"] == 0.001);
+  CHECK(json["parameters"]["solver"] == "lemke");
+  CHECK(json["units"]["h"] == "s");
+  CHECK(json["talus_version"].is_string());
+  CHECK(json["overrides"].is_array());
   // Only the final files remain: no temporary file left behind.
   for (const auto& e : fs::directory_iterator(dir.path)) CHECK(e.path().filename().string()[0] != '.');
 }
@@ -225,10 +230,11 @@ TEST_CASE("a run that fails midway keeps what it wrote and says where it failed"
     REQUIRE(csv.rows.size() == 1500);  // the initial state and steps 1..1499
     CHECK(h5.rows == csv.rows);
     for (std::size_t i = 0; i < csv.rows.size(); ++i) REQUIRE(csv.rows[i] == ref.rows[i]);
-    const std::string json = slurp(dir.path / "run.json");
-    CHECK(json.find("\"status\": \"step_failed\"") != std::string::npos);
-    CHECK(json.find("\"failure\": {\"step\": 1500, \"time\": 1.49") != std::string::npos);  // t = 1499 h, up to round-off
-    CHECK(json.find("\"message\": \"injected failure\"") != std::string::npos);
+    const auto json = nlohmann::json::parse(slurp(dir.path / "run.json"));
+    CHECK(json["status"] == "step_failed");
+    CHECK(json["failure"]["step"] == 1500);
+    CHECK(std::abs(json["failure"]["time"].get<double>() - 1.499) < 1e-12);  // t = 1499 h, up to round-off
+    CHECK(json["failure"]["message"] == "injected failure");
   }
   SECTION("sparse output: the last good state is added") {
     Scene scene = load_scene(kBouncingBall);
@@ -281,7 +287,7 @@ TEST_CASE("outputs that are never committed leave the previous run's files intac
   const std::string json_before = slurp(dir.path / "run.json");
   REQUIRE(!csv_before.empty());
   {
-    RunOutputs aborted(dir.path, {"t", "x"}, {{"scene", "other"}});
+    RunOutputs aborted(dir.path, ColumnInfo{{"t", "x"}, {}, {}}, {{"scene", "other"}}, /*overwrite=*/true);
     const double row[2] = {0.0, 1.0};
     aborted.append(row);
     aborted.flush();
@@ -294,7 +300,9 @@ TEST_CASE("outputs that are never committed leave the previous run's files intac
   std::ofstream(dir.path / "positions.png") << "old figure";
   Scene again = load_scene(kBouncingBall);
   again.t_end = 0.02;
-  run_scene(again, quiet_options(dir.path));
+  RunOptions overwrite = quiet_options(dir.path);
+  overwrite.overwrite = true;
+  run_scene(again, overwrite);
   CHECK(read_csv(dir.path / "timeseries.csv").rows.size() == 21);
   CHECK(!fs::exists(dir.path / "positions.png"));
 }

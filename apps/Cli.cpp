@@ -1,0 +1,253 @@
+#include "apps/Cli.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "apps/GranularRun.hpp"
+#include "apps/PlotScript.hpp"
+#include "apps/ResourceLimits.hpp"
+#include "apps/RunOutputs.hpp"
+#include "apps/SceneError.hpp"
+#include "apps/SceneLoader.hpp"
+#include "apps/SceneRun.hpp"
+#include "apps/Version.hpp"
+#include "engine/MoreauJean.hpp"
+
+namespace talus::app {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the stop flag is set from a signal handler");
+
+// SIGINT and SIGTERM alike: the first asks the run to stop after the current step (it then closes its outputs
+// with status "interrupted"); a second one ends the process at once, after unlinking the temporary files of
+// the open outputs so that no hidden .partial file stays behind.
+extern "C" void on_stop_signal(int sig) {
+  if (g_stop.exchange(true, std::memory_order_relaxed)) {
+    remove_partial_files_from_signal_handler();
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+}
+
+// Installs the handlers for one run and restores the previous ones when the run ends.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop.store(false);
+    int_ = std::signal(SIGINT, on_stop_signal);
+    term_ = std::signal(SIGTERM, on_stop_signal);
+  }
+  ~StopSignals() {
+    std::signal(SIGINT, int_);
+    std::signal(SIGTERM, term_);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  void (*int_)(int) = SIG_DFL;
+  void (*term_)(int) = SIG_DFL;
+};
+
+std::string summary(const Scene& s) {
+  std::ostringstream o;
+  const long steps = planned_steps(s);
+  o << s.model.lti.size() << " LTI, " << s.model.nonlinear.size() << " nonlinear, " << s.model.bodies.size()
+    << " rigid bodies, " << s.model.interactions.size() << " interactions; h = " << s.integrator.h
+    << ", t_end = " << s.t_end << " (" << steps << " steps";
+  const double end = static_cast<double>(steps) * s.integrator.h;
+  if (s.t_end - end > 1e-9 * s.integrator.h) o << ", ending at t = " << end << ": t_end is not a multiple of h";
+  o << ")";
+  return o.str();
+}
+
+std::string number_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+struct RunFlags {
+  std::string scene, out, max_memory;
+  double t_end = 0.0, h = 0.0;
+  bool no_plot = false, quiet = false, overwrite = false;
+  std::vector<std::string> sets;
+  std::string profile, dump_fclib;
+};
+
+// The granular runner takes --overwrite and --max-memory through fields its options gained in the same
+// issue (apps/GranularRun.hpp, another change in flight): detected here so that this file builds before and
+// after that change lands. Remove once it has.
+template <class Options>
+void set_granular_limits(Options& g, bool overwrite, std::uint64_t max_memory) {
+  if constexpr (requires { g.overwrite = true; g.max_memory = std::uint64_t{0}; }) {
+    g.overwrite = overwrite;
+    g.max_memory = max_memory;
+  } else if (overwrite || max_memory) {
+    throw std::invalid_argument("--overwrite and --max-memory need a granular runner that takes them (this build's does not)");
+  }
+}
+
+template <class Path, class Sets>
+GranularSceneSummary check_granular(const Path& file, const Sets& sets, std::uint64_t max_memory) {
+  if constexpr (requires { check_granular_scene(file, sets, max_memory); }) return check_granular_scene(file, sets, max_memory);
+  else return check_granular_scene(file, sets);
+}
+
+std::uint64_t memory_limit(const std::string& text) {
+  if (text.empty()) return 0;
+  try {
+    return parse_memory_size(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--max-memory: ") + e.what());
+  }
+}
+
+// The non-granular scene with its overrides: --set first, then --t-end and --h (explicit flags win).
+Scene load_with_overrides(const std::string& file, const std::vector<std::string>& sets, double t_end, double h,
+                          std::uint64_t max_memory, std::vector<std::string>& applied) {
+  LoadOptions o;
+  for (const std::string& s : sets) o.overrides.push_back(parse_override(s));
+  if (t_end > 0.0) o.overrides.push_back({"--t-end " + number_text(t_end), "integrator.t_end", number_text(t_end)});
+  if (h > 0.0) o.overrides.push_back({"--h " + number_text(h), "integrator.h", number_text(h)});
+  o.max_memory = max_memory;
+  std::vector<std::string> warnings;
+  o.warnings = &warnings;
+  Scene scene = load_scene(file, o);
+  for (const std::string& w : warnings) std::cerr << "talus: warning: " << w << '\n';
+  for (const SceneOverride& x : o.overrides) applied.push_back(x.origin);
+  return scene;
+}
+
+int run_command(const RunFlags& f) {
+  const std::uint64_t max_memory = memory_limit(f.max_memory);
+  if (is_granular_scene(f.scene)) {
+    StopSignals signals;
+    GranularRunOptions g{f.out, f.sets, f.profile, f.dump_fclib, f.t_end, f.h, f.quiet,
+                         isatty(STDERR_FILENO) == 1, f.no_plot, &g_stop};
+    set_granular_limits(g, f.overwrite, max_memory);
+    return run_granular(f.scene, g, std::cerr);
+  }
+  if (!f.profile.empty() || !f.dump_fclib.empty())
+    throw std::invalid_argument(std::string(f.profile.empty() ? "--dump-fclib" : "--profile") +
+                                " applies to granular scenes only (" + f.scene + " is not one)");
+  RunOptions options;
+  Scene scene = load_with_overrides(f.scene, f.sets, f.t_end, f.h, max_memory, options.overrides);
+  options.out_dir = f.out.empty() ? std::filesystem::path("out") / scene.name : std::filesystem::path(f.out);
+  options.log = &std::cerr;
+  options.progress = !f.quiet;
+  options.tty = isatty(STDERR_FILENO) == 1;
+  options.stop = &g_stop;
+  options.overwrite = f.overwrite;
+  if (!f.quiet) std::cerr << "talus: " << scene.name << ": " << summary(scene) << '\n';
+
+  RunResult r;
+  {
+    StopSignals signals;
+    r = run_scene(scene, options);
+  }
+  const std::string dir = options.out_dir.string();
+  switch (r.status) {
+    case RunStatus::Completed:
+      if (!f.quiet)
+        std::cerr << "talus: " << r.steps << " steps to t = " << r.time << " in " << r.wall_seconds << " s ("
+                  << (r.wall_seconds > 0 ? r.steps / r.wall_seconds : 0.0) << " steps/s); outputs in " << dir
+                  << '\n';
+      break;
+    case RunStatus::StepFailed:
+      std::cerr << "talus: step " << r.failed_step << " failed at t = " << r.failed_time << ": " << r.failure
+                << "; " << r.rows << " rows up to t = " << r.time << " kept in " << dir << '\n';
+      break;
+    case RunStatus::Interrupted:
+      std::cerr << "talus: interrupted at t = " << r.time << "; " << r.rows << " rows kept in " << dir << '\n';
+      break;
+  }
+  if (!f.no_plot) run_plot_script(options.out_dir, std::cerr);
+  switch (r.status) {
+    case RunStatus::Completed: return 0;
+    case RunStatus::StepFailed: return 2;
+    case RunStatus::Interrupted: return 130;
+  }
+  return 1;
+}
+
+int check_command(const std::string& file, const std::vector<std::string>& sets, const std::string& max_memory_text) {
+  const std::uint64_t max_memory = memory_limit(max_memory_text);
+  if (is_granular_scene(file)) {
+    const GranularSceneSummary g = check_granular(file, sets, max_memory);
+    std::cout << file << ": ok: " << g.name << ": granular " << g.kind << ", " << g.beads << " beads, " << g.walls
+              << " walls; h = " << g.h << ", t_end = " << g.t_end << " (" << std::lround(g.t_end / g.h)
+              << " steps)\n";
+    return 0;
+  }
+  std::vector<std::string> applied;
+  Scene scene = load_with_overrides(file, sets, 0.0, 0.0, max_memory, applied);
+  MoreauJean integrator(scene.model, scene.integrator);  // the integrator's own parameter checks
+  std::cout << file << ": ok: " << scene.name << ": " << summary(scene) << '\n';
+  return 0;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"Talus: nonsmooth contact dynamics (unilateral contact, Newton impacts, Coulomb friction).\n"
+               "Scene files are YAML, see docs/scene-format.md; the command is described in docs/cli.md."};
+  app.set_version_flag("--version", std::string("talus ") + version());
+  app.require_subcommand(1);
+
+  RunFlags run_flags;
+  auto* run = app.add_subcommand(
+      "run",
+      "run a scene. Granular scenes write beads.pvd + beads_NNNNN.vtp, contacts.pvd + contacts_NNNNN.vtp, "
+      "snapshot.png, profile.txt, granular.json and restart.h5 (trace.json with --profile); other scenes write "
+      "timeseries.csv, timeseries.h5, run.json (events.csv for scheme event_driven) and PNG plots "
+      "(positions, velocities, reactions, energy). A folder holding an earlier run is refused without "
+      "--overwrite.");
+  run->add_option("scene", run_flags.scene, "scene file (YAML)")->required();
+  run->add_option("--out", run_flags.out, "output directory (default: out/<scene name>)");
+  run->add_option("--t-end", run_flags.t_end, "override the scene's end time [s]")->check(CLI::PositiveNumber);
+  run->add_option("--h", run_flags.h, "override the scene's time step [s]")->check(CLI::PositiveNumber);
+  run->add_flag("--no-plot", run_flags.no_plot, "do not draw the figures (plot_run.py, render_snapshot.py)");
+  run->add_flag("--quiet", run_flags.quiet, "no progress nor summary (errors are still printed)");
+  run->add_option("--set", run_flags.sets,
+                  "override a key of the scene, e.g. --set integrator.h=1e-3 or, for granular scenes, "
+                  "--set n=10000 (docs/cli.md)")
+      ->allow_extra_args(false);
+  run->add_flag("--overwrite", run_flags.overwrite,
+                "replace an earlier run in the output directory (its files are removed as one set)");
+  run->add_option("--max-memory", run_flags.max_memory,
+                  "refuse scenes whose estimated memory exceeds SIZE (e.g. 4G; default: the available memory)");
+  run->add_option("--profile", run_flags.profile, "granular scenes: write a Chrome trace-event JSON of the phases");
+  run->add_option("--dump-fclib", run_flags.dump_fclib, "granular scenes: dump one step's problem (FCLIB) into DIR");
+
+  std::string check_scene, check_memory;
+  std::vector<std::string> check_sets;
+  auto* check = app.add_subcommand("check", "validate a scene file without running it");
+  check->add_option("scene", check_scene, "scene file (YAML)")->required();
+  check->add_option("--set", check_sets, "check with a key overridden, as run does (e.g. --set integrator.h=1e-3)")
+      ->allow_extra_args(false);
+  check->add_option("--max-memory", check_memory, "refuse scenes whose estimated memory exceeds SIZE, as run does");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*run) return run_command(run_flags);
+    return check_command(check_scene, check_sets, check_memory);
+  } catch (const SceneError& e) {
+    std::cerr << e.what() << '\n';
+  } catch (const std::exception& e) {
+    std::cerr << "talus: " << e.what() << '\n';
+  }
+  return 1;
+}
+
+}  // namespace talus::app

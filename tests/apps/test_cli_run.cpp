@@ -1,0 +1,194 @@
+// The talus command (apps/Cli.cpp) driven in-process as the executable drives it: run and check honour and
+// refuse --set alike; a run into a folder holding an earlier run needs --overwrite and then leaves only the new
+// run's files; temporary files of a killed run are removed; SIGTERM ends a run like SIGINT (status
+// "interrupted", outputs in place, exit 130); --max-memory bounds the scene.
+#include <catch2/catch.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "apps/Cli.hpp"
+#include "apps/RunOutputs.hpp"
+
+using namespace talus::app;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kBall = fs::path(TALUS_SOURCE_DIR) / "examples" / "bouncing_ball.yaml";
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() / ("talus_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+// Runs `talus ARGS…` in this process, capturing what it prints.
+Result run_talus(std::vector<std::string> args) {
+  args.insert(args.begin(), "talus");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  std::ostringstream out, err;
+  auto* old_out = std::cout.rdbuf(out.rdbuf());
+  auto* old_err = std::cerr.rdbuf(err.rdbuf());
+  const int status = cli_main(static_cast<int>(argv.size()), argv.data());
+  std::cout.rdbuf(old_out);
+  std::cerr.rdbuf(old_err);
+  return {status, out.str(), err.str()};
+}
+
+std::string slurp(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("run and check honour --set alike on a single scene, and refuse a bad one with the same message",
+          "[apps][cli]") {
+  TempDir dir;
+  const Result check = run_talus({"check", kBall.string(), "--set", "integrator.h=2e-3"});
+  CHECK(check.status == 0);
+  CHECK(check.out.find("h = 0.002, t_end = 4 (2000 steps)") != std::string::npos);
+  const Result run = run_talus({"run", kBall.string(), "--out", dir.path.string(), "--quiet", "--no-plot", "--set",
+                            "integrator.h=2e-3", "--t-end", "0.5"});
+  REQUIRE(run.status == 0);
+  const auto json = nlohmann::json::parse(slurp(dir.path / "run.json"));
+  CHECK(json["parameters"]["h"] == 2e-3);
+  CHECK(json["parameters"]["t_end"] == 0.5);
+  CHECK(json["steps"] == 250);
+  CHECK(json["overrides"] == nlohmann::json::array({"--set integrator.h=2e-3", "--t-end 0.5"}));
+
+  const std::string expected = "--set integrator.h=abc: field 'integrator.h': is 'abc' (expected a positive number)\n";
+  CHECK(run_talus({"check", kBall.string(), "--set", "integrator.h=abc"}).err == expected);
+  TempDir other;
+  const Result bad = run_talus({"run", kBall.string(), "--out", other.path.string(), "--quiet", "--no-plot", "--set",
+                            "integrator.h=abc"});
+  CHECK(bad.status == 1);
+  CHECK(bad.err == expected);
+  CHECK(!fs::exists(other.path));  // refused before any output is touched
+  // --h and --t-end are checked like the file: h larger than t_end is refused, naming the flag.
+  const Result big = run_talus({"run", kBall.string(), "--out", other.path.string(), "--quiet", "--no-plot", "--h", "10"});
+  CHECK(big.status == 1);
+  CHECK(big.err.rfind("--h 10: field 'integrator.h': is 10, larger than t_end = 4", 0) == 0);
+}
+
+TEST_CASE("a run into a folder holding an earlier run needs --overwrite and then leaves only its own files",
+          "[apps][cli]") {
+  TempDir dir;
+  const std::string out = dir.path.string();
+  REQUIRE(run_talus({"run", kBall.string(), "--out", out, "--quiet", "--no-plot", "--t-end", "0.01"}).status == 0);
+  const std::string first = slurp(dir.path / "timeseries.csv");
+  // Files of other earlier runs: figures, an event list, a granular run's frames and summary, and a temporary
+  // file a killed run left.
+  for (const char* stale : {"positions.png", "events.csv", "beads_00003.vtp", "granular.json", ".timeseries.csv.partial"})
+    std::ofstream(dir.path / stale) << "stale";
+  std::ofstream(dir.path / "notes.txt") << "the user's own file";
+  const Result refused = run_talus({"run", kBall.string(), "--out", out, "--quiet", "--no-plot", "--t-end", "0.02"});
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("holds an earlier run") != std::string::npos);
+  CHECK(refused.err.find("--overwrite") != std::string::npos);
+  CHECK(slurp(dir.path / "timeseries.csv") == first);
+
+  REQUIRE(run_talus({"run", kBall.string(), "--out", out, "--quiet", "--no-plot", "--t-end", "0.02", "--overwrite"}).status == 0);
+  CHECK(files_in(dir.path) == std::vector<std::string>{"notes.txt", "run.json", "timeseries.csv", "timeseries.h5"});
+  CHECK(slurp(dir.path / "timeseries.csv") != first);
+}
+
+TEST_CASE("SIGTERM ends a single-scene run like SIGINT: status interrupted, outputs in place, no partial file",
+          "[apps][cli]") {
+  for (int sig : {SIGTERM, SIGINT}) {
+    INFO("signal " << sig);
+    TempDir dir;
+    std::cout.flush();
+    std::fflush(nullptr);  // the child must not print the parent's buffered output again
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      // A run far longer than the test: only the signal ends it.
+      const std::string out = dir.path.string(), scene = kBall.string();
+      std::vector<std::string> args{"talus", "run", scene, "--out", out, "--quiet", "--no-plot", "--t-end", "1e6",
+                                    "--set", "output.every=100000"};
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      _exit(cli_main(static_cast<int>(argv.size()), argv.data()));
+    }
+    // The temporary files exist once the handlers are installed (RunOutputs opens them inside the run).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!fs::exists(dir.path / ".timeseries.csv.partial") && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    REQUIRE(fs::exists(dir.path / ".timeseries.csv.partial"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    kill(child, sig);
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+    const auto json = nlohmann::json::parse(slurp(dir.path / "run.json"));
+    CHECK(json["status"] == "interrupted");
+    CHECK(json["steps"].get<long>() > 0);
+    for (const std::string& f : files_in(dir.path)) CHECK(f[0] != '.');
+  }
+}
+
+TEST_CASE("a second signal removes the open outputs' temporary files before the process ends", "[apps][cli]") {
+  TempDir dir;
+  {
+    RunOutputs outputs(dir.path, ColumnInfo{{"t"}, {"s"}, {"time"}}, {});
+    const double row[1] = {0.0};
+    outputs.append(row);
+    outputs.flush();
+    REQUIRE(fs::exists(dir.path / ".timeseries.csv.partial"));
+    remove_partial_files_from_signal_handler();  // what the handler does on the second SIGINT/SIGTERM
+    CHECK(files_in(dir.path).empty());
+  }
+  write_file_atomically(dir.path / "events.csv", "a\n");
+  CHECK(files_in(dir.path) == std::vector<std::string>{"events.csv"});
+}
+
+TEST_CASE("--max-memory bounds the scene, and a bad size is refused", "[apps][cli]") {
+  const fs::path beam = fs::path(TALUS_SOURCE_DIR) / "examples" / "rotating_beam.yaml";
+  CHECK(run_talus({"check", beam.string()}).status == 0);
+  const Result small = run_talus({"check", beam.string(), "--set", "corotational_beams[0].elements=2000", "--max-memory", "64M"});
+  CHECK(small.status == 1);
+  CHECK(small.err.find("field 'corotational_beams[0].elements': 2000 elements") != std::string::npos);
+  CHECK(small.err.find("allowed by --max-memory") != std::string::npos);
+  const Result bad = run_talus({"check", beam.string(), "--max-memory", "lots"});
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("--max-memory: 'lots' is not a memory size") != std::string::npos);
+}
+
+TEST_CASE("talus run --help names the files each kind of run writes", "[apps][cli]") {
+  // CLI11 prints help to stdout and asks to exit 0.
+  const Result help = run_talus({"run", "--help"});
+  CHECK(help.status == 0);
+  for (const char* f : {"beads.pvd", "contacts.pvd", "snapshot.png", "profile.txt", "granular.json", "restart.h5",
+                        "trace.json", "timeseries.csv", "timeseries.h5", "run.json", "--overwrite", "--max-memory"})
+    CHECK(help.out.find(f) != std::string::npos);
+}

@@ -219,18 +219,38 @@ std::string python_interpreter() {
   return "python3";
 }
 
+// A problem's path as one CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + '"';
+}
+
 int run_folder(const std::string& folder, const Budget& budget, const std::vector<Solver>& solvers,
                const std::string& csv_path, const std::string& png_path, const std::string& script, bool plot,
                bool include_global) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) {
+    std::cerr << "fclib: " << folder << ": no such folder (the FCLIB collection is ../shared/fclib beside the "
+              << "checkout; give its path, or --lattice N1,N2,... for generated problems)\n";
+    return 2;
+  }
   std::vector<fs::path> files;
-  for (const auto& entry : fs::recursive_directory_iterator(folder))
-    if (entry.is_regular_file() && (entry.path().extension() == ".hdf5" || entry.path().extension() == ".h5"))
-      files.push_back(entry.path());
+  try {
+    for (const auto& entry : fs::recursive_directory_iterator(folder))
+      if (entry.is_regular_file() && (entry.path().extension() == ".hdf5" || entry.path().extension() == ".h5"))
+        files.push_back(entry.path());
+  } catch (const fs::filesystem_error& e) {
+    std::cerr << "fclib: cannot list " << folder << ": " << e.code().message() << " (" << e.path1().string() << ")\n";
+    return 2;
+  }
   std::sort(files.begin(), files.end());
   if (files.empty()) {
     std::cerr << "fclib: no .hdf5 files under " << folder << "\n";
     return 1;
   }
+  int skipped = 0;
 
   std::vector<Row> rows;
   std::map<std::string, Totals> totals;
@@ -241,11 +261,13 @@ int run_folder(const std::string& folder, const Budget& budget, const std::vecto
     const FclibKind kind = fclib_kind(file.string());
     if (kind == FclibKind::NotFclib) {
       std::cerr << "warning: skipping " << name << ": not an FCLIB problem file\n";
+      ++skipped;
       continue;
     }
     if (kind == FclibKind::Global && !include_global) {
       std::cerr << "note: skipping global problem " << name << " (its condensed local twin is benchmarked; "
                 << "--global includes it)\n";
+      ++skipped;
       continue;
     }
     FrictionContactProblem p;
@@ -253,6 +275,7 @@ int run_folder(const std::string& folder, const Budget& budget, const std::vecto
       p = read_fclib_problem(file.string());
     } catch (const std::exception& e) {
       std::cerr << "warning: skipping " << e.what() << "\n";
+      ++skipped;
       continue;
     }
     const fs::path rel = fs::relative(file, folder);
@@ -282,6 +305,13 @@ int run_folder(const std::string& folder, const Budget& budget, const std::vecto
                 best.converged ? "" : ("(residual " + std::to_string(best.residual) + ")").c_str());
   }
 
+  if (problems.empty()) {
+    // A benchmark that ran nothing must not look like a success to a script or CI.
+    std::cerr << "fclib: all " << skipped << " files under " << folder << " were skipped; nothing was benchmarked\n";
+    return 1;
+  }
+  if (skipped > 0) std::printf("\n%d of %zu files skipped (see the warnings above)\n", skipped, files.size());
+
   if (!csv_path.empty()) {
     std::ofstream csv(csv_path);
     if (!csv) {
@@ -291,7 +321,7 @@ int run_folder(const std::string& folder, const Budget& budget, const std::vecto
     csv << "problem,contacts,solver,converged,iterations,residual,seconds\n";
     csv.precision(6);
     for (const auto& r : rows)
-      csv << r.problem << ',' << r.contacts << ',' << r.solver << ',' << (r.converged ? 1 : 0) << ',' << r.iterations
+      csv << csv_field(r.problem) << ',' << r.contacts << ',' << r.solver << ',' << (r.converged ? 1 : 0) << ',' << r.iterations
           << ',' << std::scientific << r.residual << ',' << r.seconds << std::defaultfloat << '\n';
   }
 
@@ -487,7 +517,15 @@ int main(int argc, char** argv) {
   }
   if (!lattice.empty()) {
     std::vector<long> sizes;
-    for (const auto& item : split_list(lattice)) sizes.push_back(std::stol(item));
+    for (const auto& item : split_list(lattice)) {
+      char* end = nullptr;
+      const long n = std::strtol(item.c_str(), &end, 10);
+      if (item.empty() || *end != '\0' || n <= 0) {
+        std::cerr << "fclib: --lattice: '" << item << "' is not a positive contact count\n";
+        return 2;
+      }
+      sizes.push_back(n);
+    }
     return run_lattice(sizes, layers, noise, budget);
   }
   if (folder.empty()) {

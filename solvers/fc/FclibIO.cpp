@@ -3,8 +3,14 @@
 
 #include <hdf5.h>
 
+#include <unistd.h>
+
+#include <cinttypes>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -46,14 +52,54 @@ class SilenceHdf5Errors {
   void* data_ = nullptr;
 };
 
-// Reads datasets of one file, turning every failure into "<file>: <object>: <what>".
+std::size_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::numeric_limits<std::size_t>::max();
+  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+}
+
+std::string format_bytes(double bytes) {
+  char text[32];
+  if (bytes >= 1024.0 * 1024.0 * 1024.0)
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  else
+    std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1024.0 * 1024.0));
+  return text;
+}
+
+// Reads datasets of one file, turning every failure into "<file>: <object>: <what>". Sizes are 64-bit here: a
+// file's int32 fields plus one (the pointer arrays) must not overflow.
 class Reader {
  public:
-  explicit Reader(std::string path) : path_(std::move(path)), file_(open(path_), H5Fclose) {}
+  Reader(std::string path, const FclibLimits& limits)
+      : path_(std::move(path)),
+        file_(open(path_), H5Fclose),
+        max_bytes_(limits.max_bytes > 0 ? limits.max_bytes : physical_memory()) {}
 
   hid_t file() const { return file_.get(); }
 
   [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error(path_ + ": " + what); }
+
+  // Books the memory a read is about to allocate; refuses when the file's reads together would exceed the bound.
+  void reserve(double bytes, const std::string& object, const std::string& why) {
+    booked_ += bytes;
+    if (booked_ > static_cast<double>(max_bytes_))
+      fail(object + ": " + why + " needs about " + format_bytes(bytes) + " (" + format_bytes(booked_) +
+           " for the file so far), more than the " + format_bytes(static_cast<double>(max_bytes_)) +
+           (max_bytes_ == physical_memory() ? " of the machine's memory" : " allowed"));
+  }
+
+  // Number of elements of a dataset, read from its dataspace only (a file may declare a huge extent without
+  // storing it: chunks never written read back as the fill value).
+  std::int64_t extent(const std::string& object) const {
+    if (!exists(object)) fail(object + " is missing");
+    H5Handle set(H5Dopen2(file_.get(), object.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!set.valid()) fail(object + " is not a dataset");
+    H5Handle space(H5Dget_space(set.get()), H5Sclose);
+    const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+    if (count < 0) fail(object + ": unreadable dataspace");
+    return static_cast<std::int64_t>(count);
+  }
 
   bool exists(const std::string& object) const {
     // H5Lexists needs every intermediate link to exist; walk the path.
@@ -71,7 +117,7 @@ class Reader {
 
   // Whole dataset converted to T (int or double); its element class must match.
   template <class T>
-  std::vector<T> read_array(const std::string& object) const {
+  std::vector<T> read_array(const std::string& object) {
     if (!exists(object)) fail(object + " is missing");
     H5Handle set(H5Dopen2(file_.get(), object.c_str(), H5P_DEFAULT), H5Dclose);
     if (!set.valid()) fail(object + " is not a dataset");
@@ -83,6 +129,8 @@ class Reader {
     constexpr bool want_int = std::is_same_v<T, int>;
     if (want_int ? cls != H5T_INTEGER : (cls != H5T_FLOAT && cls != H5T_INTEGER))
       fail(object + " has the wrong element type (expected " + (want_int ? "integers" : "reals") + ")");
+    reserve(static_cast<double>(count) * sizeof(T), object,
+            "reading its " + std::to_string(count) + " " + (want_int ? "integers" : "reals"));
     std::vector<T> values(static_cast<size_t>(count));
     if (count > 0 && H5Dread(set.get(), want_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
                              H5P_DEFAULT, values.data()) < 0)
@@ -90,13 +138,13 @@ class Reader {
     return values;
   }
 
-  int read_int(const std::string& object) const {
+  int read_int(const std::string& object) {
     const auto v = read_array<int>(object);
     if (v.size() != 1) fail(object + " should hold one integer, holds " + std::to_string(v.size()));
     return v[0];
   }
 
-  Vector read_vector(const std::string& object, Index expected, const std::string& why) const {
+  Vector read_vector(const std::string& object, Index expected, const std::string& why) {
     const auto v = read_array<double>(object);
     if (static_cast<Index>(v.size()) != expected)
       fail(object + " has " + std::to_string(v.size()) + " entries, expected " + std::to_string(expected) + " (" +
@@ -106,66 +154,115 @@ class Reader {
     return out;
   }
 
-  // A CSparse-style matrix group: nz = -1 CSC, -2 CSR, >= 0 triplets (p = column, i = row).
-  SparseMatrix read_matrix(const std::string& group) const {
+  // The sizes of a CSparse-style matrix group, read and checked before its arrays.
+  struct Shape {
+    std::int64_t m = 0, n = 0;
+    int nz = 0;
+  };
+
+  Shape read_shape(const std::string& group) {
     if (!exists(group)) fail(group + " is missing");
-    const int m = read_int(group + "/m");
-    const int n = read_int(group + "/n");
-    const int nz = read_int(group + "/nz");
-    if (m < 0 || n < 0) fail(group + ": negative size " + std::to_string(m) + "x" + std::to_string(n));
+    Shape s;
+    s.m = read_int(group + "/m");
+    s.n = read_int(group + "/n");
+    s.nz = read_int(group + "/nz");
+    if (s.m < 0 || s.n < 0)
+      fail(group + ": negative size " + std::to_string(s.m) + "x" + std::to_string(s.n) + " (m, n)");
+    if (s.nz < -2)
+      fail(group + "/nz is " + std::to_string(s.nz) + " (expected -1 CSC, -2 CSR or a triplet count >= 0)");
+    return s;
+  }
+
+  // What a matrix of this shape costs in memory once read: the stored arrays, the triplets, and the row-major
+  // result with the column-major temporary setFromTriplets builds.
+  static double matrix_bytes(const Shape& s, std::int64_t entries) {
+    const double index = sizeof(int), triplet = sizeof(Triplet), entry = sizeof(double) + sizeof(int);
+    return static_cast<double>(s.m + 1) * index + static_cast<double>(s.n + 1) * index +
+           static_cast<double>(entries) * (triplet + 2.0 * entry);
+  }
+
+  // A CSparse-style matrix group: nz = -1 CSC, -2 CSR, >= 0 triplets (p = column, i = row). The storage fields
+  // must agree with each other (../shared/fclib/FORMAT.md, and what every file of the dev set holds):
+  //   compressed: p has outer + 1 entries, starts at 0 and never decreases; i and x have nzmax entries; p[outer]
+  //               <= nzmax; so a CSC group whose nz is changed to a triplet count is refused, not read as triplets;
+  //   triplets:   p, i and x have the same length (nz, or the capacity nzmax), nz <= that length and nz <= nzmax.
+  // (CSC and CSR of a square matrix have the same fields: swapping -1 and -2 there reads the transpose, which no
+  // check of the fields can see.)
+  SparseMatrix read_matrix(const std::string& group) {
+    const Shape s = read_shape(group);
+    const std::int64_t m = s.m, n = s.n;
+    const int nz = s.nz;
+    const std::string size = std::to_string(m) + "x" + std::to_string(n);
+    std::int64_t nzmax = -1;
+    if (exists(group + "/nzmax")) {
+      nzmax = read_int(group + "/nzmax");
+      if (nzmax < 0) fail(group + "/nzmax is " + std::to_string(nzmax) + ", negative");
+    }
+    const std::int64_t lp = extent(group + "/p"), li = extent(group + "/i"), lx = extent(group + "/x");
+    const std::string lengths = "p, i, x hold " + std::to_string(lp) + ", " + std::to_string(li) + ", " +
+                                std::to_string(lx) + " entries";
+    if (nz >= 0) {
+      if (lp != li || li != lx) fail(group + ": triplet form (nz = " + std::to_string(nz) + ") but " + lengths);
+      if (lp < nz) fail(group + ": triplet form with nz = " + std::to_string(nz) + " but " + lengths);
+      if (nzmax >= 0 && nz > nzmax)
+        fail(group + ": nz = " + std::to_string(nz) + " exceeds nzmax = " + std::to_string(nzmax));
+    } else {
+      const bool by_column = nz == -1;
+      const std::int64_t outer = by_column ? n : m;
+      if (lp != outer + 1)
+        fail(group + ": " + (by_column ? "CSC (nz = -1)" : "CSR (nz = -2)") + " of a " + size + " matrix needs " +
+             std::to_string(outer + 1) + " " + (by_column ? "column" : "row") + " pointers p, the file holds " +
+             std::to_string(lp));
+      if (li != lx) fail(group + ": " + lengths + " (i and x must have the same length)");
+      if (nzmax >= 0 && nzmax != li)
+        fail(group + ": nzmax = " + std::to_string(nzmax) + " but " + lengths + " (i and x hold nzmax entries)");
+    }
+    const std::int64_t entries = nz >= 0 ? nz : li;
+    reserve(matrix_bytes(s, entries), group, "a " + size + " matrix with " + std::to_string(entries) + " entries");
     const auto p = read_array<int>(group + "/p");
     const auto i = read_array<int>(group + "/i");
     const auto x = read_array<double>(group + "/x");
-    std::vector<Triplet> entries;
-    auto add = [&](long row, long col, double value, long k) {
+    std::vector<Triplet> entries_list;
+    auto add = [&](std::int64_t row, std::int64_t col, double value, std::int64_t k) {
       if (row < 0 || row >= m || col < 0 || col >= n)
         fail(group + ": entry " + std::to_string(k) + " at (" + std::to_string(row) + ", " + std::to_string(col) +
-             ") lies outside the " + std::to_string(m) + "x" + std::to_string(n) + " matrix");
+             ") lies outside the " + size + " matrix");
       if (!std::isfinite(value)) fail(group + ": entry " + std::to_string(k) + " is NaN or Inf");
-      entries.emplace_back(static_cast<int>(row), static_cast<int>(col), value);
+      entries_list.emplace_back(static_cast<int>(row), static_cast<int>(col), value);
     };
     if (nz >= 0) {
-      if (p.size() < static_cast<size_t>(nz) || i.size() < static_cast<size_t>(nz) ||
-          x.size() < static_cast<size_t>(nz))
-        fail(group + ": triplet form with nz = " + std::to_string(nz) + " but p, i, x hold " +
-             std::to_string(p.size()) + ", " + std::to_string(i.size()) + ", " + std::to_string(x.size()) +
-             " entries");
-      entries.reserve(nz);
-      for (int k = 0; k < nz; ++k) add(i[k], p[k], x[k], k);
-    } else if (nz == -1 || nz == -2) {
-      const bool by_column = nz == -1;
-      const int outer = by_column ? n : m;
-      if (p.size() < static_cast<size_t>(outer) + 1)
-        fail(group + ": " + (by_column ? "column" : "row") + " pointers p hold " + std::to_string(p.size()) +
-             " entries, expected " + std::to_string(outer + 1));
-      if (p[0] != 0) fail(group + ": p[0] is " + std::to_string(p[0]) + ", expected 0");
-      for (int k = 0; k < outer; ++k)
-        if (p[k + 1] < p[k]) fail(group + ": pointers p decrease at " + std::to_string(k));
-      const size_t stored = static_cast<size_t>(p[outer]);
-      if (i.size() < stored || x.size() < stored)
-        fail(group + ": p announces " + std::to_string(stored) + " entries but i, x hold " +
-             std::to_string(i.size()) + ", " + std::to_string(x.size()));
-      entries.reserve(stored);
-      for (int o = 0; o < outer; ++o)
-        for (int k = p[o]; k < p[o + 1]; ++k)
-          by_column ? add(i[k], o, x[k], k) : add(o, i[k], x[k], k);
+      entries_list.reserve(static_cast<size_t>(nz));
+      for (std::int64_t k = 0; k < nz; ++k) add(i[k], p[k], x[k], k);
     } else {
-      fail(group + ": unknown storage flag nz = " + std::to_string(nz) + " (expected -1, -2 or a count)");
+      const bool by_column = nz == -1;
+      const std::int64_t outer = by_column ? n : m;
+      if (p[0] != 0) fail(group + ": p[0] is " + std::to_string(p[0]) + ", expected 0");
+      for (std::int64_t k = 0; k < outer; ++k)
+        if (p[k + 1] < p[k])
+          fail(group + ": pointers p decrease at " + std::to_string(k) + " (" + std::to_string(p[k]) + " then " +
+               std::to_string(p[k + 1]) + ")");
+      const std::int64_t stored = p[outer];
+      if (stored > li)
+        fail(group + ": p announces " + std::to_string(stored) + " entries but " + lengths);
+      entries_list.reserve(static_cast<size_t>(stored));
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t k = p[o]; k < p[o + 1]; ++k)
+          by_column ? add(i[k], o, x[k], k) : add(o, i[k], x[k], k);
     }
-    SparseMatrix A(m, n);
-    A.setFromTriplets(entries.begin(), entries.end());  // sums repeated entries, as CSparse does
+    SparseMatrix A(static_cast<Index>(m), static_cast<Index>(n));
+    A.setFromTriplets(entries_list.begin(), entries_list.end());  // sums repeated entries, as CSparse does
     A.prune(0.0, 0.0);
     A.makeCompressed();
     return A;
   }
 
-  int read_dim(const std::string& root) const {
+  int read_dim(const std::string& root) {
     const int dim = read_int(root + "/spacedim");
     if (dim != 2 && dim != 3) fail(root + "/spacedim is " + std::to_string(dim) + ", expected 2 or 3");
     return dim;
   }
 
-  Vector read_mu(const std::string& object, Index contacts) const {
+  Vector read_mu(const std::string& object, Index contacts) {
     Vector mu = read_vector(object, contacts, "one per contact");
     for (Index k = 0; k < mu.size(); ++k)
       if (mu[k] < 0.0) fail(object + "[" + std::to_string(k) + "] is negative");
@@ -184,6 +281,8 @@ class Reader {
 
   std::string path_;
   H5Handle file_;
+  std::size_t max_bytes_;
+  double booked_ = 0.0;
 };
 
 // Writes datasets of one new file; every failure throws "<file>: <what>".
@@ -241,7 +340,7 @@ class Writer {
 FclibKind fclib_kind(const std::string& path) {
   SilenceHdf5Errors quiet;
   try {
-    Reader reader(path);
+    Reader reader(path, {});
     if (reader.exists("/fclib_local")) return FclibKind::Local;
     if (reader.exists("/fclib_global")) return FclibKind::Global;
   } catch (const std::runtime_error&) {
@@ -249,9 +348,28 @@ FclibKind fclib_kind(const std::string& path) {
   return FclibKind::NotFclib;
 }
 
-FrictionContactProblem read_fclib_local(const std::string& path) {
+namespace {
+
+// "a 2147483647x6 matrix would need about 16.0 GiB": the estimate that goes with a size refused as inconsistent.
+std::string would_need(std::int64_t m, std::int64_t n) {
+  return "a " + std::to_string(m) + "x" + std::to_string(n) + " matrix would need at least about " +
+         format_bytes(static_cast<double>(m + 1 + n + 1) * sizeof(int));
+}
+
+// A matrix dimension must equal the length of the vector that goes with it; checked before the matrix is read,
+// so that a damaged size is refused without allocating for it.
+void check_dimension(const Reader& in, const std::string& field, std::int64_t value, const std::string& vector,
+                     std::int64_t length, std::int64_t m, std::int64_t n) {
+  if (value != length)
+    in.fail(field + " is " + std::to_string(value) + " but " + vector + " holds " + std::to_string(length) +
+            " entries (" + would_need(m, n) + ")");
+}
+
+}  // namespace
+
+FrictionContactProblem read_fclib_local(const std::string& path, const FclibLimits& limits) {
   SilenceHdf5Errors quiet;
-  Reader in(path);
+  Reader in(path, limits);
   if (!in.exists("/fclib_local"))
     in.fail(in.exists("/fclib_global") ? "holds a global problem (/fclib_global), not a local one"
                                        : "not an FCLIB file (no /fclib_local or /fclib_global group)");
@@ -259,45 +377,54 @@ FrictionContactProblem read_fclib_local(const std::string& path) {
     in.fail("mixed local problems with equality multipliers (V, R) are not supported");
   FrictionContactProblem p;
   p.dim = in.read_dim("/fclib_local");
-  p.W = in.read_matrix("/fclib_local/W");
-  const Index m = p.W.rows();
-  if (p.W.cols() != m)
-    in.fail("/fclib_local/W is " + std::to_string(m) + "x" + std::to_string(p.W.cols()) + ", not square");
+  const auto shape = in.read_shape("/fclib_local/W");
+  const std::int64_t m = shape.m;
+  if (shape.n != m)
+    in.fail("/fclib_local/W is " + std::to_string(m) + "x" + std::to_string(shape.n) + ", not square (W/m, W/n)");
+  check_dimension(in, "/fclib_local/W/m", m, "/fclib_local/vectors/q", in.extent("/fclib_local/vectors/q"), m, m);
   if (m % p.dim != 0)
     in.fail("/fclib_local/W has " + std::to_string(m) + " rows, not a multiple of spacedim " + std::to_string(p.dim));
+  p.W = in.read_matrix("/fclib_local/W");
   p.q = in.read_vector("/fclib_local/vectors/q", m, "one per row of W");
   p.mu = in.read_mu("/fclib_local/vectors/mu", m / p.dim);
   return p;
 }
 
-GlobalFrictionContactProblem read_fclib_global(const std::string& path) {
+GlobalFrictionContactProblem read_fclib_global(const std::string& path, const FclibLimits& limits) {
   SilenceHdf5Errors quiet;
-  Reader in(path);
+  Reader in(path, limits);
   if (!in.exists("/fclib_global"))
     in.fail(in.exists("/fclib_local") ? "holds a local problem (/fclib_local), not a global one"
                                       : "not an FCLIB file (no /fclib_local or /fclib_global group)");
   if (in.exists("/fclib_global/G")) in.fail("global problems with equality constraints (G, b) are not supported");
   GlobalFrictionContactProblem g;
   g.dim = in.read_dim("/fclib_global");
+  const auto M = in.read_shape("/fclib_global/M");
+  const auto H = in.read_shape("/fclib_global/H");
+  const std::int64_t n = M.m;
+  if (M.n != n)
+    in.fail("/fclib_global/M is " + std::to_string(n) + "x" + std::to_string(M.n) + ", not square (M/m, M/n)");
+  check_dimension(in, "/fclib_global/M/m", n, "/fclib_global/vectors/f", in.extent("/fclib_global/vectors/f"), n, n);
+  if (H.m != n)
+    in.fail("/fclib_global/H has " + std::to_string(H.m) + " rows (H/m), M has " + std::to_string(n));
+  const std::int64_t m = H.n;
+  check_dimension(in, "/fclib_global/H/n", m, "/fclib_global/vectors/w", in.extent("/fclib_global/vectors/w"), n, m);
+  if (m % g.dim != 0)
+    in.fail("/fclib_global/H has " + std::to_string(m) + " columns, not a multiple of spacedim " +
+            std::to_string(g.dim));
   g.M = in.read_matrix("/fclib_global/M");
   g.H = in.read_matrix("/fclib_global/H");
-  const Index n = g.M.rows();
-  if (g.M.cols() != n) in.fail("/fclib_global/M is not square");
-  if (g.H.rows() != n)
-    in.fail("/fclib_global/H has " + std::to_string(g.H.rows()) + " rows, M has " + std::to_string(n));
-  const Index m = g.H.cols();
-  if (m % g.dim != 0) in.fail("/fclib_global/H has " + std::to_string(m) + " columns, not a multiple of spacedim");
   g.f = in.read_vector("/fclib_global/vectors/f", n, "one per row of M");
   g.w = in.read_vector("/fclib_global/vectors/w", m, "one per column of H");
   g.mu = in.read_mu("/fclib_global/vectors/mu", m / g.dim);
   return g;
 }
 
-FrictionContactProblem read_fclib_problem(const std::string& path) {
+FrictionContactProblem read_fclib_problem(const std::string& path, const FclibLimits& limits) {
   switch (fclib_kind(path)) {
-    case FclibKind::Local: return read_fclib_local(path);
+    case FclibKind::Local: return read_fclib_local(path, limits);
     case FclibKind::Global: {
-      const GlobalFrictionContactProblem g = read_fclib_global(path);
+      const GlobalFrictionContactProblem g = read_fclib_global(path, limits);
       try {
         return condense_to_local(g);
       } catch (const std::exception& e) {
@@ -307,12 +434,12 @@ FrictionContactProblem read_fclib_problem(const std::string& path) {
     case FclibKind::NotFclib: break;
   }
   // Let the local reader name the precise reason (missing, not HDF5, no FCLIB group).
-  return read_fclib_local(path);
+  return read_fclib_local(path, limits);
 }
 
-Vector read_fclib_solution_r(const std::string& path) {
+Vector read_fclib_solution_r(const std::string& path, const FclibLimits& limits) {
   SilenceHdf5Errors quiet;
-  Reader in(path);
+  Reader in(path, limits);
   if (!in.exists("/solution/r")) return Vector();
   const auto v = in.read_array<double>("/solution/r");
   return Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size()));

@@ -1,6 +1,7 @@
 #include "apps/ProgressMeter.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace talus::app {
@@ -10,12 +11,31 @@ constexpr auto kTerminalPeriod = std::chrono::milliseconds(200);
 constexpr auto kLogPeriod = std::chrono::seconds(5);
 }  // namespace
 
+std::string format_duration(double s) {
+  if (!(s >= 0.0) || !std::isfinite(s)) return "?";
+  char b[64];
+  const long r = std::lround(s);
+  if (r < 60)
+    std::snprintf(b, sizeof b, "%ld s", r);
+  else if (r < 3600)
+    std::snprintf(b, sizeof b, "%ld min %02ld s", r / 60, r % 60);
+  else
+    std::snprintf(b, sizeof b, "%ld h %02ld min", r / 3600, (r % 3600) / 60);
+  return b;
+}
+
+double time_left(double elapsed, double done, double total) {
+  if (!(done > 0.0) || !(elapsed > 0.0) || !std::isfinite(total)) return -1.0;
+  return std::max(0.0, elapsed * (total - done) / done);
+}
+
 ProgressMeter::ProgressMeter(std::ostream& out, bool tty, bool enabled, double t_end)
     : out_(out), tty_(tty), enabled_(enabled), t_end_(t_end), start_(Clock::now()), last_print_(start_) {}
 
 void ProgressMeter::update(const StepReport& r) {
   if (!enabled_) return;
   max_iterations_ = std::max(max_iterations_, r.solver.iterations);
+  if (t_start_ < 0.0) t_start_ = r.time, start_ = Clock::now();
   // Reading the clock every step costs tens of nanoseconds: negligible beside a step.
   const auto now = Clock::now();
   if (now - last_print_ < (tty_ ? kTerminalPeriod : kLogPeriod)) return;
@@ -25,9 +45,10 @@ void ProgressMeter::update(const StepReport& r) {
 void ProgressMeter::print(const StepReport& r, Clock::time_point now) {
   const double dt = std::chrono::duration<double>(now - last_print_).count();
   const double rate = dt > 0.0 ? (r.step - last_step_) / dt : 0.0;
-  char line[200];
-  std::snprintf(line, sizeof line, "t = %.6g / %.6g s (%3.0f%%)  %.0f steps/s  active %d  solver iterations %d",
-                r.time, t_end_, 100.0 * r.time / t_end_, rate, r.active, max_iterations_);
+  const double left = time_left(std::chrono::duration<double>(now - start_).count(), r.time - t_start_, t_end_ - t_start_);
+  char line[240];
+  std::snprintf(line, sizeof line, "t = %.6g / %.6g s (%3.0f%%)  %.0f steps/s  active %d  solver iterations %d  left %s",
+                r.time, t_end_, 100.0 * r.time / t_end_, rate, r.active, max_iterations_, format_duration(left).c_str());
   if (tty_)
     out_ << "\r\033[K" << line << std::flush;  // rewrite the line in place
   else

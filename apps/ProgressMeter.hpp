@@ -1,13 +1,21 @@
 #pragma once
 // Progress of a long run on stderr: on a terminal, one line rewritten in place a few times per second; in a
 // log (not a TTY), one plain line every few seconds. It shows the simulated time, the step rate, the active
-// contacts and the solver iterations, so a user sees at once whether a run advances and how hard it works.
+// contacts, the solver iterations and an estimate of the wall time left, so a user sees at once whether a run
+// advances, how hard it works and when it will end.
 #include <chrono>
 #include <ostream>
+#include <string>
 
 #include "engine/StepReport.hpp"
 
 namespace talus::app {
+
+// "42 s", "3 min 05 s", "2 h 07 min"; "?" for a negative or non-finite time.
+std::string format_duration(double seconds);
+// Wall time left when `done` of `total` simulated time took `elapsed` wall seconds (the mean rate since the
+// start: steadier than the last interval's); negative when it cannot be told yet.
+double time_left(double elapsed, double done, double total);
 
 class ProgressMeter {
  public:
@@ -24,6 +32,7 @@ class ProgressMeter {
   std::ostream& out_;
   bool tty_, enabled_;
   double t_end_;
+  double t_start_ = -1.0;  // simulated time of the first update (a restarted run starts late)
   Clock::time_point start_, last_print_;
   long last_step_ = 0;
   int max_iterations_ = 0;  // since the last line

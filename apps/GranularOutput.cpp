@@ -2,9 +2,11 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 namespace talus::app {
@@ -18,8 +20,9 @@ using granular::GranularModel;
 using granular::SphereBodies;
 using granular::SweepContact;
 
+// Opens the temporary name of f; finish() closes it and renames it to f.
 std::ofstream open_out(const std::filesystem::path& f) {
-  std::ofstream o(f);
+  std::ofstream o(temporary_name(f));
   if (!o) throw std::runtime_error(f.string() + ": cannot write");
   o.precision(9);
   return o;
@@ -27,7 +30,12 @@ std::ofstream open_out(const std::filesystem::path& f) {
 
 void finish(std::ofstream& o, const std::filesystem::path& f) {
   o.close();
-  if (!o) throw std::runtime_error(f.string() + ": write failed");
+  if (!o) {
+    std::error_code ec;
+    std::filesystem::remove(temporary_name(f), ec);
+    throw std::runtime_error(f.string() + ": write failed");
+  }
+  commit_file(temporary_name(f), f);
 }
 
 template <class F>
@@ -80,6 +88,42 @@ void cells(std::ofstream& o, const char* section, int count, int per_cell) {
 }
 
 }  // namespace
+
+std::filesystem::path temporary_name(const std::filesystem::path& file) {
+  return file.parent_path() / ("." + file.filename().string() + ".tmp");
+}
+
+void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& file) {
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) throw std::runtime_error(file.string() + ": cannot rename " + tmp.filename().string() + " to it: " + ec.message());
+}
+
+std::string non_finite_body(const GranularModel& m) {
+  auto v3 = [](const Eigen::Vector3d& v) {
+    char b[160];
+    std::snprintf(b, sizeof b, "(%g, %g, %g)", v.x(), v.y(), v.z());
+    return std::string(b);
+  };
+  auto where = [](const char* kind, std::uint32_t id, int i, const char* what) {
+    return std::string(kind) + " id " + std::to_string(id) + " (index " + std::to_string(i) + "): " + what + " ";
+  };
+  const SphereBodies& b = m.beads;
+  for (int i = 0; i < b.size(); ++i) {
+    if (!b.x[i].allFinite()) return where("bead", b.id[i], i, "position") + v3(b.x[i]);
+    if (!b.v[i].allFinite()) return where("bead", b.id[i], i, "velocity") + v3(b.v[i]);
+    if (!b.w[i].allFinite()) return where("bead", b.id[i], i, "angular velocity") + v3(b.w[i]);
+  }
+  const CapsuleBodies& k = m.capsules;
+  for (int i = 0; i < k.size(); ++i) {
+    if (!k.x[i].allFinite()) return where("capsule", k.id[i], i, "position") + v3(k.x[i]);
+    if (!k.v[i].allFinite()) return where("capsule", k.id[i], i, "velocity") + v3(k.v[i]);
+    if (!k.w[i].allFinite()) return where("capsule", k.id[i], i, "angular velocity") + v3(k.w[i]);
+    if (!k.q[i].coeffs().allFinite()) return where("capsule", k.id[i], i, "orientation") + v3(k.q[i].vec());
+  }
+  if (!std::isfinite(m.time)) return "the clock: time " + std::to_string(m.time);
+  return "";
+}
 
 void write_beads_vtp(const std::filesystem::path& file, const GranularModel& m, const FrameContacts& fc, double h) {
   const SphereBodies& b = m.beads;
@@ -181,187 +225,425 @@ void write_pvd(const std::filesystem::path& file, const std::vector<std::pair<do
 
 namespace {
 
-void check(herr_t s, const std::filesystem::path& f, const char* what) {
+using Path = std::filesystem::path;
+using contact::ContactKey;
+
+// Exact integers a double holds (ids, steps and counters are archived as doubles).
+constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+
+void check(herr_t s, const Path& f, const std::string& what) {
   if (s < 0) throw std::runtime_error(f.string() + ": HDF5 failed to " + what);
 }
 
-void write_matrix(hid_t group, const char* name, const double* data, hsize_t rows, hsize_t cols,
-                  const std::filesystem::path& f) {
-  const hsize_t dims[2] = {rows, cols};
-  const hid_t space = H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr);
-  const hid_t d = H5Dcreate2(group, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  const herr_t s = d < 0 ? -1 : rows == 0 ? 0 : H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-  if (d >= 0) H5Dclose(d);
+void text_attribute(hid_t obj, const char* name, const std::string& value, const Path& f, const std::string& where) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, value.size() + 1);
+  H5Tset_strpad(type, H5T_STR_NULLTERM);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  const herr_t s = a < 0 ? -1 : H5Awrite(a, type, value.c_str());
+  if (a >= 0) H5Aclose(a);
   H5Sclose(space);
-  check(s, f, name);
+  H5Tclose(type);
+  check(s, f, "write the attribute " + std::string(name) + " of " + where);
 }
 
-std::vector<double> read_all(hid_t group, const char* name, hsize_t expect, const std::filesystem::path& f) {
-  const hid_t d = H5Dopen2(group, name, H5P_DEFAULT);
-  if (d < 0) throw std::runtime_error(f.string() + ": no dataset " + name);
-  const hid_t space = H5Dget_space(d);
-  const hssize_t count = H5Sget_simple_extent_npoints(space);
-  H5Sclose(space);
-  std::vector<double> v(count > 0 ? count : 0);
-  const herr_t s = static_cast<hsize_t>(count) != expect ? -1
-                   : expect == 0                        ? 0
-                                                        : H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
-  H5Dclose(d);
-  if (s < 0) throw std::runtime_error(f.string() + ": dataset " + name + " unreadable or not of the expected size");
-  return v;
+// Datasets of one group, each with its units and what it is.
+struct Writer {
+  hid_t g;
+  std::string path;  // "/beads/"
+  const Path& f;
+  std::vector<double> buf;
+
+  void dataset(const char* name, hid_t file_type, hid_t mem_type, const void* data, hsize_t rows, hsize_t cols,
+               const char* units, const std::string& description) {
+    const hsize_t dims[2] = {rows, cols};
+    const hid_t space = H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr);
+    const hid_t d = H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const herr_t s = d < 0 ? -1 : rows == 0 ? 0 : H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    H5Sclose(space);
+    if (s < 0) {
+      if (d >= 0) H5Dclose(d);
+      check(s, f, "write " + path + name);
+    }
+    try {
+      text_attribute(d, "units", units, f, path + name);
+      text_attribute(d, "description", description, f, path + name);
+    } catch (...) {
+      H5Dclose(d);
+      throw;
+    }
+    H5Dclose(d);
+  }
+  void matrix(const char* name, const double* data, hsize_t rows, hsize_t cols, const char* units,
+              const std::string& description) {
+    dataset(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, rows, cols, units, description);
+  }
+  // n rows of `cols` doubles taken from each element by get(element, column).
+  template <class T, class Get>
+  void rows(const char* name, const std::vector<T>& a, int cols, Get get, const char* units, const std::string& description) {
+    const hsize_t n = a.size();
+    buf.resize(cols * n);
+    for (hsize_t i = 0; i < n; ++i)
+      for (int c = 0; c < cols; ++c) buf[cols * i + c] = get(a[i], c);
+    matrix(name, buf.data(), n, cols, units, description);
+  }
+  void vectors(const char* name, const std::vector<Eigen::Vector3d>& a, const char* units, const std::string& d) {
+    rows(name, a, 3, [](const Eigen::Vector3d& v, int c) { return v[c]; }, units, d);
+  }
+  void scalars(const char* name, const std::vector<double>& a, const char* units, const std::string& d) {
+    rows(name, a, 1, [](double v, int) { return v; }, units, d);
+  }
+  void ids(const char* name, const std::vector<std::uint32_t>& a, const std::string& d) {
+    rows(name, a, 1, [](std::uint32_t v, int) { return static_cast<double>(v); }, "1", d);
+  }
+};
+
+// An HDF5 group opened or created, closed on scope exit.
+struct Group {
+  hid_t id = -1;
+  Group(hid_t parent, const char* name, bool create, const Path& f) {
+    id = create ? H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : H5Gopen2(parent, name, H5P_DEFAULT);
+    if (id < 0)
+      throw std::runtime_error(f.string() + (create ? ": HDF5 failed to create the group /" : ": no group /") + name);
+  }
+  Group(const Group&) = delete;
+  Group& operator=(const Group&) = delete;
+  ~Group() { H5Gclose(id); }
+};
+
+void write_cache(hid_t parent, const char* name, const contact::ContactCache& cache, const char* what, const Path& f) {
+  Group g(parent, name, true, f);
+  Writer w{g.id, std::string("/contacts/") + name + "/", f, {}};
+  w.dataset("keys", H5T_STD_U64LE, H5T_NATIVE_UINT64, cache.keys().data(), cache.size(), 1, "1",
+            std::string("cache keys of the ") + what + " (contact/ContactCache.hpp), strictly increasing");
+  w.vectors("impulses", cache.impulses(), "N s", "impulse of each contact over the last step, world frame");
 }
 
-hsize_t row_count(hid_t group, const char* name, const std::filesystem::path& f) {
-  const hid_t d = H5Dopen2(group, name, H5P_DEFAULT);
-  if (d < 0) throw std::runtime_error(f.string() + ": no dataset " + name);
-  const hid_t space = H5Dget_space(d);
-  const hsize_t n = H5Sget_simple_extent_npoints(space);
-  H5Sclose(space);
-  H5Dclose(d);
-  return n;
-}
+// Reads and validates the datasets of one group; every error names the file and the dataset.
+struct Reader {
+  hid_t g;
+  std::string path;
+  const Path& f;
 
-// Writes n rows of `cols` doubles taken from each element by get(element, column).
-template <class T, class Get>
-void write_rows(hid_t g, const char* name, const std::vector<T>& a, int cols, Get get, std::vector<double>& buf,
-                const std::filesystem::path& f) {
-  const hsize_t n = a.size();
-  buf.resize(cols * n);
-  for (hsize_t i = 0; i < n; ++i)
-    for (int c = 0; c < cols; ++c) buf[cols * i + c] = get(a[i], c);
-  write_matrix(g, name, buf.data(), n, cols, f);
-}
+  [[noreturn]] void fail(const char* name, const std::string& what) const {
+    throw std::runtime_error(f.string() + ": dataset " + path + name + ": " + what);
+  }
+  bool has(const char* name) const { return H5Lexists(g, name, H5P_DEFAULT) > 0; }
+
+  // The rows of a dataset of rank 1 or 2 (its first dimension).
+  hsize_t rows(const char* name) const {
+    const hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    if (d < 0) fail(name, "missing");
+    const hid_t space = H5Dget_space(d);
+    hsize_t dims[2] = {0, 0};
+    const int rank = H5Sget_simple_extent_ndims(space);
+    if (rank == 1 || rank == 2) H5Sget_simple_extent_dims(space, dims, nullptr);
+    H5Sclose(space);
+    H5Dclose(d);
+    if (rank != 1 && rank != 2) fail(name, "has rank " + std::to_string(rank) + " (expected 1 or 2)");
+    // The engine indexes bodies and contacts with int; a larger size is a corrupt archive.
+    if (dims[0] > static_cast<hsize_t>(std::numeric_limits<int>::max()))
+      fail(name, std::to_string(dims[0]) + " rows (more than the engine indexes)");
+    return dims[0];
+  }
+
+  // rows × cols values (cols == 1: rank 1, or rank 2 with one column) of type mem_type into out.
+  template <class T>
+  void read(const char* name, hsize_t n, hsize_t cols, hid_t mem_type, std::vector<T>& out) const {
+    const hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    if (d < 0) fail(name, "missing");
+    const hid_t space = H5Dget_space(d);
+    hsize_t dims[2] = {0, 1};
+    const int rank = H5Sget_simple_extent_ndims(space);
+    if (rank == 1 || rank == 2) H5Sget_simple_extent_dims(space, dims, nullptr);
+    H5Sclose(space);
+    const bool shape_ok = (rank == 1 && cols == 1) || rank == 2;
+    if (!shape_ok || dims[0] != n || dims[1] != cols) {
+      H5Dclose(d);
+      fail(name, "has shape " + std::to_string(dims[0]) + (rank == 2 ? "×" + std::to_string(dims[1]) : std::string()) +
+                     " (expected " + std::to_string(n) + (cols > 1 ? "×" + std::to_string(cols) : std::string()) +
+                     ": sizes must agree between the datasets of " + path + ")");
+    }
+    // A declared size whose data were never written (or were cut off) would be read as fill values.
+    if (n > 0 && H5Dget_storage_size(d) < n * cols * sizeof(T)) {
+      H5Dclose(d);
+      fail(name, "holds fewer values than its size says (truncated archive)");
+    }
+    out.resize(n * cols);
+    const herr_t s = n == 0 ? 0 : H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data());
+    H5Dclose(d);
+    if (s < 0) fail(name, "unreadable");
+  }
+  std::vector<double> doubles(const char* name, hsize_t n, hsize_t cols) const {
+    std::vector<double> v;
+    read(name, n, cols, H5T_NATIVE_DOUBLE, v);
+    return v;
+  }
+
+  static std::string num(double x) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.17g", x);
+    return b;
+  }
+  template <class Ok>
+  void each(const char* name, const std::vector<double>& a, hsize_t cols, Ok ok, const char* expected) const {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!ok(a[i]))
+        fail(name, "row " + std::to_string(i / cols) + (cols > 1 ? " column " + std::to_string(i % cols) : std::string()) +
+                       " is " + num(a[i]) + " (expected " + expected + ")");
+  }
+  void finite(const char* name, const std::vector<double>& a, hsize_t cols) const {
+    each(name, a, cols, [](double x) { return std::isfinite(x); }, "a finite number");
+  }
+  void positive(const char* name, const std::vector<double>& a) const {
+    each(name, a, 1, [](double x) { return std::isfinite(x) && x > 0.0; }, "a positive finite number");
+  }
+  void non_negative(const char* name, const std::vector<double>& a, hsize_t cols = 1) const {
+    each(name, a, cols, [](double x) { return std::isfinite(x) && x >= 0.0; }, "a finite number >= 0");
+  }
+  // Ids: integers in [0, 2^32), distinct; returned as uint32.
+  std::vector<std::uint32_t> ids(const char* name, hsize_t n) const {
+    const std::vector<double> a = doubles(name, n, 1);
+    each(name, a, 1, [](double x) { return x >= 0.0 && x < 4294967296.0 && x == std::floor(x); },
+         "an integer id in [0, 2^32)");
+    std::vector<std::uint32_t> out(a.begin(), a.end());
+    std::vector<std::uint32_t> sorted = out;
+    std::sort(sorted.begin(), sorted.end());
+    const auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+    if (dup != sorted.end()) fail(name, "id " + std::to_string(*dup) + " appears twice (expected distinct ids)");
+    return out;
+  }
+  CacheContent cache(const char* group_name) const {
+    CacheContent c;
+    const hsize_t k = rows("keys");
+    read("keys", k, 1, H5T_NATIVE_UINT64, c.keys);
+    for (hsize_t i = 1; i < k; ++i)
+      if (!(c.keys[i - 1] < c.keys[i]))
+        fail("keys", "row " + std::to_string(i) + " is not above the previous one (expected strictly increasing keys)");
+    const std::vector<double> r = doubles("impulses", k, 3);
+    finite("impulses", r, 3);
+    c.impulses.resize(k);
+    for (hsize_t i = 0; i < k; ++i) c.impulses[i] = {r[3 * i], r[3 * i + 1], r[3 * i + 2]};
+    (void)group_name;
+    return c;
+  }
+};
 
 Eigen::Vector3d row3(const std::vector<double>& a, hsize_t i) { return {a[3 * i], a[3 * i + 1], a[3 * i + 2]}; }
 
-void write_bead_group(hid_t g, const SphereBodies& b, std::vector<double>& buf, const std::filesystem::path& f) {
-  const auto vec = [](const Eigen::Vector3d& v, int c) { return v[c]; };
-  const auto scalar = [](double v, int) { return v; };
-  write_rows(g, "x", b.x, 3, vec, buf, f);
-  write_rows(g, "v", b.v, 3, vec, buf, f);
-  write_rows(g, "w", b.w, 3, vec, buf, f);
-  write_rows(g, "radius", b.radius, 1, scalar, buf, f);
-  write_rows(g, "mass", b.mass, 1, scalar, buf, f);
-  write_rows(g, "id", b.id, 1, [](std::uint32_t v, int) { return static_cast<double>(v); }, buf, f);
+void write_bead_group(Writer& w, const SphereBodies& b) {
+  w.vectors("x", b.x, "m", "bead centres, world frame");
+  w.vectors("v", b.v, "m/s", "bead velocities, world frame");
+  w.vectors("w", b.w, "rad/s", "bead angular velocities, world frame");
+  w.scalars("radius", b.radius, "m", "bead radii");
+  w.scalars("mass", b.mass, "kg", "bead masses");
+  w.scalars("inv_mass", b.inv_mass, "1/kg", "inverse masses (0: fixed bead)");
+  w.scalars("inv_inertia", b.inv_inertia, "1/(kg m^2)", "inverse moments of inertia (0: fixed bead)");
+  w.ids("id", b.id, "stable bead ids (contact cache keys use them)");
 }
 
-void write_capsule_group(hid_t g, const CapsuleBodies& k, std::vector<double>& buf, const std::filesystem::path& f) {
-  const auto vec = [](const Eigen::Vector3d& v, int c) { return v[c]; };
-  const auto scalar = [](double v, int) { return v; };
-  write_rows(g, "x", k.x, 3, vec, buf, f);
-  write_rows(g, "v", k.v, 3, vec, buf, f);
-  write_rows(g, "w", k.w, 3, vec, buf, f);
-  write_rows(g, "q", k.q, 4, [](const Eigen::Quaterniond& q, int c) { return c == 0 ? q.w() : q.vec()[c - 1]; }, buf, f);
-  write_rows(g, "radius", k.radius, 1, scalar, buf, f);
-  write_rows(g, "half_length", k.half_length, 1, scalar, buf, f);
-  write_rows(g, "mass", k.mass, 1, scalar, buf, f);
-  write_rows(g, "inv_mass", k.inv_mass, 1, scalar, buf, f);
-  write_rows(g, "inertia", k.inertia, 3, vec, buf, f);
-  write_rows(g, "id", k.id, 1, [](std::uint32_t v, int) { return static_cast<double>(v); }, buf, f);
+void write_capsule_group(Writer& w, const CapsuleBodies& k) {
+  w.vectors("x", k.x, "m", "capsule centres of mass, world frame");
+  w.vectors("v", k.v, "m/s", "capsule velocities, world frame");
+  w.vectors("w", k.w, "rad/s", "capsule angular velocities, world frame");
+  w.rows("q", k.q, 4, [](const Eigen::Quaterniond& q, int c) { return c == 0 ? q.w() : q.vec()[c - 1]; }, "1",
+         "orientations, unit quaternions (w, x, y, z), body to world; body z is the axis");
+  w.scalars("radius", k.radius, "m", "capsule radii");
+  w.scalars("half_length", k.half_length, "m", "half lengths of the axis segments");
+  w.scalars("mass", k.mass, "kg", "capsule masses");
+  w.scalars("inv_mass", k.inv_mass, "1/kg", "inverse masses (0: fixed)");
+  w.vectors("inertia", k.inertia, "kg m^2", "principal moments of inertia (body x, y, z)");
+  w.ids("id", k.id, "stable capsule ids");
 }
 
-// Beads keep the archive's mass (not recomputed from a density) so that the state comes back bitwise.
-SphereBodies read_bead_group(hid_t g, const std::filesystem::path& f) {
-  const hsize_t n = row_count(g, "radius", f);
-  const auto x = read_all(g, "x", 3 * n, f), v = read_all(g, "v", 3 * n, f), w = read_all(g, "w", 3 * n, f);
-  const auto r = read_all(g, "radius", n, f), mass = read_all(g, "mass", n, f), id = read_all(g, "id", n, f);
+// Beads keep the archive's masses and inverses (not recomputed from a density) so that the state comes back
+// bitwise.
+SphereBodies read_bead_group(const Reader& r) {
+  const hsize_t n = r.rows("radius");
+  const auto x = r.doubles("x", n, 3), v = r.doubles("v", n, 3), w = r.doubles("w", n, 3);
+  const auto radius = r.doubles("radius", n, 1), mass = r.doubles("mass", n, 1);
+  r.finite("x", x, 3), r.finite("v", v, 3), r.finite("w", w, 3);
+  r.positive("radius", radius), r.positive("mass", mass);
+  std::vector<double> inv_mass(n), inv_inertia(n);
+  for (hsize_t i = 0; i < n; ++i) inv_mass[i] = 1.0 / mass[i], inv_inertia[i] = 1.0 / (0.4 * mass[i] * radius[i] * radius[i]);
+  if (r.has("inv_mass")) inv_mass = r.doubles("inv_mass", n, 1), r.non_negative("inv_mass", inv_mass);
+  if (r.has("inv_inertia")) inv_inertia = r.doubles("inv_inertia", n, 1), r.non_negative("inv_inertia", inv_inertia);
+  const std::vector<std::uint32_t> id = r.ids("id", n);
   SphereBodies b;
   b.reserve(static_cast<int>(n));
   for (hsize_t i = 0; i < n; ++i) {
-    if (!(mass[i] > 0.0)) throw std::runtime_error(f.string() + ": bead mass not positive");
-    b.add(row3(x, i), r[i], 1.0, row3(v, i));
+    b.add(row3(x, i), radius[i], 1.0, row3(v, i));
     b.w[i] = row3(w, i);
     b.mass[i] = mass[i];
-    b.inv_mass[i] = 1.0 / mass[i];
-    b.inv_inertia[i] = 1.0 / (0.4 * mass[i] * r[i] * r[i]);
-    b.id[i] = static_cast<std::uint32_t>(id[i]);
+    b.inv_mass[i] = inv_mass[i];
+    b.inv_inertia[i] = inv_inertia[i];
+    b.id[i] = id[i];
   }
   return b;
 }
 
-CapsuleBodies read_capsule_group(hid_t g, const std::filesystem::path& f) {
-  const hsize_t n = row_count(g, "radius", f);
-  const auto x = read_all(g, "x", 3 * n, f), v = read_all(g, "v", 3 * n, f), w = read_all(g, "w", 3 * n, f);
-  const auto q = read_all(g, "q", 4 * n, f), r = read_all(g, "radius", n, f);
-  const auto half = read_all(g, "half_length", n, f), mass = read_all(g, "mass", n, f);
-  const auto inv_mass = read_all(g, "inv_mass", n, f), inertia = read_all(g, "inertia", 3 * n, f);
-  const auto id = read_all(g, "id", n, f);
+CapsuleBodies read_capsule_group(const Reader& r) {
+  const hsize_t n = r.rows("radius");
+  const auto x = r.doubles("x", n, 3), v = r.doubles("v", n, 3), w = r.doubles("w", n, 3);
+  const auto q = r.doubles("q", n, 4), radius = r.doubles("radius", n, 1);
+  const auto half = r.doubles("half_length", n, 1), mass = r.doubles("mass", n, 1);
+  const auto inv_mass = r.doubles("inv_mass", n, 1), inertia = r.doubles("inertia", n, 3);
+  r.finite("x", x, 3), r.finite("v", v, 3), r.finite("w", w, 3), r.finite("q", q, 4);
+  r.positive("radius", radius), r.non_negative("half_length", half), r.positive("mass", mass);
+  r.non_negative("inv_mass", inv_mass);
+  r.each("inertia", inertia, 3, [](double s) { return std::isfinite(s) && s > 0.0; }, "a positive finite number");
+  for (hsize_t i = 0; i < n; ++i) {
+    const double norm = Eigen::Vector4d(q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]).norm();
+    if (std::abs(norm - 1.0) > 1e-6)
+      r.fail("q", "row " + std::to_string(i) + " has norm " + Reader::num(norm) + " (expected a unit quaternion)");
+  }
+  const std::vector<std::uint32_t> id = r.ids("id", n);
   CapsuleBodies k;
   for (hsize_t i = 0; i < n; ++i) {
-    k.add(row3(x, i), Eigen::Vector3d::UnitZ(), half[i], r[i], 1.0, row3(v, i));
+    k.add(row3(x, i), Eigen::Vector3d::UnitZ(), half[i], radius[i], 1.0, row3(v, i));
     k.w[i] = row3(w, i);
     k.q[i] = Eigen::Quaterniond(q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]);
     k.mass[i] = mass[i];
     k.inv_mass[i] = inv_mass[i];
     k.inertia[i] = row3(inertia, i);
-    k.id[i] = static_cast<std::uint32_t>(id[i]);
+    k.id[i] = id[i];
   }
   refresh_world_inertia(k);
   return k;
 }
 
-}  // namespace
-
-void write_restart(const std::filesystem::path& file, const granular::GranularModel& m) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  const hid_t f = H5Fcreate(file.string().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (f < 0) throw std::runtime_error(file.string() + ": cannot create the restart archive");
-  std::vector<double> buf;
-  std::vector<hid_t> groups;
-  try {
-    groups.push_back(H5Gcreate2(f, "beads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    if (groups.back() < 0) throw std::runtime_error(file.string() + ": HDF5 failed to create /beads");
-    write_bead_group(groups.back(), m.beads, buf, file);
-    if (m.capsules.size() > 0) {
-      groups.push_back(H5Gcreate2(f, "capsules", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-      if (groups.back() < 0) throw std::runtime_error(file.string() + ": HDF5 failed to create /capsules");
-      write_capsule_group(groups.back(), m.capsules, buf, file);
-    }
-    const double clock[4] = {m.time, static_cast<double>(m.step), static_cast<double>(m.beads.next_id),
-                             static_cast<double>(m.capsules.next_id)};
-    write_matrix(f, "clock", clock, 4, 1, file);
-  } catch (...) {
-    for (hid_t g : groups)
-      if (g >= 0) H5Gclose(g);
-    H5Fclose(f);
-    throw;
-  }
-  for (hid_t g : groups) H5Gclose(g);
-  check(H5Fclose(f), file, "close the file");
+// An integer archived as a double: finite, integral, in [lo, hi].
+double integral(const Reader& r, const char* name, double x, double lo, double hi, const char* what) {
+  if (!(std::isfinite(x) && x == std::floor(x) && x >= lo && x <= hi))
+    r.fail(name, std::string(what) + " is " + Reader::num(x) + " (expected an integer in [" + Reader::num(lo) + ", " +
+                     Reader::num(hi) + "])");
+  return x;
 }
 
-void read_restart(const std::filesystem::path& file, granular::GranularModel& m) {
+}  // namespace
+
+void write_restart(const Path& file, const granular::GranularModel& m, const contact::ContactCache* bead_cache,
+                   const contact::ContactCache* capsule_cache, const RunCounters* counters) {
+  if (const std::string bad = non_finite_body(m); !bad.empty())
+    throw std::runtime_error(file.string() + ": not written: the state is not finite (" + bad + ")");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const Path tmp = temporary_name(file);
+  const hid_t f = H5Fcreate(tmp.string().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0) throw std::runtime_error(file.string() + ": cannot create the restart archive");
+  try {
+    text_attribute(f, "format", "talus granular restart archive (apps/GranularOutput.hpp)", file, "/");
+    {
+      Group g(f, "beads", true, file);
+      Writer w{g.id, "/beads/", file, {}};
+      write_bead_group(w, m.beads);
+    }
+    if (m.capsules.size() > 0) {
+      Group g(f, "capsules", true, file);
+      Writer w{g.id, "/capsules/", file, {}};
+      write_capsule_group(w, m.capsules);
+    }
+    Writer root{f, "/", file, {}};
+    const double clock[4] = {m.time, static_cast<double>(m.step), static_cast<double>(m.beads.next_id),
+                             static_cast<double>(m.capsules.next_id)};
+    root.matrix("clock", clock, 4, 1, "s, 1, 1, 1",
+                "time [s], step (steps taken since t = 0), next bead id, next capsule id");
+    if (bead_cache || capsule_cache) {
+      Group g(f, "contacts", true, file);
+      const contact::ContactCache empty;
+      write_cache(g.id, "beads", bead_cache ? *bead_cache : empty, "bead contacts (bead-bead, bead-wall, bead-box)", file);
+      write_cache(g.id, "capsules", capsule_cache ? *capsule_cache : empty, "contacts touching a capsule", file);
+    }
+    if (counters) {
+      Group g(f, "run", true, file);
+      Writer w{g.id, "/run/", file, {}};
+      const double removed = static_cast<double>(counters->removed), dropped = counters->dropped ? 1.0 : 0.0;
+      w.matrix("removed", &removed, 1, 1, "1", "beads that left the container so far (outflow)");
+      w.matrix("dropped", &dropped, 1, 1, "1", "perturbed_stack: 1 once the ball has been added");
+      w.rows("discharge", counters->discharge, 2,
+             [](const std::pair<double, long>& p, int c) { return c == 0 ? p.first : static_cast<double>(p.second); },
+             "s, 1", "(time, beads removed so far) after each step with an outflow");
+    }
+  } catch (...) {
+    H5Fclose(f);
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw;
+  }
+  if (H5Fclose(f) < 0) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error(file.string() + ": HDF5 failed to close the file");
+  }
+  commit_file(tmp, file);
+}
+
+void read_restart(const Path& file, granular::GranularModel& m, RestartExtras* extras) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  if (H5Fis_hdf5(file.string().c_str()) <= 0)
+    throw std::runtime_error(file.string() + ": cannot open the restart archive (missing, or not an HDF5 file)");
   const hid_t f = H5Fopen(file.string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) throw std::runtime_error(file.string() + ": cannot open the restart archive");
-  const hid_t g = H5Gopen2(f, "beads", H5P_DEFAULT);
-  if (g < 0) {
-    H5Fclose(f);
-    throw std::runtime_error(file.string() + ": not a granular restart archive (no /beads)");
-  }
-  const hid_t gc = H5Lexists(f, "capsules", H5P_DEFAULT) > 0 ? H5Gopen2(f, "capsules", H5P_DEFAULT) : -1;
   try {
-    SphereBodies b = read_bead_group(g, file);
-    CapsuleBodies k = gc >= 0 ? read_capsule_group(gc, file) : CapsuleBodies{};
+    if (H5Lexists(f, "beads", H5P_DEFAULT) <= 0)
+      throw std::runtime_error(file.string() + ": not a granular restart archive (no /beads)");
+    SphereBodies b;
+    CapsuleBodies k;
+    {
+      Group g(f, "beads", false, file);
+      b = read_bead_group(Reader{g.id, "/beads/", file});
+    }
+    if (H5Lexists(f, "capsules", H5P_DEFAULT) > 0) {
+      Group g(f, "capsules", false, file);
+      k = read_capsule_group(Reader{g.id, "/capsules/", file});
+    }
+    const Reader root{f, "/", file};
     // Archives written before capsules existed hold 3 clock entries.
-    const hsize_t entries = row_count(f, "clock", file);
-    if (entries != 3 && entries != 4) throw std::runtime_error(file.string() + ": /clock has " +
-                                                               std::to_string(entries) + " entries (expected 4)");
-    const auto clock = read_all(f, "clock", entries, file);
-    b.next_id = static_cast<std::uint32_t>(clock[2]);
-    k.next_id = entries == 4 ? static_cast<std::uint32_t>(clock[3]) : static_cast<std::uint32_t>(k.size());
+    const hsize_t entries = root.rows("clock");
+    if (entries != 3 && entries != 4) root.fail("clock", std::to_string(entries) + " entries (expected 4)");
+    const auto clock = root.doubles("clock", entries, 1);
+    if (!(std::isfinite(clock[0]) && clock[0] >= 0.0))
+      root.fail("clock", "time is " + Reader::num(clock[0]) + " (expected a finite time >= 0)");
+    const double step = integral(root, "clock", clock[1], 0.0, kMaxExactInteger, "step");
+    const double next_bead = integral(root, "clock", clock[2], 0.0, 4294967295.0, "the next bead id");
+    const double next_capsule =
+        entries == 4 ? integral(root, "clock", clock[3], 0.0, 4294967295.0, "the next capsule id") : k.size();
+    for (std::uint32_t id : b.id)
+      if (id >= next_bead)
+        root.fail("clock", "the next bead id " + Reader::num(next_bead) + " is not above bead id " + std::to_string(id));
+    for (std::uint32_t id : k.id)
+      if (id >= next_capsule)
+        root.fail("clock", "the next capsule id " + Reader::num(next_capsule) + " is not above capsule id " + std::to_string(id));
+    RestartExtras x;
+    if (H5Lexists(f, "contacts", H5P_DEFAULT) > 0) {
+      Group g(f, "contacts", false, file);
+      Group gb(g.id, "beads", false, file), gk(g.id, "capsules", false, file);
+      x.bead_cache = Reader{gb.id, "/contacts/beads/", file}.cache("beads");
+      x.capsule_cache = Reader{gk.id, "/contacts/capsules/", file}.cache("capsules");
+      x.has_contacts = true;
+    }
+    if (H5Lexists(f, "run", H5P_DEFAULT) > 0) {
+      Group g(f, "run", false, file);
+      const Reader r{g.id, "/run/", file};
+      const double removed = r.doubles("removed", 1, 1)[0], dropped = r.doubles("dropped", 1, 1)[0];
+      x.counters.removed = static_cast<long>(integral(r, "removed", removed, 0.0, kMaxExactInteger, "the count"));
+      x.counters.dropped = integral(r, "dropped", dropped, 0.0, 1.0, "the flag") == 1.0;
+      const auto d = r.doubles("discharge", r.rows("discharge"), 2);
+      r.non_negative("discharge", d, 2);
+      for (std::size_t i = 0; i + 1 < d.size(); i += 2) x.counters.discharge.emplace_back(d[i], static_cast<long>(d[i + 1]));
+      x.has_counters = true;
+    }
+    b.next_id = static_cast<std::uint32_t>(next_bead);
+    k.next_id = static_cast<std::uint32_t>(next_capsule);
     m.beads = std::move(b);
     m.capsules = std::move(k);
     m.time = clock[0];
-    m.step = static_cast<long>(clock[1]);
+    m.step = static_cast<long>(step);
+    if (extras) *extras = std::move(x);
   } catch (...) {
-    if (gc >= 0) H5Gclose(gc);
-    H5Gclose(g);
     H5Fclose(f);
     throw;
   }
-  if (gc >= 0) H5Gclose(gc);
-  H5Gclose(g);
   H5Fclose(f);
 }
 

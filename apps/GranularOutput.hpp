@@ -10,18 +10,25 @@
 //                       angular_velocity, contact_force, id — glyph them in ParaView (Glyph: cylinder, oriented
 //                       by axis)
 //   beads.pvd, contacts.pvd, capsules.pvd  collections indexing the frames by time (open these in ParaView)
-//   restart.h5          /beads/{x, v, w, radius, mass, id} (N×3 or N), /capsules/{x, v, w, q (N×4, w x y z),
-//                       radius, half_length, mass, inv_mass, inertia (N×3, principal), id} when there are capsules,
-//                       /clock (time, step, next bead id, next capsule id); read back by read_restart to continue
-//                       a run (the bodies' state bitwise)
+//   restart.h5          /beads/{x, v, w, radius, mass, inv_mass, inv_inertia, id} (N×3 or N), /capsules/{x, v, w,
+//                       q (N×4, w x y z), radius, half_length, mass, inv_mass, inertia (N×3, principal), id} when
+//                       there are capsules, /clock (time, step, next bead id, next capsule id), /contacts/{beads,
+//                       capsules}/{keys (uint64), impulses (K×3, world)}: the solver's warm start, /run/{removed,
+//                       dropped, discharge (K×2)}: the runner's counters; every dataset carries `units` and
+//                       `description` attributes. read_restart gives all of it back, so that a run to T and a run
+//                       to T/2 + restart to T end bitwise equal (tests/apps/test_granular_restart.cpp).
+// Every file is written under a temporary name (.NAME.tmp beside it) and renamed when complete: a killed run
+// leaves either the previous complete version or the new one, never half a file.
 // Contacts touching a capsule (GeneralContacts.hpp) enter the contact network and the contact_force arrays
 // like the bead contacts.
 // VTK XML is written in ASCII: readable everywhere and small enough at the frame rates of a run.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "contact/ContactCache.hpp"
 #include "engine/granular/GeneralContacts.hpp"
 #include "engine/granular/GranularModel.hpp"
 #include "engine/granular/SweepContact.hpp"
@@ -45,8 +52,45 @@ void write_contacts_vtp(const std::filesystem::path& file, const granular::Granu
 // (time, file name relative to the .pvd) pairs.
 void write_pvd(const std::filesystem::path& file, const std::vector<std::pair<double, std::string>>& frames);
 
-void write_restart(const std::filesystem::path& file, const granular::GranularModel& model);
-// Replaces model's beads, capsules (none when the archive has none), time and step by the archive's. Throws std::runtime_error.
-void read_restart(const std::filesystem::path& file, granular::GranularModel& model);
+// The runner's state besides the model that the next steps read (apps/GranularRun.cpp).
+struct RunCounters {
+  long removed = 0;      // beads that left the container so far
+  bool dropped = false;  // perturbed_stack: the ball has been added
+  std::vector<std::pair<double, long>> discharge;  // (time, beads removed so far)
+};
+
+// The solver's warm start as archived: keys in increasing order, world impulses.
+struct CacheContent {
+  std::vector<contact::ContactKey> keys;
+  std::vector<Eigen::Vector3d> impulses;
+  void load_into(contact::ContactCache& cache) const { cache.store(keys.data(), impulses.data(), keys.size()); }
+};
+
+// What read_restart gives back besides the model. has_contacts / has_counters are false for archives written
+// before those groups existed (the run then starts cold, and is not a bitwise continuation).
+struct RestartExtras {
+  CacheContent bead_cache, capsule_cache;
+  RunCounters counters;
+  bool has_contacts = false, has_counters = false;
+};
+
+// Refuses (std::runtime_error naming the file) a model with a non-finite value: a restart archive never holds NaN.
+void write_restart(const std::filesystem::path& file, const granular::GranularModel& model,
+                   const contact::ContactCache* bead_cache = nullptr, const contact::ContactCache* capsule_cache = nullptr,
+                   const RunCounters* counters = nullptr);
+// Replaces model's beads, capsules (none when the archive has none), time and step by the archive's, and
+// fills `extras` when given. The archive is validated before anything is replaced: finite values, positive
+// radii and masses, consistent sizes, unique ids below the next id, a finite clock >= 0, strictly increasing
+// cache keys; every error is a std::runtime_error naming the file and the dataset.
+void read_restart(const std::filesystem::path& file, granular::GranularModel& model, RestartExtras* extras = nullptr);
+
+// "" when every body's position, velocity, angular velocity (and capsule orientation) is finite; otherwise
+// which one is not, e.g. "bead id 17 (index 3): velocity (nan, 0, 0)".
+std::string non_finite_body(const granular::GranularModel& model);
+
+// The temporary name a file is written under before it is renamed to `file`: .NAME.tmp in the same folder.
+std::filesystem::path temporary_name(const std::filesystem::path& file);
+// Renames `tmp` to `file` (same folder, atomic on POSIX); throws std::runtime_error naming `file`.
+void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& file);
 
 }  // namespace talus::app

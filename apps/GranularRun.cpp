@@ -1,5 +1,6 @@
 #include "apps/GranularRun.hpp"
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -10,15 +11,22 @@
 #include <deque>
 #include <map>
 #include <cstdio>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <regex>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "apps/GranularOutput.hpp"
+#include "apps/ProgressMeter.hpp"
+#include "apps/ResourceLimits.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneReader.hpp"
+#include "apps/Version.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 #include "solvers/fc/FclibIO.hpp"
@@ -29,6 +37,12 @@ namespace fs = std::filesystem;
 using namespace talus::granular;
 
 namespace {
+
+constexpr long kMaxThreads = 1024;
+constexpr long kThreadsPerCore = 16;
+constexpr std::uint64_t kBytesPerBead = 2200, kBytesPerCapsule = 4400;
+// More steps than this is a mistake (h far too small for t_end): it would also outlast the clock's resolution.
+constexpr double kMaxSteps = 1e9;
 
 // Every key a granular: map may hold (docs/granular.md); a key read below but missing here is a programmer error.
 const std::initializer_list<std::string_view> kKeys = {
@@ -97,14 +111,22 @@ class Settings {
     const Value* v = find(key);
     return v ? v->reader->in_range(v->field, lo, hi) : fallback;
   }
-  // An integer >= lo.
-  long integer(const char* key, long lo, long fallback) const {
+  // An integer in [lo, hi]. A number written with an exponent (n: 1e5) is taken when it is a whole number.
+  long integer(const char* key, long lo, long hi, long fallback) const {
     const Value* v = find(key);
     if (!v) return fallback;
     long x = 0;
-    if (!v->field.node.IsScalar() || !YAML::convert<long>::decode(v->field.node, x))
-      v->reader->fail(v->field, "is " + describe(v->field.node) + " (expected an integer)");
+    if (!v->field.node.IsScalar() || !YAML::convert<long>::decode(v->field.node, x)) {
+      double d = 0.0;
+      if (!v->field.node.IsScalar() || !YAML::convert<double>::decode(v->field.node, d) || !std::isfinite(d) ||
+          d != std::floor(d))
+        v->reader->fail(v->field, "is " + describe(v->field.node) + " (expected an integer)");
+      // Beyond the range of long: reported against hi below (hi < 2^63 always).
+      x = std::abs(d) < 9.2e18 ? static_cast<long>(d) : (d > 0 ? std::numeric_limits<long>::max() : std::numeric_limits<long>::min());
+    }
     if (x < lo) v->reader->fail(v->field, "is " + std::to_string(x) + " (expected an integer >= " + std::to_string(lo) + ")");
+    if (x > hi)
+      v->reader->fail(v->field, "is " + v->field.node.Scalar() + " (expected an integer <= " + std::to_string(hi) + ")");
     return x;
   }
   std::string text(const char* key, const std::string& fallback) const {
@@ -139,9 +161,31 @@ class Settings {
   std::map<std::string, Value, std::less<>> values_;
 };
 
-GranularScene build_scene(const Settings& s, std::string& kind) {
+// The sizes the scene asks for, against the memory, before the generator allocates anything.
+void check_sizes(const Settings& s, const BeadSpec& b, std::uint64_t max_memory) {
+  const double capsules = std::ceil(b.capsule_fraction * static_cast<double>(b.n));
+  const double beads = static_cast<double>(b.n) - capsules + 1.0;  // + the ball of perturbed_stack
+  const std::uint64_t need = granular_memory_estimate(beads, capsules);
+  const std::uint64_t have = max_memory > 0 ? max_memory : available_memory().value_or(0);
+  if (have > 0 && need > have) {
+    const std::string what = std::to_string(b.n) + " bodies need about " + format_bytes(double(need)) + " (" +
+                             std::to_string(kBytesPerBead) + " B per bead" +
+                             (capsules > 0 ? ", " + std::to_string(kBytesPerCapsule) + " B per capsule" : "") +
+                             "), more than the " + format_bytes(double(have)) +
+                             (max_memory > 0 ? " allowed by --max-memory" : " of memory available") +
+                             " (expected fewer beads, or a larger --max-memory)";
+    if (s.has("n")) s.fail("n", what);
+    s.fail_scene("granular.n: " + what);
+  }
+  // Bodies are indexed with int in the engine (and the ball is added to the beads).
+  if (b.n > std::numeric_limits<int>::max() - 1)
+    s.fail("n", "is " + std::to_string(b.n) + " (expected at most " + std::to_string(std::numeric_limits<int>::max() - 1) +
+                    ": bodies are indexed with 32-bit integers)");
+}
+
+GranularScene build_scene(const Settings& s, std::string& kind, std::uint64_t max_memory) {
   BeadSpec b;
-  b.n = s.integer("n", 1, b.n);
+  b.n = s.integer("n", 1, std::numeric_limits<long>::max(), b.n);
   b.radius = s.positive("radius", b.radius);
   b.polydispersity = s.in_range("polydispersity", 0.0, 0.099, b.polydispersity);
   b.density = s.positive("density", b.density);
@@ -149,8 +193,9 @@ GranularScene build_scene(const Settings& s, std::string& kind) {
   b.restitution = s.in_range("restitution", 0.0, 1.0, b.restitution);
   b.spacing = s.positive("spacing", b.spacing);
   b.jitter = s.non_negative("jitter", b.jitter);
-  b.seed = static_cast<std::uint64_t>(s.integer("seed", 0, static_cast<long>(b.seed)));
+  b.seed = static_cast<std::uint64_t>(s.integer("seed", 0, std::numeric_limits<long>::max(), static_cast<long>(b.seed)));
   b.capsule_fraction = s.in_range("capsule_fraction", 0.0, 1.0, b.capsule_fraction);
+  check_sizes(s, b, max_memory);
   kind = s.choice("scene", {"bead_stack", "perturbed_stack", "silo", "chute"}, "bead_stack");
   try {
     if (kind == "bead_stack") return bead_stack(b);
@@ -185,13 +230,25 @@ RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const 
   GranularParameters& p = r.params;
   p.h = o.h > 0 ? o.h : s.positive("h", sc.h);
   p.tolerance = s.positive("tolerance", p.tolerance);
-  p.max_sweeps = static_cast<int>(s.integer("max_sweeps", 1, p.max_sweeps));
-  p.threads = static_cast<int>(s.integer("threads", 1, p.threads));
-  p.resort_every = static_cast<int>(s.integer("resort_every", 0, p.resort_every));
-  if (s.choice("solver", {"matrix_free", "assembled"}, "matrix_free") == "assembled") p.solver = GranularSolver::Assembled;
+  constexpr long kIntMax = std::numeric_limits<int>::max();
+  p.max_sweeps = static_cast<int>(s.integer("max_sweeps", 1, kIntMax, p.max_sweeps));
+  p.threads = static_cast<int>(s.integer("threads", 1, kMaxThreads, p.threads));
+  if (s.has("threads")) {
+    const long cores = std::max(1u, std::thread::hardware_concurrency());
+    if (p.threads > kThreadsPerCore * cores)
+      s.fail("threads", "is " + std::to_string(p.threads) + " (expected at most " + std::to_string(kThreadsPerCore) +
+                            " × the " + std::to_string(cores) + " cores of this machine: more threads only wait)");
+  }
+  p.resort_every = static_cast<int>(s.integer("resort_every", 0, kIntMax, p.resort_every));
+  {
+    const std::string solver = s.choice("solver", {"matrix_free", "multilevel", "nncg", "assembled"}, "matrix_free");
+    if (solver == "assembled") p.solver = GranularSolver::Assembled;
+    if (solver == "multilevel") p.solver = GranularSolver::Multilevel;
+    if (solver == "nncg") p.solver = GranularSolver::Nncg;
+  }
   r.t_end = o.t_end > 0 ? o.t_end : s.positive("t_end", sc.t_end);
   r.frame_every = s.positive("frame_every", r.frame_every);
-  r.dump_step = s.integer("dump_fclib_step", 1, r.dump_step);
+  r.dump_step = s.integer("dump_fclib_step", 1, std::numeric_limits<long>::max(), r.dump_step);
   r.restart = s.text("restart", "");
   if (!r.restart.empty() && !fs::is_regular_file(r.restart)) s.fail("restart", "'" + r.restart + "': no such file");
   return r;
@@ -203,7 +260,169 @@ std::string frame_name(const char* stem, int frame) {
   return b;
 }
 
+std::string num(double x) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.9g", x);
+  return b;
+}
+
+// h against t_end and the start time (a restart archive's): at least one step, at most kMaxSteps; the run
+// takes the whole steps that fit, never ending past t_end. Returns the number of steps.
+long planned_steps(const Settings& s, const GranularRunOptions& o, const RunSettings& r, double t0) {
+  const double h = r.params.h;
+  const double steps = std::floor((r.t_end - t0) / h + 1e-6);
+  auto fail = [&](const std::string& what) {
+    if (o.h > 0) throw SceneError({"--h " + num(o.h)}, "granular.h", what);
+    if (s.has("h")) s.fail("h", what);
+    if (o.t_end > 0) throw SceneError({"--t-end " + num(o.t_end)}, "granular.t_end", what);
+    if (s.has("t_end")) s.fail("t_end", what);
+    s.fail_scene(what);
+  };
+  const std::string span = "t_end = " + num(r.t_end) + (t0 > 0 ? " after the restart archive's t = " + num(t0) : "");
+  if (!(steps >= 1.0)) fail("h = " + num(h) + " is larger than the time to run (" + span + "): no step would run");
+  if (steps > kMaxSteps)
+    fail("h = " + num(h) + " and " + span + " make " + num(steps) + " steps (expected at most " + num(kMaxSteps) +
+         ": is h too small?)");
+  return static_cast<long>(steps);
+}
+
+// The files a granular run writes into its folder (and their temporary names), recognised by name.
+bool is_run_file(const std::string& name) {
+  static const std::regex re(
+      R"(\.?((beads|contacts|capsules)(_[0-9]+\.vtp|\.pvd)|restart\.h5|granular\.json|profile\.txt|discharge\.csv|snapshot\.png)(\.tmp)?|\.snapshot\.tmp\.png)");
+  return std::regex_match(name, re);
+}
+
+// An earlier run's files in dir: those named like a run's, and those its granular.json lists (a trace, for
+// instance).
+std::vector<fs::path> earlier_run_files(const fs::path& dir) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return found;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
+    if (is_run_file(e.path().filename().string())) found.push_back(e.path());
+  try {
+    std::ifstream in(dir / "granular.json");
+    if (in) {
+      const nlohmann::json j = nlohmann::json::parse(in);
+      if (j.contains("outputs") && j["outputs"].is_array())
+        for (const auto& f : j["outputs"])
+          if (f.is_string()) {
+            const fs::path p = dir / f.get<std::string>();
+            // Only plain names inside dir: a list edited by hand must not remove anything elsewhere.
+            if (fs::path(f.get<std::string>()).has_parent_path() || !fs::is_regular_file(p, ec)) continue;
+            if (std::find(found.begin(), found.end(), p) == found.end()) found.push_back(p);
+          }
+    }
+  } catch (const nlohmann::json::exception&) {
+    // An unreadable granular.json is itself an earlier output (listed above); its list is lost.
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// Refuses a folder holding an earlier run, or (overwrite) removes that run's files as one set.
+void prepare_output_folder(const fs::path& out, bool overwrite, bool quiet, std::ostream& log) {
+  const std::vector<fs::path> earlier = earlier_run_files(out);
+  if (earlier.empty()) return;
+  if (!overwrite) {
+    long frames = 0;
+    std::string named;
+    for (const fs::path& f : earlier) {
+      const std::string n = f.filename().string();
+      if (n.size() > 4 && n.compare(n.size() - 4, 4, ".vtp") == 0) {
+        ++frames;
+      } else if (named.size() < 80) {
+        named += (named.empty() ? "" : ", ") + n;
+      }
+    }
+    throw std::runtime_error(out.string() + ": holds the outputs of an earlier run (" + named +
+                             (frames ? (named.empty() ? "" : ", ") + std::to_string(frames) + " frame files" : "") +
+                             "): choose another output folder, or pass --overwrite to replace them");
+  }
+  for (const fs::path& f : earlier) {
+    std::error_code ec;
+    fs::remove(f, ec);
+    if (ec) throw std::runtime_error(f.string() + ": cannot remove the earlier run's file: " + ec.message());
+  }
+  if (!quiet) log << "talus: removed the " << earlier.size() << " files of the earlier run in " << out.string() << '\n';
+}
+
+// SIGTERM ends a granular run as SIGINT does (talus_main.cpp handles SIGINT): the handler is set for the run
+// and the previous one put back after it.
+std::atomic<bool> g_terminate{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+extern "C" void on_terminate(int) {
+  g_terminate.store(true, std::memory_order_relaxed);
+  std::signal(SIGTERM, SIG_DFL);  // a second SIGTERM ends the process at once
+}
+struct TerminateHandler {
+  using Handler = void (*)(int);
+  Handler previous;
+  TerminateHandler() {
+    g_terminate.store(false);
+    previous = std::signal(SIGTERM, on_terminate);
+  }
+  ~TerminateHandler() { std::signal(SIGTERM, previous == SIG_ERR ? SIG_DFL : previous); }
+  TerminateHandler(const TerminateHandler&) = delete;
+  TerminateHandler& operator=(const TerminateHandler&) = delete;
+};
+
+// The state the next step reads, copied before each step: a step that fails (solver or non-finite values) is
+// undone, so that restart.h5 and the last frame hold the last good state. Copies reuse their capacity.
+struct Snapshot {
+  SphereBodies beads;
+  CapsuleBodies capsules;
+  double time = 0.0;
+  long step = 0;
+  CacheContent bead_cache, capsule_cache;
+
+  void take(const GranularModel& m, GranularStepper& st) {
+    beads = m.beads, capsules = m.capsules, time = m.time, step = m.step;
+    bead_cache.keys = st.contact_cache().keys(), bead_cache.impulses = st.contact_cache().impulses();
+    capsule_cache.keys = st.capsule_contact_cache().keys();
+    capsule_cache.impulses = st.capsule_contact_cache().impulses();
+  }
+  void restore(GranularModel& m, GranularStepper& st) const {
+    m.beads = beads, m.capsules = capsules, m.time = time, m.step = step;
+    bead_cache.load_into(st.contact_cache());
+    capsule_cache.load_into(st.capsule_contact_cache());
+  }
+};
+
+// "" when the last step's impulses and the bodies are finite; else which contact or body is not.
+std::string non_finite_after_step(const GranularModel& m, const GranularStepper& st) {
+  const auto& ids = m.beads.id;
+  for (const SweepContact& c : st.contacts())
+    if (!c.r.allFinite())
+      return "contact of bead id " + std::to_string(ids[c.b]) +
+             (c.a >= 0 ? " with bead id " + std::to_string(ids[c.a]) : std::string(" with a wall or box")) +
+             ": impulse (" + num(c.r[0]) + ", " + num(c.r[1]) + ", " + num(c.r[2]) + ")";
+  for (const GeneralContact& c : st.general_contacts().contacts)
+    if (!c.r.allFinite())
+      return "contact touching a capsule (bodies " + std::to_string(c.a) + " and " + std::to_string(c.b) +
+             "): impulse (" + num(c.r[0]) + ", " + num(c.r[1]) + ", " + num(c.r[2]) + ")";
+  return non_finite_body(m);
+}
+
+// Where a solve that failed most likely went wrong: the fastest body after it.
+std::string fastest_body(const GranularModel& m) {
+  double vmax = -1.0;
+  std::string which = "no bodies";
+  for (int i = 0; i < m.beads.size(); ++i)
+    if (m.beads.v[i].norm() > vmax) vmax = m.beads.v[i].norm(), which = "bead id " + std::to_string(m.beads.id[i]);
+  for (int i = 0; i < m.capsules.size(); ++i)
+    if (m.capsules.v[i].norm() > vmax)
+      vmax = m.capsules.v[i].norm(), which = "capsule id " + std::to_string(m.capsules.id[i]);
+  return "the fastest body after it: " + which + " at " + num(vmax) + " m/s";
+}
+
 }  // namespace
+
+std::uint64_t granular_memory_estimate(double beads, double capsules) {
+  const double b = std::max(0.0, beads) * kBytesPerBead + std::max(0.0, capsules) * kBytesPerCapsule;
+  return b >= 1.8e19 || !std::isfinite(b) ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(b);
+}
 
 bool is_granular_scene(const fs::path& file) {
   try {
@@ -214,12 +433,14 @@ bool is_granular_scene(const fs::path& file) {
   }
 }
 
-GranularSceneSummary check_granular_scene(const fs::path& scene_file, const std::vector<std::string>& sets) {
+GranularSceneSummary check_granular_scene(const fs::path& scene_file, const std::vector<std::string>& sets,
+                                          std::uint64_t max_memory) {
   const Settings s(scene_file, sets);
   GranularSceneSummary out;
-  GranularScene sc = build_scene(s, out.kind);
+  GranularScene sc = build_scene(s, out.kind, max_memory);
   const RunSettings r = read_run_settings(s, sc, scene_file, {});
   if (!r.restart.empty()) read_restart(r.restart, sc.model);
+  planned_steps(s, {}, r, sc.model.time);
   try {
     GranularStepper stepper(sc.model, r.params);  // the stepper's own parameter checks
   } catch (const std::invalid_argument& e) {
@@ -236,7 +457,7 @@ GranularSceneSummary check_granular_scene(const fs::path& scene_file, const std:
 int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::ostream& log) {
   const Settings s(scene_file, o.sets);
   std::string kind;
-  GranularScene sc = build_scene(s, kind);
+  GranularScene sc = build_scene(s, kind, o.max_memory);
   const RunSettings rs = read_run_settings(s, sc, scene_file, o);
   const std::string& name = rs.name;
   GranularParameters p = rs.params;
@@ -244,29 +465,57 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   const double frame_every = rs.frame_every;
   const long dump_step = rs.dump_step;
   const std::string& restart = rs.restart;
-  if (!restart.empty()) read_restart(restart, sc.model);
+  RestartExtras extras;
+  if (!restart.empty()) read_restart(restart, sc.model, &extras);
+  const long planned = planned_steps(s, o, rs, sc.model.time);
+  GranularModel& m = sc.model;
+  const double t_final = m.time + planned * p.h;  // ≤ t_end: the whole steps that fit
 
   const fs::path out = o.out_dir.empty() ? fs::path("out") / name : o.out_dir;
+  PhaseProfile profile(!o.profile.empty());
+  GranularStepper stepper(m, p, &profile);
+  prepare_output_folder(out, o.overwrite, o.quiet, log);
   fs::create_directories(out);
   if (!o.dump_fclib.empty()) fs::create_directories(o.dump_fclib);
-  PhaseProfile profile(!o.profile.empty());
-  GranularStepper stepper(sc.model, p, &profile);
-  GranularModel& m = sc.model;
+  RunCounters counters;
+  if (extras.has_contacts) {
+    extras.bead_cache.load_into(stepper.contact_cache());
+    extras.capsule_cache.load_into(stepper.capsule_contact_cache());
+  }
+  if (extras.has_counters) counters = extras.counters;
+  if (!restart.empty() && !o.quiet && !extras.has_contacts)
+    log << "talus: " << restart << " holds no contact cache (an older archive): the first step starts cold\n";
+  const TerminateHandler terminate_handler;
+
   const double bead_mass = m.beads.size() > 0 ? m.beads.mass[0] : 0.0;
   const double radius = m.beads.size() > 0 ? m.beads.radius[0] : 0.0;
   const long n0 = m.beads.size(), n_capsules0 = m.capsules.size();
-  if (!o.quiet)
+  const double t0 = m.time;
+  if (!o.quiet) {
     log << "talus: " << name << " (" << kind << "): " << n0 << " beads, "
         << (m.capsules.size() > 0 ? std::to_string(m.capsules.size()) + " capsules, " : "") << m.walls.size()
-        << " walls, h = " << p.h
-        << ", t_end = " << t_end << ", threads = " << p.threads << ", tolerance = " << p.tolerance << '\n';
+        << " walls, h = " << p.h << ", t_end = " << t_end << ", threads = " << p.threads
+        << ", tolerance = " << p.tolerance << '\n';
+    if (t_final < t_end - 1e-6 * p.h)
+      log << "talus: t_end is not a whole number of steps from t = " << t0 << ": the run ends at t = " << t_final << '\n';
+  }
+
+  // The files written so far (names relative to out): granular.json lists them, and a later run with
+  // overwrite removes them as one set.
+  std::vector<std::string> outputs;
+  auto written = [&](const std::string& f) {
+    if (std::find(outputs.begin(), outputs.end(), f) == outputs.end()) outputs.push_back(f);
+  };
+  const bool trace_inside = !o.profile.empty() && fs::absolute(o.profile).parent_path() == fs::absolute(out);
 
   std::vector<std::pair<double, std::string>> bead_frames, contact_frames, capsule_frames;
   int frame = 0;
   // The capsule series exists when the scene starts with capsules (and goes on once they have all left).
   const bool capsule_series = m.capsules.size() > 0;
-  // The last step's contacts index the bodies as they were; after an outflow removal they are left out.
-  bool contacts_valid = true;
+  // The last step's contacts index the bodies as they were; after an outflow removal, or a failed step undone,
+  // they are left out.
+  bool contacts_valid = false;
+  long restart_step = -1;  // m.step of the state in restart.h5
   const std::vector<SweepContact> no_contacts;
   const std::vector<GeneralContact> no_general;
   auto write_frame = [&] {
@@ -276,42 +525,118 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     const std::string bf = frame_name("beads", frame), cf = frame_name("contacts", frame);
     write_beads_vtp(out / bf, m, contacts, p.h);
     write_contacts_vtp(out / cf, m, contacts, p.h);
+    written(bf), written(cf);
     bead_frames.emplace_back(m.time, bf);
     contact_frames.emplace_back(m.time, cf);
     write_pvd(out / "beads.pvd", bead_frames);
     write_pvd(out / "contacts.pvd", contact_frames);
+    written("beads.pvd"), written("contacts.pvd");
     if (capsule_series) {
       const std::string kf = frame_name("capsules", frame);
       write_capsules_vtp(out / kf, m, contacts, p.h);
       capsule_frames.emplace_back(m.time, kf);
       write_pvd(out / "capsules.pvd", capsule_frames);
+      written(kf), written("capsules.pvd");
     }
-    write_restart(out / "restart.h5", m);
     ++frame;
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
   };
+  // The archive is written after the step's outflow (the frame shows the bodies before it, with the step's
+  // contacts): it is the state the next step starts from.
+  auto save_restart = [&] {
+    const auto t0 = ProfileClock::now();
+    write_restart(out / "restart.h5", m, &stepper.contact_cache(), &stepper.capsule_contact_cache(), &counters);
+    written("restart.h5");
+    restart_step = m.step;
+    profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
+  };
+
+  long worst_sweeps = 0, total_sweeps = 0, steps = 0;
+  double worst_residual = 0.0, worst_penetration = 0.0;
+  counters.dropped = counters.dropped || sc.events.drop_time < 0;
+  int status = -1;  // running
+  std::string failure;
+  long failed_step = -1;
+  double failed_time = 0.0;
+  const auto wall_start = std::chrono::steady_clock::now();
+  double rate = 0.0, ke_ratio = 0.0;
+
+  // granular.json: the run's inputs, its units and its results; written at the start (status "running") and
+  // at the end, so that a killed run says so.
+  auto write_summary = [&] {
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    nlohmann::ordered_json j;
+    j["talus_version"] = version();
+    j["scene_file"] = scene_file.string();
+    j["overrides"] = o.sets;
+    j["command_line"] = {{"t_end", o.t_end > 0 ? nlohmann::json(o.t_end) : nlohmann::json(nullptr)},
+                         {"h", o.h > 0 ? nlohmann::json(o.h) : nlohmann::json(nullptr)},
+                         {"overwrite", o.overwrite}};
+    j["restart_from"] = restart.empty() ? nlohmann::json(nullptr) : nlohmann::json(restart);
+    j["scene"] = name;
+    j["kind"] = kind;
+    j["seed"] = s.has("seed") ? nlohmann::json(s.integer("seed", 0, std::numeric_limits<long>::max(), 0))
+                              : nlohmann::json(BeadSpec{}.seed);
+    j["units"] = {{"h", "s"},          {"t_end", "s"},         {"start_time", "s"},
+                  {"time", "s"},       {"wall_seconds", "s"},  {"max_penetration_over_r", "bead radius"},
+                  {"discharge_rate_kg_per_s", "kg/s"}, {"final_ke_over_Nmgr", "N m g r"}};
+    j["status"] = status < 0 ? "running" : status == 0 ? "completed" : status == 2 ? "step_failed" : "interrupted";
+    j["failure"] = failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(failure);
+    j["failed_step"] = failed_step >= 0 ? nlohmann::json(failed_step) : nlohmann::json(nullptr);
+    j["failed_time"] = failed_step >= 0 ? nlohmann::json(failed_time) : nlohmann::json(nullptr);
+    j["beads"] = n0;
+    j["beads_left"] = m.beads.size();
+    j["capsules"] = n_capsules0;
+    j["capsules_left"] = m.capsules.size();
+    j["h"] = p.h;
+    j["t_end"] = t_end;
+    j["start_time"] = t0;
+    j["time"] = m.time;
+    j["step"] = m.step;
+    j["steps"] = steps;
+    j["threads"] = p.threads;
+    j["wall_seconds"] = wall;
+    j["tolerance"] = p.tolerance;
+    j["worst_residual"] = worst_residual;
+    j["mean_sweeps"] = steps ? double(total_sweeps) / steps : 0.0;
+    j["worst_sweeps"] = worst_sweeps;
+    j["max_penetration_over_r"] = worst_penetration / std::max(radius, 1e-300);
+    j["final_ke_over_Nmgr"] = ke_ratio;
+    j["removed_beads"] = counters.removed;
+    j["discharge_rate_kg_per_s"] = rate;
+    j["frames"] = frame;
+    written("granular.json");
+    j["outputs"] = outputs;
+    const fs::path file = out / "granular.json", tmp = temporary_name(file);
+    {
+      std::ofstream f(tmp);
+      // NaN and infinities become null (nlohmann's dump): never a bare nan that JSON readers refuse.
+      f << j.dump(2) << '\n';
+      f.close();
+      if (!f) throw std::runtime_error(file.string() + ": write failed");
+    }
+    commit_file(tmp, file);
+  };
+  if (trace_inside) written(o.profile.filename().string());
+  write_summary();
   write_frame();
+  save_restart();
 
   std::vector<char> remove_flags;
-  std::vector<std::pair<double, long>> discharge;  // (time, beads removed so far)
-  long removed = 0, worst_sweeps = 0, total_sweeps = 0, steps = 0;
-  double worst_residual = 0.0, worst_penetration = 0.0;
-  bool dropped = sc.events.drop_time < 0;
-  int status = 0;
-  std::string failure;
-  const auto wall_start = std::chrono::steady_clock::now();
+  Snapshot before;
   auto last_print = wall_start;
   long last_steps = 0;
   double next_frame = m.time + frame_every;
-  while (m.time < t_end - 1e-9 * p.h) {
-    if (o.stop && o.stop->load(std::memory_order_relaxed)) {
+  while (steps < planned) {
+    if ((o.stop && o.stop->load(std::memory_order_relaxed)) || g_terminate.load(std::memory_order_relaxed)) {
       status = 130;
       break;
     }
-    if (!dropped && m.time >= sc.events.drop_time - 1e-12) {
+    if (!counters.dropped && m.time >= sc.events.drop_time - 1e-12) {
       m.beads.add(sc.events.drop_position, sc.events.drop_radius, sc.events.drop_density, sc.events.drop_velocity);
-      dropped = true;
+      counters.dropped = true;
     }
+    before.take(m, stepper);
     if (!o.dump_fclib.empty() && m.step + 1 == dump_step) stepper.keep_next_problem();
     const GranularStepReport& r = stepper.step();
     ++steps;
@@ -327,14 +652,23 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
       solvers::write_fclib_local(f.string(), stepper.last_problem(), info);
       if (!o.quiet) log << "\ntalus: wrote " << f.string() << " (" << r.contacts << " contacts)\n";
     }
-    if (!r.solver.converged()) {
+    std::string bad = non_finite_after_step(m, stepper);
+    if (!bad.empty() || !r.solver.converged()) {
       status = 2;
-      failure = r.solver.message;
+      failed_step = r.step;
+      failed_time = m.time;
+      failure = !bad.empty() ? "non-finite value: " + bad : r.solver.message + "; " + fastest_body(m);
+      // Undo the step: what is written from here on is the last good state.
+      before.restore(m, stepper);
+      contacts_valid = false;
+      --steps;
       break;
     }
+    bool frame_due = false;
     if (m.time >= next_frame - 1e-9 * p.h) {
       write_frame();
       next_frame += frame_every;
+      frame_due = true;
     }
     // Outflow: beads that left the container are removed between steps (ids and the cache stay valid).
     if (std::isfinite(sc.events.remove_below_z) || std::isfinite(sc.events.remove_beyond_x)) {
@@ -346,88 +680,105 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
       if (gone > 0) m.beads.remove(remove_flags), contacts_valid = false;
       // Capsules (the beads are already out, so only capsules go here).
       if (m.capsules.size() > 0 && remove_escaped_bodies(m, sc.events, remove_flags) > 0) contacts_valid = false;
-      removed += gone;
-      discharge.emplace_back(m.time, removed);
+      counters.removed += gone;
+      counters.discharge.emplace_back(m.time, counters.removed);
     }
+    if (frame_due) save_restart();
     const auto now = std::chrono::steady_clock::now();
     if (!o.quiet && now - last_print > std::chrono::seconds(o.tty ? 1 : 5)) {
-      const double rate = (steps - last_steps) / std::chrono::duration<double>(now - last_print).count();
-      char line[256];
+      const double step_rate = (steps - last_steps) / std::chrono::duration<double>(now - last_print).count();
+      const double left = time_left(std::chrono::duration<double>(now - wall_start).count(), m.time - t0, t_final - t0);
+      char line[300];
       std::snprintf(line, sizeof line,
-                    "t = %.4f / %.4f s  %.1f steps/s  %d contacts  %d sweeps  residual %.1e  penetration %.2e r",
-                    m.time, t_end, rate, r.contacts, r.solver.iterations, r.solver.residual,
-                    r.max_penetration / std::max(radius, 1e-300));
-      log << (o.tty ? "\r" : "") << line << (o.tty ? "" : "\n") << std::flush;
+                    "t = %.4f / %.4f s  %.1f steps/s  %d contacts  %d sweeps  residual %.1e  penetration %.2e r  left %s",
+                    m.time, t_final, step_rate, r.contacts, r.solver.iterations, r.solver.residual,
+                    r.max_penetration / std::max(radius, 1e-300), format_duration(left).c_str());
+      log << (o.tty ? "\r\033[K" : "") << line << (o.tty ? "" : "\n") << std::flush;
       last_print = now, last_steps = steps;
     }
   }
+  if (status < 0) status = 0;
   if (!o.quiet && o.tty) log << '\n';
   if (bead_frames.back().first < m.time) write_frame();
+  if (restart_step != m.step) save_restart();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   const double ke = kinetic_energy(m.beads);
-  const double ke_ratio = bead_mass > 0 ? ke / (std::max<long>(m.beads.size(), 1) * bead_mass * 9.81 * radius) : 0.0;
+  ke_ratio = bead_mass > 0 ? ke / (std::max<long>(m.beads.size(), 1) * bead_mass * 9.81 * radius) : 0.0;
 
   // Discharge rate: slope of the removed mass over the middle half of the outflow.
-  double rate = 0.0;
+  const long removed = counters.removed;
   if (removed > 4) {
     double t1 = -1, t2 = -1;
-    for (const auto& [t, k] : discharge) {
+    for (const auto& [t, k] : counters.discharge) {
       if (t1 < 0 && k >= removed / 4) t1 = t;
       if (t2 < 0 && k >= 3 * removed / 4) t2 = t;
     }
     if (t2 > t1) rate = (removed / 2) * bead_mass / (t2 - t1);
   }
-  std::ofstream j(out / "granular.json");
-  j << std::setprecision(9) << "{\n  \"scene\": \"" << name << "\",\n  \"kind\": \"" << kind << "\",\n  \"beads\": " << n0
-    << ",\n  \"beads_left\": " << m.beads.size() << ",\n  \"capsules\": " << n_capsules0
-    << ",\n  \"capsules_left\": " << m.capsules.size() << ",\n  \"h\": " << p.h << ",\n  \"time\": " << m.time
-    << ",\n  \"steps\": " << steps << ",\n  \"threads\": " << p.threads << ",\n  \"wall_seconds\": " << wall
-    << ",\n  \"status\": \"" << (status == 0 ? "completed" : status == 2 ? "step_failed" : "interrupted")
-    << "\",\n  \"failure\": \"" << failure << "\",\n  \"tolerance\": " << p.tolerance
-    << ",\n  \"worst_residual\": " << worst_residual << ",\n  \"mean_sweeps\": "
-    << (steps ? double(total_sweeps) / steps : 0.0) << ",\n  \"worst_sweeps\": " << worst_sweeps
-    << ",\n  \"max_penetration_over_r\": " << worst_penetration / std::max(radius, 1e-300)
-    << ",\n  \"final_ke_over_Nmgr\": " << ke_ratio << ",\n  \"removed_beads\": " << removed
-    << ",\n  \"discharge_rate_kg_per_s\": " << rate << ",\n  \"frames\": " << frame << "\n}\n";
-  if (!discharge.empty()) {
-    std::ofstream d(out / "discharge.csv");
-    d << "time,removed_beads\n";
-    for (const auto& [t, k] : discharge) d << t << ',' << k << '\n';
+  if (!counters.discharge.empty()) {
+    const fs::path file = out / "discharge.csv", tmp = temporary_name(file);
+    {
+      std::ofstream d(tmp);
+      d << std::setprecision(9) << "time,removed_beads\n";
+      for (const auto& [t, k] : counters.discharge) d << t << ',' << k << '\n';
+      d.close();
+      if (!d) throw std::runtime_error(file.string() + ": write failed");
+    }
+    commit_file(tmp, file);
+    written("discharge.csv");
   }
-  if (!o.profile.empty()) profile.write_chrome_trace(o.profile.string());
+  if (!o.profile.empty()) {
+    const fs::path tmp = temporary_name(o.profile);
+    profile.write_chrome_trace(tmp.string());
+    commit_file(tmp, o.profile);
+  }
   {
-    std::ofstream table(out / "profile.txt");
+    const fs::path file = out / "profile.txt", tmp = temporary_name(file);
+    std::ofstream table(tmp);
     profile.print_summary(table);
-    if (!table) throw std::runtime_error((out / "profile.txt").string() + ": write failed");
+    table.close();
+    if (!table) throw std::runtime_error(file.string() + ": write failed");
+    commit_file(tmp, file);
+    written("profile.txt");
   }
+  bool snapshot = false;
+  if (!o.no_plot) {
+    // The system interpreter as a fallback: a user-level python3 (pyenv, venv) may lack matplotlib. The PNG is
+    // drawn under a temporary name (matplotlib picks the format from the extension) and renamed.
+    const fs::path png = out / "snapshot.png", tmp = out / ".snapshot.tmp.png";
+    const std::string args = " '" + std::string(TALUS_SOURCE_DIR) + "/scripts/render_snapshot.py' '" +
+                             (out / bead_frames.back().second).string() + "' '" + tmp.string() + "' > /dev/null 2>&1";
+    const std::string cmd = "python3" + args + " || /usr/bin/python3" + args;
+    if (std::system(cmd.c_str()) == 0 && fs::is_regular_file(tmp)) {
+      commit_file(tmp, png);
+      written("snapshot.png");
+      snapshot = true;
+    } else {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+    }
+  }
+  write_summary();
 
   if (!o.quiet) {
     log << "talus: " << steps << " steps to t = " << m.time << " in " << wall << " s (" << (wall > 0 ? steps / wall : 0)
-        << " steps/s, " << (m.time > 0 ? wall / m.time : 0) << " s of wall time per simulated s); sweeps mean "
+        << " steps/s, " << (m.time > t0 ? wall / (m.time - t0) : 0) << " s of wall time per simulated s); sweeps mean "
         << (steps ? double(total_sweeps) / steps : 0.0) << ", worst " << worst_sweeps << "; worst residual "
         << worst_residual << "; max penetration " << worst_penetration / std::max(radius, 1e-300)
         << " r; final KE/(N m g r) " << ke_ratio << '\n';
     if (removed > 0) log << "talus: " << removed << " beads left the container; discharge rate " << rate << " kg/s\n";
     profile.print_summary(log);
-    log << "talus: outputs in " << out.string()
-        << " (beads.pvd, contacts.pvd" << (capsule_series ? ", capsules.pvd" : "")
-        << ", restart.h5, granular.json, profile.txt"
-        << (o.profile.empty() ? "" : "; trace " + o.profile.string()) << ")\n";
+    log << "talus: outputs in " << out.string() << " (beads.pvd, contacts.pvd" << (capsule_series ? ", capsules.pvd" : "")
+        << ", restart.h5, granular.json, profile.txt" << (counters.discharge.empty() ? "" : ", discharge.csv")
+        << (snapshot ? ", snapshot.png" : "") << (o.profile.empty() ? "" : "; trace " + o.profile.string()) << ")\n";
   }
-  if (status == 2) log << "talus: step " << m.step << " failed at t = " << m.time << ": " << failure << '\n';
-  if (!o.no_plot) {
-    // The system interpreter as a fallback: a user-level python3 (pyenv, venv) may lack matplotlib.
-    const std::string args = " '" + std::string(TALUS_SOURCE_DIR) + "/scripts/render_snapshot.py' '" +
-                             (out / bead_frames.back().second).string() + "' '" + (out / "snapshot.png").string() +
-                             "' > /dev/null 2>&1";
-    const std::string cmd = "python3" + args + " || /usr/bin/python3" + args;
-    if (std::system(cmd.c_str()) == 0) {
-      if (!o.quiet) log << "talus: snapshot " << (out / "snapshot.png").string() << '\n';
-    } else {
-      log << "talus: no snapshot (python3 + matplotlib needed): scripts/render_snapshot.py "
-          << (out / bead_frames.back().second).string() << " snapshot.png\n";
-    }
-  }
+  if (status == 2)
+    log << "talus: step " << failed_step << " failed at t = " << failed_time << ": " << failure
+        << "; restart.h5 and the last frame hold the state before it (t = " << m.time << ")\n";
+  if (status == 130) log << "talus: interrupted at t = " << m.time << "; the outputs up to it are complete in " << out.string() << '\n';
+  if (!o.no_plot && !snapshot)
+    log << "talus: no snapshot (python3 + matplotlib needed): scripts/render_snapshot.py "
+        << (out / bead_frames.back().second).string() << " snapshot.png\n";
   return status;
 }
 

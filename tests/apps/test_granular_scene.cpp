@@ -93,7 +93,7 @@ TEST_CASE("malformed granular scenes are refused with FILE:LINE:COL and the fiel
         at(2, 10) + "field 'granular.scene': unknown value 'hopper' (expected one of: bead_stack, perturbed_stack, "
                     "silo, chute)");
   CHECK(error_of("granular:\n  solver: cg\n") ==
-        at(2, 11) + "field 'granular.solver': unknown value 'cg' (expected one of: matrix_free, assembled)");
+        at(2, 11) + "field 'granular.solver': unknown value 'cg' (expected one of: matrix_free, multilevel, nncg, assembled)");
   CHECK(error_of("granular:\n  name: a/b\n").rfind(at(2, 9) + "field 'granular.name': 'a/b' has the character '/'", 0) == 0);
   CHECK(error_of("granular:\n  restart: /nonexistent/restart.h5\n") ==
         at(2, 12) + "field 'granular.restart': '/nonexistent/restart.h5': no such file");

@@ -66,7 +66,8 @@ def main():
     records = []
     for D in orifices:
         run_dir = os.path.join(a.out, "D%g" % D)
-        cmd = [a.talus, "run", os.path.join(root, "examples", "silo.yaml"), "--out", run_dir, "--no-plot", "--quiet",
+        # --overwrite: a run_dir of an earlier invocation is replaced as one set (talus refuses it otherwise).
+        cmd = [a.talus, "run", os.path.join(root, "examples", "silo.yaml"), "--out", run_dir, "--overwrite", "--no-plot", "--quiet",
                "--t-end", str(a.t_end), "--set", "n=%d" % a.n, "--set", "orifice_diameters=%g" % D,
                "--set", "threads=%d" % a.threads, "--set", "frame_every=1"]
         if not (a.reuse and os.path.isfile(os.path.join(run_dir, "granular.json"))):

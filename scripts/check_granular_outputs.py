@@ -8,7 +8,9 @@ a capsule series (capsules.pvd), it has a frame at every time of beads.pvd, and 
 arrays radius, half_length, axis, orientation, velocity, angular_velocity, contact_force and id, with positive
 sizes, unit axes, unit quaternions that turn the body z axis onto the axis, and distinct ids. With --trace,
 the Chrome trace-event JSON parses and its events are complete ("ph": "X") events with a name, a start and a
-duration. Prints one line per directory and exits 1 on the first problem.
+duration. The folder holds one run and nothing stale (issue 12): no temporary .NAME.tmp file, no frame that no
+.pvd names, granular.json is strict JSON (no bare NaN) whose "outputs" list is exactly the run's files present,
+and restart.h5 exists. Prints one line per directory and exits 1 on the first problem.
 
 Usage: check_granular_outputs.py OUT_DIR [OUT_DIR ...] [--trace FILE ...]
 """
@@ -126,7 +128,31 @@ def check_dir(out):
         if not os.path.isfile(os.path.join(out, f)):
             fail("%s: no %s" % (out, f))
     capsules = check_capsules(out)
-    summary = json.load(open(os.path.join(out, "granular.json")))
+    def no_constant(c):
+        raise ValueError("bare %s (not JSON)" % c)
+    try:
+        summary = json.load(open(os.path.join(out, "granular.json")), parse_constant=no_constant)
+    except ValueError as e:
+        fail("%s/granular.json: %s" % (out, e))
+    named = set()
+    for pvd in pvds:
+        named |= {ds.get("file") for ds in ET.parse(pvd).getroot().findall("Collection/DataSet")}
+    for v in vtps:
+        if os.path.basename(v) not in named:
+            fail("%s: no .pvd names it (a stale frame of an earlier run?)" % v)
+    for f in os.listdir(out):
+        if f.startswith(".") and (f.endswith(".tmp") or f.endswith(".tmp.png")):
+            fail("%s/%s: a temporary file left by a killed run" % (out, f))
+    if not os.path.isfile(os.path.join(out, "restart.h5")):
+        fail("%s: no restart.h5" % out)
+    if "outputs" in summary:
+        listed = set(summary["outputs"])
+        missing = sorted(f for f in listed if not os.path.isfile(os.path.join(out, f)))
+        if missing:
+            fail("%s: granular.json lists %s, missing" % (out, ", ".join(missing[:5])))
+        unlisted = sorted(os.path.basename(v) for v in vtps if os.path.basename(v) not in listed)
+        if unlisted:
+            fail("%s: frames of another run beside this one: %s" % (out, ", ".join(unlisted[:5])))
     print("%s: %d pvd, %d vtp frames ok%s; %s, %d steps, worst residual %.2g, max penetration %.2g r" % (
         out, len(pvds), frames,
         "" if capsules is None else " (%d capsule frames, %d capsules at the end)" % capsules,

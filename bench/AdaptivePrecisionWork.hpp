@@ -5,7 +5,7 @@
 // bench program (bench/mechanisms) includes it and prints, writes and plots the same rows:
 //   rows = adaptive_precision_work(settings);
 //   print_adaptive_precision_work(std::cout, rows);
-//   write_adaptive_precision_work_json(json_stream, rows);     // "adaptive_moreau_jean": [...] (a fragment)
+//   doc["adaptive_moreau_jean"] = adaptive_precision_work_json(rows);   // a JSON list (nlohmann-json)
 //   plot_adaptive_precision_work(rows, "out/adaptive.json", "out/adaptive.png");
 // Work is counted, never timed: one-step solves for the Moreau–Jean schemes (3 per step-doubling try,
 // rejected tries included), and RK stages + Moreau–Jean steps for the event-capturing scheme. Errors are the
@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/JsonOutput.hpp"
 #include "apps/PythonInterpreter.hpp"
 #include "engine/AnalyticSolutions.hpp"
 #include "engine/BenchmarkModels.hpp"
@@ -172,23 +173,6 @@ void sweep_problem(const std::string& problem, double horizon, const std::functi
   }
 }
 
-inline void json_number(std::ostream& os, double x) {
-  if (std::isfinite(x))
-    os << std::setprecision(17) << x;
-  else
-    os << "null";
-}
-
-inline std::string json_escaped(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    out += c;
-  }
-  return out;
-}
-
 }  // namespace detail
 
 // Runs every sweep on both problems. A run that throws is kept as a row with `failure` set.
@@ -227,39 +211,34 @@ inline void print_adaptive_precision_work(std::ostream& os,
   }
 }
 
-// The JSON fragment `"adaptive_moreau_jean": [ {...}, ... ]` (no enclosing braces), for a bench's --json
-// object.
-inline void write_adaptive_precision_work_json(std::ostream& os,
-                                               const std::vector<AdaptivePrecisionWorkRow>& rows) {
-  using detail::json_number;
-  os << "\"adaptive_moreau_jean\": [";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const AdaptivePrecisionWorkRow& r = rows[i];
-    os << (i ? ",\n  " : "\n  ") << "{\"problem\": \"" << r.problem << "\", \"scheme\": \"" << r.scheme
-       << "\", \"tolerance\": ";
-    if (r.tolerance > 0.0)
-      json_number(os, r.tolerance);
-    else
-      os << "null";
-    os << ", \"h\": ";
-    json_number(os, r.h);
-    os << ", \"steps\": " << r.steps << ", \"rejected\": " << r.rejected
-       << ", \"min_step_hits\": " << r.min_step_hits << ", \"work\": " << r.work << ", \"error_q\": ";
-    json_number(os, r.error_q);
-    os << ", \"error_v\": ";
-    json_number(os, r.error_v);
-    os << ", \"final_error\": ";
-    json_number(os, r.final_error);
-    os << ", \"max_penetration\": ";
-    json_number(os, r.max_penetration);
-    os << ", \"failure\": ";
-    if (r.failure.empty())
-      os << "null";
-    else
-      os << "\"" << detail::json_escaped(r.failure) << "\"";
-    os << "}";
-  }
-  os << "\n]";
+// The rows as a JSON list (nlohmann-json: NaN as null, strings escaped), for a bench's --json object under
+// the key "adaptive_moreau_jean". A fixed-step row has tolerance null; "failure" is null unless it failed.
+inline nlohmann::ordered_json adaptive_precision_work_json(const std::vector<AdaptivePrecisionWorkRow>& rows) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const AdaptivePrecisionWorkRow& r : rows)
+    list.push_back({{"problem", r.problem},
+                    {"scheme", r.scheme},
+                    {"tolerance", r.tolerance > 0.0 ? nlohmann::ordered_json(r.tolerance) : nlohmann::ordered_json()},
+                    {"h", r.h},
+                    {"steps", r.steps},
+                    {"rejected", r.rejected},
+                    {"min_step_hits", r.min_step_hits},
+                    {"work", r.work},
+                    {"error_q", r.error_q},
+                    {"error_v", r.error_v},
+                    {"final_error", r.final_error},
+                    {"max_penetration", r.max_penetration},
+                    {"failure", r.failure.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.failure)}});
+  return list;
+}
+
+// Units of the rows' fields, for the "units" object of a bench's --json.
+inline nlohmann::ordered_json adaptive_precision_work_units() {
+  return {{"h", "s (first step for the adaptive schemes)"},
+          {"error_q", "L1 grid error of q (seed 000 eq 48)"},
+          {"error_v", "L1 grid error of v"},
+          {"max_penetration", "m"},
+          {"work", "one-step solves (RK stages + Moreau-Jean steps for the event-capturing scheme)"}};
 }
 
 // Writes `{ fragment }` to json_path and runs `python plot_script json_path png_path`
@@ -269,14 +248,8 @@ inline void plot_adaptive_precision_work(const std::vector<AdaptivePrecisionWork
                                          const std::string& json_path, const std::string& png_path,
                                          const std::string& plot_script = "scripts/plot_adaptive.py",
                                          const std::string& python = app::python_interpreter()) {
-  {
-    std::ofstream out(json_path);
-    if (!out) throw std::runtime_error("cannot write " + json_path);
-    out << "{";
-    write_adaptive_precision_work_json(out, rows);
-    out << "}\n";
-    if (!out) throw std::runtime_error("failed writing " + json_path);
-  }
+  app::write_json_file(json_path, {{"units", adaptive_precision_work_units()},
+                                   {"adaptive_moreau_jean", adaptive_precision_work_json(rows)}});
   const std::string command =
       "\"" + python + "\" \"" + plot_script + "\" \"" + json_path + "\" \"" + png_path + "\"";
   if (std::system(command.c_str()) != 0) throw std::runtime_error("plotting failed: " + command);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/JsonOutput.hpp"
 #include "engine/AnalyticSolutions.hpp"
 #include "engine/BenchmarkModels.hpp"
 #include "engine/MoreauJean.hpp"
@@ -118,52 +119,26 @@ void print_summary(const std::vector<Record>& records) {
                 r.order_v, r.failure.empty() ? "" : "  (failed)");
 }
 
-std::string json_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
-  return buffer;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned char>(c));
-      out += buffer;
-    } else {
-      out += c;
-    }
+// One object: how it was made (command, version), the units, and one record per (problem, scheme, θ);
+// "failure" only appears on a failed record. NaN and infinite values are written as null.
+void write_json(const std::string& path, const std::vector<Record>& records, int argc, char** argv) {
+  nlohmann::ordered_json doc;
+  doc["command"] = talus::app::command_record(argc, argv);
+  doc["units"] = {{"h", "s"},
+                  {"error_q", "L1 grid error of q over [0, T] (seed 000 eq 48): m s"},
+                  {"error_v", "L1 grid error of v over [0, T]: m"},
+                  {"order_q", "least-squares slope of log error_q over log h (eq 50)"},
+                  {"order_v", "least-squares slope of log error_v over log h"}};
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Record& r : records) {
+    nlohmann::ordered_json j{{"problem", r.problem}, {"scheme", r.scheme},   {"theta", r.theta},
+                             {"h", r.h},             {"error_q", r.error_q}, {"error_v", r.error_v},
+                             {"order_q", r.order_q}, {"order_v", r.order_v}};
+    if (!r.failure.empty()) j["failure"] = r.failure;
+    list.push_back(std::move(j));
   }
-  return out + "\"";
-}
-
-std::string json_list(const std::vector<double>& xs) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + json_number(xs[i]);
-  return out + "]";
-}
-
-// A JSON array with one object per (problem, scheme, θ); "failure" only appears on a failed record.
-void write_json(const std::string& path, const std::vector<Record>& records) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot open " + path + " for writing");
-  out << "[\n";
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const Record& r = records[i];
-    out << "  {\"problem\": " << json_string(r.problem) << ", \"scheme\": " << json_string(r.scheme)
-        << ", \"theta\": " << json_number(r.theta) << ",\n   \"h\": " << json_list(r.h)
-        << ",\n   \"error_q\": " << json_list(r.error_q) << ",\n   \"error_v\": " << json_list(r.error_v)
-        << ",\n   \"order_q\": " << json_number(r.order_q) << ", \"order_v\": " << json_number(r.order_v);
-    if (!r.failure.empty()) out << ",\n   \"failure\": " << json_string(r.failure);
-    out << "}" << (i + 1 < records.size() ? "," : "") << "\n";
-  }
-  out << "]\n";
-  if (!out) throw std::runtime_error("failed writing " + path);
+  doc["records"] = std::move(list);
+  talus::app::write_json_file(path, doc);
 }
 
 }  // namespace
@@ -204,7 +179,7 @@ int main(int argc, char** argv) {
     }
     print_summary(records);
     if (!json_path.empty()) {
-      write_json(json_path, records);
+      write_json(json_path, records, argc, argv);
       std::printf("\nwrote %s\n", json_path.c_str());
     }
   } catch (const std::exception& ex) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/JsonOutput.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 
@@ -119,7 +120,7 @@ int main(int argc, char** argv) {
   app.add_flag("--symmetric", p.symmetric, "alternate forward and backward sweeps");
   app.add_option("--partitions", p.partitions, "sweep blocks (0 = automatic)");
   app.add_option("--solver", solver, "matrix_free or assembled")->check(CLI::IsMember({"matrix_free", "assembled"}));
-  app.add_option("--json", json, "write the records as a JSON list");
+  app.add_option("--json", json, "write the records (with the command, version and units) as JSON");
   CLI11_PARSE(app, argc, argv);
   if (settle_figure) packed = false;  // the settling figure is the lattice's collapse
   p.solver = solver == "assembled" ? GranularSolver::Assembled : GranularSolver::MatrixFree;
@@ -161,30 +162,57 @@ int main(int argc, char** argv) {
     }
   }
   if (!json.empty()) {
-    std::ofstream f(json);
-    f << "[\n";
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      const Record& r = records[i];
-      f << "  {\"kind\": \"" << r.kind << "\", \"n\": " << r.n << ", \"threads\": " << r.threads << ", \"solver\": \""
-        << solver << "\", \"packed\": " << (packed ? "true" : "false") << ", \"steps\": " << r.steps
-        << ", \"relaxation\": " << p.relaxation << ", \"symmetric\": " << (p.symmetric ? "true" : "false")
-        << ", \"seconds_per_step\": " << r.seconds_per_step << ", \"cpu_seconds_per_step\": " << r.cpu_seconds_per_step
-        << ", \"seconds_per_simulated_second\": " << r.seconds_per_step / p.h;
+    // One object: how it was made (command, version), the units and the records (nlohmann-json, NaN as null).
+    nlohmann::ordered_json doc;
+    doc["command"] = talus::app::command_record(argc, argv);
+    doc["units"] = {{"seconds_per_step", "s (wall)"},
+                    {"cpu_seconds_per_step", "s (CPU of the stepping thread)"},
+                    {"seconds_per_simulated_second", "s per s"},
+                    {"PHASE_seconds", "s per step (wall); PHASE_cpu_seconds: CPU s per step"},
+                    {"ns_per_contact_sweep", "ns"},
+                    {"max_penetration_over_r", "1 (over the bead radius)"},
+                    {"kinetic_energy_over_Nmgr", "1"},
+                    {"bytes_per_bead", "B"},
+                    {"peak_rss_bytes_per_bead", "B"},
+                    {"h", "s"}};
+    doc["h"] = p.h;
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const Record& r : records) {
+      nlohmann::ordered_json j{{"kind", r.kind},
+                               {"n", r.n},
+                               {"threads", r.threads},
+                               {"solver", solver},
+                               {"packed", packed},
+                               {"steps", r.steps},
+                               {"relaxation", p.relaxation},
+                               {"symmetric", p.symmetric},
+                               {"seconds_per_step", r.seconds_per_step},
+                               {"cpu_seconds_per_step", r.cpu_seconds_per_step},
+                               {"seconds_per_simulated_second", r.seconds_per_step / p.h}};
       for (int q = 0; q < kPhaseCount; ++q) {
         const std::string name = to_string(static_cast<Phase>(q));
-        f << ", \"" << name << "_seconds\": " << r.phase[q] << ", \"" << name << "_cpu_seconds\": " << r.phase_cpu[q];
+        j[name + "_seconds"] = r.phase[q];
+        j[name + "_cpu_seconds"] = r.phase_cpu[q];
       }
-      f << ", \"contacts\": " << r.contacts << ", \"iterations\": " << r.sweeps << ", \"residual_checks\": " << r.checks << ", \"worst_iterations\": "
-        << r.worst_sweeps << ", \"ns_per_contact_sweep\": " << r.ns_per_contact_sweep
-        << ", \"cpu_ns_per_contact_sweep\": " << r.cpu_ns_per_contact_sweep << ", \"max_penetration_over_r\": "
-        << r.penetration << ", \"kinetic_energy_over_Nmgr\": " << r.ke_ratio << ", \"worst_residual\": "
-        << r.worst_residual << ", \"unconverged_steps\": " << r.unconverged << ", \"bytes_per_bead\": "
-        << r.bytes_per_bead << ", \"peak_rss_bytes_per_bead\": " << r.peak_rss_bytes_per_bead << "}"
-        << (i + 1 < records.size() ? "," : "") << "\n";
+      j["contacts"] = r.contacts;
+      j["iterations"] = r.sweeps;
+      j["residual_checks"] = r.checks;
+      j["worst_iterations"] = r.worst_sweeps;
+      j["ns_per_contact_sweep"] = r.ns_per_contact_sweep;
+      j["cpu_ns_per_contact_sweep"] = r.cpu_ns_per_contact_sweep;
+      j["max_penetration_over_r"] = r.penetration;
+      j["kinetic_energy_over_Nmgr"] = r.ke_ratio;
+      j["worst_residual"] = r.worst_residual;
+      j["unconverged_steps"] = r.unconverged;
+      j["bytes_per_bead"] = r.bytes_per_bead;
+      j["peak_rss_bytes_per_bead"] = r.peak_rss_bytes_per_bead;
+      list.push_back(std::move(j));
     }
-    f << "]\n";
-    if (!f) {
-      std::cerr << "granular: cannot write " << json << '\n';
+    doc["records"] = std::move(list);
+    try {
+      talus::app::write_json_file(json, doc);
+    } catch (const std::exception& e) {
+      std::cerr << "granular: " << e.what() << '\n';
       return 1;
     }
   }

@@ -26,7 +26,9 @@
 
 #include <time.h>
 
+#include "apps/JsonOutput.hpp"
 #include "apps/PythonInterpreter.hpp"
+#include "apps/RunOutputs.hpp"
 #include "bench/AdaptivePrecisionWork.hpp"
 #include "engine/BenchmarkModels.hpp"
 #include "engine/eventdriven/EventDriven.hpp"
@@ -37,17 +39,6 @@ using namespace talus::eventdriven;
 
 namespace {
 
-std::string num(double x) {
-  if (!std::isfinite(x)) return "null";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", x);
-  return b;
-}
-std::string list(const std::vector<double>& v) {
-  std::string o = "[";
-  for (size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + num(v[i]);
-  return o + "]";
-}
 // CPU time of this thread: the bench machine is shared, wall time would measure the neighbours.
 double cpu_seconds() {
   timespec ts{};
@@ -141,36 +132,49 @@ void print_table(const std::vector<MechanismRow>& rows, const std::string& mecha
   }
 }
 
+// The tables as one JSON object (nlohmann-json: NaN as null), with how it was made and the units.
 std::string json(const std::vector<MechanismRow>& rows, const std::vector<BallRow>& balls,
-                 const std::vector<talus::bench::AdaptivePrecisionWorkRow>& adaptive) {
-  std::ostringstream o;
-  o << "{\n  \"mechanisms\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const MechanismRow& r = rows[i];
-    o << "    {\"mechanism\": \"" << r.mechanism << "\", \"method\": \"" << r.method
-      << "\", \"tolerance\": " << num(r.tolerance) << ", \"average_step\": " << num(r.average_step)
-      << ", \"work\": " << r.work << ", \"steps\": " << r.steps << ", \"rejected\": " << r.rejected
-      << ", \"forced\": " << r.forced << ", \"newton_iterations\": " << r.newton << ", \"g_max\": " << list(r.g_max)
-      << ", \"gdot_max\": " << list(r.gd_max) << ", \"error\": " << num(r.error)
-      << ", \"cpu_seconds\": " << num(r.seconds) << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
-  }
-  o << "  ],\n  \"event_time_error\": {\n    \"problem\": \"bouncing_ball\", \"impacts_compared\": 20,\n"
-    << "    \"exact\": \"t_n = 3 - 2^(1-n)\",\n    \"methods\": [\n";
-  for (size_t i = 0; i < balls.size(); ++i) {
-    const BallRow& b = balls[i];
-    std::vector<double> impacts(b.impacts.begin(), b.impacts.end());
-    o << "      {\"method\": \"" << b.method << "\", \"tolerances\": " << list(b.tolerances)
-      << ", \"max_error\": " << list(b.max_error) << ", \"impacts\": " << list(impacts)
-      << ", \"state_error_at_t4\": " << list(b.error_after_accumulation) << "}" << (i + 1 < balls.size() ? "," : "")
-      << "\n";
-  }
-  o << "    ]\n  }";
-  if (!adaptive.empty()) {
-    o << ",\n";
-    talus::bench::write_adaptive_precision_work_json(o, adaptive);
-  }
-  o << "\n}\n";
-  return o.str();
+                 const std::vector<talus::bench::AdaptivePrecisionWorkRow>& adaptive, int argc, char** argv) {
+  using nlohmann::ordered_json;
+  ordered_json doc;
+  doc["command"] = talus::app::command_record(argc, argv);
+  doc["units"] = {{"tolerance", "the DAE integrator's relative tolerance"},
+                  {"average_step", "s"},
+                  {"work", "F + G + G_q evaluations + linear systems (seed 002 figure 3)"},
+                  {"g_max", "largest position-constraint violation, one per constraint (SI length)"},
+                  {"gdot_max", "largest velocity-constraint violation (SI length/s)"},
+                  {"error", "error of q(t_end) against the reference"},
+                  {"cpu_seconds", "s"},
+                  {"max_error", "s: largest impact-time error over the compared impacts"}};
+  ordered_json mechanisms = ordered_json::array();
+  for (const MechanismRow& r : rows)
+    mechanisms.push_back({{"mechanism", r.mechanism},
+                          {"method", r.method},
+                          {"tolerance", r.tolerance},
+                          {"average_step", r.average_step},
+                          {"work", r.work},
+                          {"steps", r.steps},
+                          {"rejected", r.rejected},
+                          {"forced", r.forced},
+                          {"newton_iterations", r.newton},
+                          {"g_max", r.g_max},
+                          {"gdot_max", r.gd_max},
+                          {"error", r.error},
+                          {"cpu_seconds", r.seconds}});
+  doc["mechanisms"] = std::move(mechanisms);
+  ordered_json methods = ordered_json::array();
+  for (const BallRow& b : balls)
+    methods.push_back({{"method", b.method},
+                       {"tolerances", b.tolerances},
+                       {"max_error", b.max_error},
+                       {"impacts", std::vector<double>(b.impacts.begin(), b.impacts.end())},
+                       {"state_error_at_t4", b.error_after_accumulation}});
+  doc["event_time_error"] = {{"problem", "bouncing_ball"},
+                             {"impacts_compared", 20},
+                             {"exact", "t_n = 3 - 2^(1-n)"},
+                             {"methods", std::move(methods)}};
+  if (!adaptive.empty()) doc["adaptive_moreau_jean"] = talus::bench::adaptive_precision_work_json(adaptive);
+  return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace
@@ -259,13 +263,13 @@ int main(int argc, char** argv) {
       std::cout.flush();
     }
 
-    std::string out = json(rows, balls, adaptive);
-    if (!json_path.empty()) std::ofstream(json_path) << out;
+    std::string out = json(rows, balls, adaptive, argc, argv);
+    if (!json_path.empty()) talus::app::write_file_atomically(json_path, out);
     if (!png_path.empty()) {
       std::string data = json_path;
       if (data.empty()) {
         data = (std::filesystem::temp_directory_path() / "talus_mechanisms.json").string();
-        std::ofstream(data) << out;
+        talus::app::write_file_atomically(data, out);
       }
       const std::string command = talus::app::python_interpreter() + " \"" + plot_script + "\" \"" + data + "\" \"" + png_path + "\"";
       if (std::system(command.c_str()) != 0) throw std::runtime_error("plotting failed: " + command);

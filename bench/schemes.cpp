@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/JsonOutput.hpp"
 #include "apps/PythonInterpreter.hpp"
 #include "engine/AnalyticSolutions.hpp"
 #include "engine/BenchmarkModels.hpp"
@@ -41,25 +42,11 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// ---------------------------------------------------------------------------------------------- JSON helpers
+// A number for messages (the JSON file keeps full precision through nlohmann-json).
 std::string num(double x) {
-  if (!std::isfinite(x)) return "null";
   char b[32];
   std::snprintf(b, sizeof b, "%.10g", x);
   return b;
-}
-std::string str(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o + "\"";
-}
-std::string list(const std::vector<double>& v) {
-  std::string o = "[";
-  for (size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + num(v[i]);
-  return o + "]";
 }
 
 SchemeChoice moreau(double theta) {
@@ -540,58 +527,81 @@ void print_rotating_beam_table(const std::vector<BeamRecord>& records, double h,
 }
 
 // ----------------------------------------------------------------------------------------------- JSON output
+// One object per table, plus how it was made (command, version) and the units; NaN is written as null and a
+// record's "failure" only appears when it failed.
 void write_json(const std::string& path, const std::vector<OrderRecord>& orders, const std::vector<EnergyRecord>& energy,
                 const std::vector<BarRecord>& bar, const std::vector<DriftRecord>& drift,
-                const std::vector<BeamRecord>& beam) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot open " + path + " for writing");
-  auto failure = [](const std::string& f) { return f.empty() ? std::string() : ", \"failure\": " + str(f); };
-  out << "{\n  \"order\": [\n";
-  for (size_t i = 0; i < orders.size(); ++i) {
-    const OrderRecord& r = orders[i];
-    out << "    {\"problem\": " << str(r.problem) << ", \"scheme\": " << str(r.scheme) << ", \"h\": " << list(r.h)
-        << ", \"error_q\": " << list(r.error_q) << ", \"error_v\": " << list(r.error_v)
-        << ", \"order_q\": " << num(r.order_q) << ", \"order_v\": " << num(r.order_v) << failure(r.failure) << "}"
-        << (i + 1 < orders.size() ? "," : "") << "\n";
-  }
-  out << "  ],\n  \"two_ball_energy\": [\n";
-  for (size_t i = 0; i < energy.size(); ++i) {
-    const EnergyRecord& r = energy[i];
-    out << "    {\"scheme\": " << str(r.scheme) << ", \"E0\": " << num(r.e0)
-        << ", \"E_after_first_impact\": " << num(r.e_after_first_impact) << ", \"E_end\": " << num(r.e_final)
-        << ", \"vibration_end\": " << num(r.vibration_final) << failure(r.failure) << "}"
-        << (i + 1 < energy.size() ? "," : "") << "\n";
-  }
-  out << "  ],\n  \"elastic_bar\": [\n";
-  for (size_t i = 0; i < bar.size(); ++i) {
-    const BarRecord& r = bar[i];
-    out << "    {\"scheme\": " << str(r.scheme) << ", \"contact_start\": " << num(r.contact_start)
-        << ", \"contact_end\": " << num(r.contact_end) << ", \"l1_bottom_position\": " << num(r.l1_position)
-        << ", \"l1_pressure\": " << num(r.l1_pressure) << ", \"impulse_error\": " << num(r.impulse_error)
-        << ", \"rebound_velocity\": " << num(r.rebound_velocity) << ", \"energy_ratio\": " << num(r.energy_ratio)
-        << ", \"min_bottom_position\": " << num(r.penetration) << failure(r.failure) << "}"
-        << (i + 1 < bar.size() ? "," : "") << "\n";
-  }
-  out << "  ],\n  \"pendulum_drift\": [\n";
-  for (size_t i = 0; i < drift.size(); ++i) {
-    const DriftRecord& r = drift[i];
-    out << "    {\"scheme\": " << str(r.scheme) << ", \"max_position_drift\": " << num(r.drift_position)
-        << ", \"max_velocity_drift\": " << num(r.drift_velocity) << ", \"min_stop_gap\": " << num(r.min_gap)
-        << ", \"impacts\": " << r.impacts << ", \"final_angle\": " << num(r.final_angle) << failure(r.failure) << "}"
-        << (i + 1 < drift.size() ? "," : "") << "\n";
-  }
-  out << "  ],\n  \"rotating_beam\": [\n";
-  for (size_t i = 0; i < beam.size(); ++i) {
-    const BeamRecord& r = beam[i];
-    out << "    {\"scheme\": " << str(r.scheme) << ", \"impact_time\": " << num(r.impact_time)
-        << ", \"energy_drift_before_impact\": " << num(r.free_energy_drift) << ", \"min_tip_gap\": " << num(r.min_gap)
-        << ", \"impulse\": " << num(r.impulse) << ", \"contact_work\": " << num(r.contact_work)
-        << ", \"energy_ratio\": " << num(r.energy_ratio) << ", \"angular_momentum_ratio\": " << num(r.momentum_ratio)
-        << ", \"newton_per_step\": " << num(r.newton) << failure(r.failure) << "}" << (i + 1 < beam.size() ? "," : "")
-        << "\n";
-  }
-  out << "  ]\n}\n";
-  if (!out) throw std::runtime_error("failed writing " + path);
+                const std::vector<BeamRecord>& beam, int argc, char** argv) {
+  using nlohmann::ordered_json;
+  const auto rows = [](const auto& records, auto fill) {
+    ordered_json list = ordered_json::array();
+    for (const auto& r : records) {
+      ordered_json j = fill(r);
+      if (!r.failure.empty()) j["failure"] = r.failure;
+      list.push_back(std::move(j));
+    }
+    return list;
+  };
+  ordered_json doc;
+  doc["command"] = talus::app::command_record(argc, argv);
+  doc["units"] = {{"h", "s"},
+                  {"error_q", "L1 grid error of q (seed 000 eq 48)"},
+                  {"error_v", "L1 grid error of v"},
+                  {"E0", "J"},
+                  {"contact_start", "s"},
+                  {"contact_end", "s"},
+                  {"impact_time", "s"},
+                  {"min_bottom_position", "m"},
+                  {"min_stop_gap", "m"},
+                  {"min_tip_gap", "m"},
+                  {"impulse", "N s"},
+                  {"contact_work", "J"},
+                  {"final_angle", "rad"},
+                  {"energy_ratio", "1"},
+                  {"newton_per_step", "Newton iterations per step"}};
+  doc["order"] = rows(orders, [](const OrderRecord& r) {
+    return ordered_json{{"problem", r.problem}, {"scheme", r.scheme},   {"h", r.h},
+                        {"error_q", r.error_q}, {"error_v", r.error_v}, {"order_q", r.order_q},
+                        {"order_v", r.order_v}};
+  });
+  doc["two_ball_energy"] = rows(energy, [](const EnergyRecord& r) {
+    return ordered_json{{"scheme", r.scheme},
+                        {"E0", r.e0},
+                        {"E_after_first_impact", r.e_after_first_impact},
+                        {"E_end", r.e_final},
+                        {"vibration_end", r.vibration_final}};
+  });
+  doc["elastic_bar"] = rows(bar, [](const BarRecord& r) {
+    return ordered_json{{"scheme", r.scheme},
+                        {"contact_start", r.contact_start},
+                        {"contact_end", r.contact_end},
+                        {"l1_bottom_position", r.l1_position},
+                        {"l1_pressure", r.l1_pressure},
+                        {"impulse_error", r.impulse_error},
+                        {"rebound_velocity", r.rebound_velocity},
+                        {"energy_ratio", r.energy_ratio},
+                        {"min_bottom_position", r.penetration}};
+  });
+  doc["pendulum_drift"] = rows(drift, [](const DriftRecord& r) {
+    return ordered_json{{"scheme", r.scheme},
+                        {"max_position_drift", r.drift_position},
+                        {"max_velocity_drift", r.drift_velocity},
+                        {"min_stop_gap", r.min_gap},
+                        {"impacts", r.impacts},
+                        {"final_angle", r.final_angle}};
+  });
+  doc["rotating_beam"] = rows(beam, [](const BeamRecord& r) {
+    return ordered_json{{"scheme", r.scheme},
+                        {"impact_time", r.impact_time},
+                        {"energy_drift_before_impact", r.free_energy_drift},
+                        {"min_tip_gap", r.min_gap},
+                        {"impulse", r.impulse},
+                        {"contact_work", r.contact_work},
+                        {"energy_ratio", r.energy_ratio},
+                        {"angular_momentum_ratio", r.momentum_ratio},
+                        {"newton_per_step", r.newton}};
+  });
+  talus::app::write_json_file(path, doc);
 }
 
 }  // namespace
@@ -649,7 +659,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
 
     if (!json_path.empty()) {
-      write_json(json_path, orders, energy, bar, drift, beam);
+      write_json(json_path, orders, energy, bar, drift, beam, argc, argv);
       std::printf("\nwrote %s\n", json_path.c_str());
     }
     if (!figures_dir.empty()) {

@@ -7,7 +7,9 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -305,4 +307,47 @@ TEST_CASE("outputs that are never committed leave the previous run's files intac
   run_scene(again, overwrite);
   CHECK(read_csv(dir.path / "timeseries.csv").rows.size() == 21);
   CHECK(!fs::exists(dir.path / "positions.png"));
+}
+
+TEST_CASE("the HDF5 time series names each column's unit and meaning", "[apps][run]") {
+  TempDir dir;
+  Scene scene = load_scene(kBouncingBall);
+  scene.t_end = 0.01;
+  run_scene(scene, quiet_options(dir.path));
+  const hid_t f = H5Fopen((dir.path / "timeseries.h5").string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  const hid_t d = H5Dopen2(f, "timeseries", H5P_DEFAULT);
+  const std::vector<std::string> columns = read_string_attribute(d, "columns");
+  const std::vector<std::string> units = read_string_attribute(d, "units");
+  const std::vector<std::string> descriptions = read_string_attribute(d, "descriptions");
+  REQUIRE(units.size() == columns.size());
+  REQUIRE(descriptions.size() == columns.size());
+  const auto unit_of = [&](const std::string& c) {
+    const auto it = std::find(columns.begin(), columns.end(), c);
+    REQUIRE(it != columns.end());
+    return units[static_cast<std::size_t>(it - columns.begin())];
+  };
+  CHECK(unit_of("t") == "s");
+  CHECK(unit_of("floor.P0") == "N s");
+  CHECK(unit_of("kinetic") == "J");
+  CHECK(unit_of("active") == "1");
+  CHECK(descriptions[0] == "simulated time");
+  CHECK(read_string_attribute(f, "scene_file").at(0) == kBouncingBall.string());
+  CHECK(read_string_attribute(f, "time_unit").at(0) == "s");
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+TEST_CASE("run.json is valid JSON whatever the failure message holds, and NaN is null", "[apps][run]") {
+  Scene scene = load_scene(kBouncingBall);
+  RunResult r;
+  r.status = RunStatus::StepFailed;
+  r.failure = "solver said \"no\"\nat \\ row 3\t\x01";
+  r.failed_time = std::numeric_limits<double>::quiet_NaN();
+  r.wall_seconds = std::numeric_limits<double>::infinity();
+  const auto j = nlohmann::json::parse(run_json(scene, r, 3, {"--set integrator.h=\"x\""}));
+  CHECK(j["failure"]["message"] == r.failure);
+  CHECK(j["failure"]["time"].is_null());
+  CHECK(j["wall_seconds"].is_null());
+  CHECK(j["overrides"][0] == "--set integrator.h=\"x\"");
 }

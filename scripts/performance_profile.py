@@ -14,10 +14,9 @@ import math
 import sys
 from collections import defaultdict
 
-import matplotlib
+from talus_plotting import pyplot, savefig
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = pyplot("performance_profile.py")
 
 
 def read_times(path, excluded):
@@ -73,7 +72,7 @@ def main():
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
-    fig.savefig(args.png, dpi=120)
+    savefig(fig, args.png, dpi=120)
     print(f"wrote {args.png}")
 
 

@@ -11,14 +11,9 @@ Exit status: 0 figure written, 2 unreadable input, 3 matplotlib missing.
 import json
 import sys
 
-try:
-    import matplotlib
+from talus_plotting import pyplot, savefig
 
-    matplotlib.use("Agg")  # files only: no display needed
-    import matplotlib.pyplot as plt
-except ImportError as missing:
-    print(f"plot_adaptive: {missing} (install python3-matplotlib)", file=sys.stderr)
-    sys.exit(3)
+plt = pyplot("plot_adaptive.py")
 
 PROBLEMS = [("bouncing_ball", "Bouncing ball"), ("linear_oscillator", "Linear impacting oscillator")]
 STYLE = {
@@ -61,7 +56,7 @@ def main(argv):
     axes[0].legend(fontsize=8)
     fig.suptitle("Precision-work: adaptive Moreau-Jean and event-capturing RK (seed 000 slides 99-117)")
     fig.tight_layout()
-    fig.savefig(argv[2], dpi=120)
+    savefig(fig, argv[2], dpi=120)
     return 0
 
 

@@ -9,14 +9,9 @@ Exit status: 0 figure written, 2 unreadable input, 3 numpy/matplotlib missing.
 import json
 import sys
 
-try:
-    import matplotlib
+from talus_plotting import pyplot, savefig
 
-    matplotlib.use("Agg")  # files only: no display needed
-    import matplotlib.pyplot as plt
-except ImportError as missing:
-    print(f"plot_mechanisms: {missing} (install python3-matplotlib)", file=sys.stderr)
-    sys.exit(3)
+plt = pyplot("plot_mechanisms.py")
 
 LABELS = {"hem5": "HEM5 (index 2)", "rkf45": "RKF45 (index 1)", "alpha": "generalized-α (index 3)"}
 COLORS = {"hem5": "C0", "rkf45": "C1", "alpha": "C2"}  # one colour per integrator across the panels
@@ -61,7 +56,7 @@ def main(argv):
     ax.legend()
 
     fig.tight_layout()
-    fig.savefig(argv[2], dpi=120)
+    savefig(fig, argv[2], dpi=120)
     return 0
 
 

@@ -14,25 +14,10 @@ import os
 import re
 import sys
 
-SYSTEM_PYTHON = "/usr/bin/python3"
+from talus_plotting import pyplot, savefig
 
-try:
-    import numpy as np
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only: no display needed
-    import matplotlib.pyplot as plt
-except ImportError as missing:
-    # Debian installs python3-matplotlib for the system interpreter; a virtualenv or pyenv python3 found first
-    # on PATH may lack it, so try the system one once before giving up.
-    here = os.path.realpath(sys.executable)
-    if (os.path.exists(SYSTEM_PYTHON) and os.path.realpath(SYSTEM_PYTHON) != here
-            and not os.environ.get("TALUS_PLOT_RETRIED")):
-        os.environ["TALUS_PLOT_RETRIED"] = "1"
-        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
-    print(f"plot_run.py: {missing}; install numpy and matplotlib "
-          "(Debian: apt-get install python3-numpy python3-matplotlib)", file=sys.stderr)
-    sys.exit(3)
+plt = pyplot("plot_run.py")
+import numpy as np  # noqa: E402  (installed with matplotlib)
 
 MAX_CURVES = 24  # beyond this a figure is unreadable: plot the first ones and say so
 
@@ -85,7 +70,7 @@ def plot_group(ax, t, data, columns, indices, ylabel):
 
 def save(fig, directory, name):
     fig.tight_layout()
-    fig.savefig(os.path.join(directory, name), dpi=120)
+    savefig(fig, os.path.join(directory, name), dpi=120)
     plt.close(fig)
 
 

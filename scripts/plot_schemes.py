@@ -15,10 +15,9 @@ import csv
 import os
 import sys
 
-import matplotlib
+from talus_plotting import pyplot, savefig
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = pyplot("plot_schemes.py")
 
 
 def read(path):
@@ -46,7 +45,7 @@ def line_plot(directory, name, title, ylabel, logy=False, reference="exact"):
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(directory, name + ".png"), dpi=120)
+    savefig(fig, os.path.join(directory, name + ".png"), dpi=120)
     plt.close(fig)
 
 

@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# The README's first command: installs dependencies, builds Talus (Release) and runs the default scene.
+# The README's first command: installs the Debian packages, builds the `talus` program only (Release; not the
+# tests nor the benches) and runs the default scene.
 # Usage: scripts/run-default.sh [SCENE [talus run options...]]
-#   default: examples/bead_stack.yaml, 3000 glass beads falling into a box and settling (about a minute on
-#            2 cores): out/bead_stack/ gets the ParaView series (beads.pvd, contacts.pvd), snapshot.png,
-#            profile.txt (time per phase) and trace.json (Chrome trace, open in Perfetto)
-#   scripts/run-default.sh examples/bouncing_ball.yaml   the bouncing ball (timeseries and PNG plots)
+#   default: examples/bead_stack.yaml, 1500 glass beads falling into a box and settling (about a minute of one
+#            core): out/bead_stack/ gets the ParaView series (beads.pvd, contacts.pvd), snapshot.png,
+#            profile.txt (time per phase), trace.json (Chrome trace, open in Perfetto), granular.json and
+#            restart.h5
+#   scripts/run-default.sh examples/bouncing_ball.yaml   the bouncing ball (timeseries.csv/h5, run.json, PNG plots)
+# The run replaces the outputs of an earlier run of the same scene (talus run --overwrite).
+# Environment: TALUS_BUILD_DIR (default build/), TALUS_BUILD_TYPE (Release), TALUS_JOBS (all cores).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 scene=${1:-$root/examples/bead_stack.yaml}
 shift $(( $# > 0 ? 1 : 0 ))
+build=${TALUS_BUILD_DIR:-$root/build}
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh"
+gen=()
+command -v ninja >/dev/null && [ ! -f "$build/Makefile" ] && gen=(-G Ninja)
+cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE="${TALUS_BUILD_TYPE:-Release}" >/dev/null
+cmake --build "$build" --target talus -j "${TALUS_JOBS:-$(nproc)}"
 name=$(basename "$scene" .yaml)
 out="$root/out/$name"
 extra=()
 if grep -q '^granular:' "$scene"; then extra=(--profile "$out/trace.json"); fi
-"$root/build/talus" run "$scene" --out "$out" "${extra[@]}" "$@"
+"$build/talus" run "$scene" --out "$out" --overwrite "${extra[@]}" "$@"
 echo
 echo "Outputs of $name in $out:"
 ls "$out" | grep -v '_[0-9]*\.vtp$' || true

@@ -11,6 +11,8 @@
 #include <deque>
 #include <map>
 #include <cstdio>
+#include <signal.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -24,6 +26,7 @@
 #include "apps/GranularOutput.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/ResourceLimits.hpp"
+#include "apps/RunOutputs.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneReader.hpp"
 #include "apps/Version.hpp"
@@ -293,14 +296,16 @@ bool is_run_file(const std::string& name) {
   return std::regex_match(name, re);
 }
 
-// An earlier run's files in dir: those named like a run's, and those its granular.json lists (a trace, for
-// instance).
-std::vector<fs::path> earlier_run_files(const fs::path& dir) {
+// An earlier run's files in dir: those named like a granular run's, those its granular.json lists (a trace,
+// for instance), and a single-scene run's (RunOutputs.hpp), so that a folder never mixes two runs of any kind.
+std::vector<fs::path> earlier_granular_files(const fs::path& dir) {
   std::vector<fs::path> found;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return found;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
     if (is_run_file(e.path().filename().string())) found.push_back(e.path());
+  for (const std::string& name : earlier_run_files(dir))
+    if (std::find(found.begin(), found.end(), dir / name) == found.end()) found.push_back(dir / name);
   try {
     std::ifstream in(dir / "granular.json");
     if (in) {
@@ -323,7 +328,7 @@ std::vector<fs::path> earlier_run_files(const fs::path& dir) {
 
 // Refuses a folder holding an earlier run, or (overwrite) removes that run's files as one set.
 void prepare_output_folder(const fs::path& out, bool overwrite, bool quiet, std::ostream& log) {
-  const std::vector<fs::path> earlier = earlier_run_files(out);
+  const std::vector<fs::path> earlier = earlier_granular_files(out);
   if (earlier.empty()) return;
   if (!overwrite) {
     long frames = 0;
@@ -348,8 +353,9 @@ void prepare_output_folder(const fs::path& out, bool overwrite, bool quiet, std:
   if (!quiet) log << "talus: removed the " << earlier.size() << " files of the earlier run in " << out.string() << '\n';
 }
 
-// SIGTERM ends a granular run as SIGINT does (talus_main.cpp handles SIGINT): the handler is set for the run
-// and the previous one put back after it.
+// SIGTERM ends a granular run as SIGINT does. The CLI (apps/Cli.cpp) handles both and sets *stop; a program
+// that calls run_granular without a SIGTERM handler of its own (the tests) gets this one for the run, the
+// default disposition put back after it.
 std::atomic<bool> g_terminate{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
 extern "C" void on_terminate(int) {
@@ -358,12 +364,16 @@ extern "C" void on_terminate(int) {
 }
 struct TerminateHandler {
   using Handler = void (*)(int);
-  Handler previous;
+  bool installed = false;
   TerminateHandler() {
     g_terminate.store(false);
-    previous = std::signal(SIGTERM, on_terminate);
+    struct sigaction current {};
+    if (::sigaction(SIGTERM, nullptr, &current) == 0 && !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL)
+      installed = std::signal(SIGTERM, on_terminate) != SIG_ERR;
   }
-  ~TerminateHandler() { std::signal(SIGTERM, previous == SIG_ERR ? SIG_DFL : previous); }
+  ~TerminateHandler() {
+    if (installed) std::signal(SIGTERM, SIG_DFL);
+  }
   TerminateHandler(const TerminateHandler&) = delete;
   TerminateHandler& operator=(const TerminateHandler&) = delete;
 };

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -179,6 +180,19 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
   CHECK(left == std::set<std::string>{"beads.pvd", "beads_00000.vtp", "beads_00001.vtp", "beads_00002.vtp", "contacts.pvd",
                                       "contacts_00000.vtp", "contacts_00001.vtp", "contacts_00002.vtp", "granular.json",
                                       "profile.txt", "restart.h5"});
+
+  // A single-scene run's files (apps/RunOutputs.hpp) are an earlier run too: a folder never mixes two runs.
+  const fs::path mixed = dir / "mixed";
+  fs::create_directories(mixed);
+  std::ofstream(mixed / "run.json") << "{}\n";
+  std::ofstream(mixed / "timeseries.csv") << "t\n0\n";
+  GranularRunOptions into_mixed = options(mixed, {"n=27", "t_end=0.002"});
+  CHECK_THROWS_WITH(run(into_mixed), Catch::Contains("(run.json, timeseries.csv)"));
+  into_mixed.overwrite = true;
+  REQUIRE(run(into_mixed) == 0);
+  CHECK_FALSE(fs::exists(mixed / "run.json"));
+  CHECK_FALSE(fs::exists(mixed / "timeseries.csv"));
+  require_one_complete_run(mixed);
   fs::remove_all(dir.parent_path());
 }
 
@@ -226,6 +240,9 @@ TEST_CASE("SIGTERM ends a granular run like SIGINT, its outputs complete", "[app
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
+    // A program without a SIGTERM handler of its own (Catch2 installs one for its fatal signals): the runner
+    // then sets its own for the run. The CLI's handler sets GranularRunOptions::stop instead.
+    std::signal(SIGTERM, SIG_DFL);
     int status = 1;
     try {
       status = run(options(out, {"n=64", "t_end=1000", "frame_every=0.002"}));

@@ -40,6 +40,9 @@ class ContactCache {
 
   std::size_t size() const { return keys_.size(); }
   void clear() { keys_.clear(), impulses_.clear(); }
+  // The stored contacts in key order (restart archives write them; store() reads them back).
+  const std::vector<ContactKey>& keys() const { return keys_; }
+  const std::vector<Eigen::Vector3d>& impulses() const { return impulses_; }
 
  private:
   std::vector<ContactKey> keys_;

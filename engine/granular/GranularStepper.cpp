@@ -51,6 +51,8 @@ GranularStepper::GranularStepper(GranularModel& model, const GranularParameters&
   if (m_.restitution < 0.0 || m_.restitution > 1.0) throw std::invalid_argument("granular: restitution must be in [0, 1]");
   pair_buffers_.resize(params_.threads);
   wall_buffers_.resize(params_.threads);
+  work_.record_history = params_.record_history;
+  multilevel_.fine.record_history = params_.record_history;
   general_.beads = &m_.beads;
   general_.capsules = &m_.capsules;
 }
@@ -241,7 +243,21 @@ void GranularStepper::assemble() {
 
 void GranularStepper::solve() {
   SphereBodies& b = m_.beads;
-  if (params_.solver == GranularSolver::MatrixFree) {
+  if (params_.solver == GranularSolver::Multilevel) {
+    apply_impulses(contacts_, layout_, b, params_.threads);
+    apply_general_impulses(general_);
+    build_aggregate_levels(contacts_, b, params_.multilevel, multilevel_);
+    MatrixFreeParameters p;
+    p.tolerance = params_.tolerance;
+    p.max_sweeps = params_.max_sweeps;
+    p.threads = params_.threads;
+    report_.solver = solve_multilevel(contacts_, layout_, b, q_norm_, p, params_.multilevel, multilevel_, &general_);
+    report_.residual_checks = multilevel_.fine.residual_checks;
+    report_.cycles = multilevel_.cycles;
+    report_.levels = static_cast<int>(multilevel_.levels.size());
+    return;
+  }
+  if (params_.solver == GranularSolver::MatrixFree || params_.solver == GranularSolver::Nncg) {
     apply_impulses(contacts_, layout_, b, params_.threads);
     apply_general_impulses(general_);
     MatrixFreeParameters p;
@@ -251,6 +267,7 @@ void GranularStepper::solve() {
     p.check_first = params_.check_first;
     p.relaxation = params_.relaxation;
     p.symmetric = params_.symmetric;
+    p.nncg = params_.solver == GranularSolver::Nncg;
     p.threads = params_.threads;
     report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_);
     report_.residual_checks = work_.residual_checks;

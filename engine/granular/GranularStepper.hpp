@@ -30,6 +30,7 @@
 #include "engine/granular/GeneralDetection.hpp"
 #include "engine/granular/GranularModel.hpp"
 #include "engine/granular/MatrixFreeNsgs.hpp"
+#include "engine/granular/MultilevelNsgs.hpp"
 #include "engine/granular/PhaseProfile.hpp"
 #include "engine/granular/SweepContact.hpp"
 #include "engine/granular/SweepPartition.hpp"
@@ -38,7 +39,12 @@
 
 namespace talus::granular {
 
-enum class GranularSolver { MatrixFree, Assembled };
+// MatrixFree: plain coloured NSGS sweeps (MatrixFreeNsgs.hpp). Multilevel: the same sweeps as smoother of
+// V-cycles whose coarse levels are rigid aggregates of beads (MultilevelNsgs.hpp). Nncg: the sweeps with
+// nonsmooth nonlinear conjugate-gradient acceleration. Assembled: W formed and solved by solvers' nsgs
+// (comparison only).
+enum class GranularSolver { MatrixFree, Assembled, Multilevel, Nncg };
+
 
 struct GranularParameters {
   double h = 1e-3;          // time step [s]
@@ -52,6 +58,8 @@ struct GranularParameters {
   int threads = 1;
   int resort_every = 50;    // steps between Morton re-sorts; 0 = never
   GranularSolver solver = GranularSolver::MatrixFree;
+  bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
+  MultilevelParameters multilevel;  // solver == Multilevel
 };
 
 struct GranularStepReport {
@@ -62,6 +70,8 @@ struct GranularStepReport {
   double max_penetration = 0.0;  // max(−gap) over the contacts at the start of the step [m]
   solvers::SolverStats solver;
   int residual_checks = 0;  // matrix-free: residual evaluations beside the sweeps
+  int cycles = 0;           // multilevel: V-cycles
+  int levels = 0;           // multilevel: coarse levels built for the step
   std::array<double, kPhaseCount> phase_seconds{};
   // CPU time of the calling thread per phase: the whole cost with one thread, and what the wall time of a
   // loaded machine cannot tell (time spent descheduled is not counted).
@@ -87,6 +97,14 @@ class GranularStepper {
   // Asks the next step to keep its one-step problem (assembled W, q, μ) in last_problem().
   void keep_next_problem() { keep_problem_ = true; }
   const solvers::FrictionContactProblem& last_problem() const { return problem_; }
+  // The residual evaluations of the last solve, when parameters().record_history (empty otherwise).
+  const std::vector<ResidualSample>& residual_history() const {
+    return params_.solver == GranularSolver::Multilevel ? multilevel_.fine.history : work_.history;
+  }
+  // The warm start kept between steps (restart archives save and restore it): bead contacts, and contacts
+  // touching a capsule.
+  contact::ContactCache& contact_cache() { return cache_; }
+  contact::ContactCache& capsule_contact_cache() { return general_.cache; }
   // Forget the warm start (after beads were added, for instance: not needed, keys stay valid).
   void clear_cache() { cache_.clear(); }
 
@@ -124,6 +142,7 @@ class GranularStepper {
   std::vector<Eigen::Vector3d> world_impulses_;
   contact::ContactCache cache_;
   MatrixFreeWorkspace work_;
+  MultilevelWorkspace multilevel_;
   double q_norm_ = 0.0;
   bool keep_problem_ = false;
   solvers::FrictionContactProblem problem_;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "engine/granular/GeneralContacts.hpp"
+#include "engine/granular/IsotropicContactSolve.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 
 namespace talus::granular {
@@ -15,64 +16,18 @@ namespace {
 
 constexpr int kBlock = 2048;  // contacts per residual block: fixed, so the sum's order never changes
 
-// Moves the contact's beads by M⁻¹ Hᵀ dr (dr in the contact frame).
-inline void push(const SweepContact& c, const Eigen::Vector3d& dr, SphereBodies& beads) {
-  const Eigen::Vector3d d = dr[0] * c.n + dr[1] * c.t1 + dr[2] * c.t2;
-  const Eigen::Vector3d nd = c.n.cross(d);  // p × d with p = ±r n
-  beads.v[c.b] += beads.inv_mass[c.b] * d;
-  beads.w[c.b] -= (beads.inv_inertia[c.b] * c.rb) * nd;
-  if (c.a >= 0) {
-    beads.v[c.a] -= beads.inv_mass[c.a] * d;
-    beads.w[c.a] -= (beads.inv_inertia[c.a] * c.ra) * nd;
-  }
-}
-
-// Exact local solution for the block diag(wn, wt, wt), with b = u − W r the part of u not due to r.
-inline void local_solve(const SweepContact& c, const Eigen::Vector3d& u, Eigen::Vector3d& r) {
-  const double bn = u[0] - c.wn * r[0];
-  if (bn >= 0.0) {
-    r.setZero();
-    return;
-  }
-  const double bt1 = u[1] - c.wt * r[1], bt2 = u[2] - c.wt * r[2];
-  const double rn = -bn / c.wn;
-  const double st1 = -bt1 / c.wt, st2 = -bt2 / c.wt;
-  const double st = std::sqrt(st1 * st1 + st2 * st2);
-  r[0] = rn;
-  if (st <= c.mu * rn) {
-    r[1] = st1, r[2] = st2;
-  } else {
-    const double s = c.mu * rn / st;  // r_T = −μ r_N b_T/‖b_T‖ = μ r_N (st / ‖st‖)
-    r[1] = s * st1, r[2] = s * st2;
-  }
-}
-
-// Projection on the Coulomb cone {‖r_T‖ <= μ r_N} (the closed form of solvers::project_on_cone, inlined for
-// the relaxed update's inner loop).
-inline void project_isotropic(Eigen::Vector3d& r, double mu) {
-  const double t = std::sqrt(r[1] * r[1] + r[2] * r[2]);
-  if (t <= mu * r[0]) return;
-  if (mu * t <= -r[0]) {
-    r.setZero();
-    return;
-  }
-  const double rn = (r[0] + mu * t) / (1.0 + mu * mu);
-  const double s = mu * rn / t;
-  r[0] = rn, r[1] *= s, r[2] *= s;
-}
-
 template <bool Relaxed>
 inline void update(SweepContact& c, SphereBodies& beads, double omega) {
   const Eigen::Vector3d u = contact_velocity(c, beads);
   Eigen::Vector3d r = c.r;
-  local_solve(c, u, r);
+  isotropic_local_solve(c.wn, c.wt, c.mu, u, r);
   if constexpr (Relaxed) {
     r = c.r + omega * (r - c.r);
     project_isotropic(r, c.mu);
   }
   const Eigen::Vector3d dr = r - c.r;
   c.r = r;
-  push(c, dr, beads);
+  push_impulse(c, dr, beads);
 }
 
 template <bool Relaxed>
@@ -102,6 +57,50 @@ void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodi
   for (int q = 0; q < P; ++q) sweep_range<Relaxed>(contacts, L.part_start[q], L.part_start[q + 1], backward, beads, omega);
   if (!backward)
     for (int k = 0; k < nc; ++k) interface_colour(k);
+}
+
+// Nonsmooth nonlinear conjugate gradients (NNCG; Silcowitz et al.; Bullet's btNNCGConstraintSolver), after a
+// sweep, inside the parallel region: Δ = r − r_prev, β = ‖Δ‖² / ‖Δ_prev‖²; β > 1 restarts (p = Δ), otherwise
+// r += β p, the beads move by M⁻¹ Hᵀ (β p) (so velocities stay those of the reactions), and p = Δ + β p. The
+// next sweep projects back on the cones. Sums over fixed blocks: β does not depend on the thread count.
+void nncg_step(std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodies& beads,
+               MatrixFreeWorkspace& work) {
+  const int n = static_cast<int>(contacts.size());
+  const int blocks = static_cast<int>(work.block_sums.size());
+#pragma omp for schedule(static)
+  for (int k = 0; k < blocks; ++k) {
+    double s = 0.0;
+    for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i)
+      s += (contacts[i].r - work.nncg_previous[i]).squaredNorm();
+    work.block_sums[k] = s;
+  }
+#pragma omp single
+  {
+    double d = 0.0;
+    for (double v : work.block_sums) d += v;
+    work.nncg_beta = work.nncg_delta > 0.0 ? d / work.nncg_delta : 2.0;
+    work.nncg_delta = d;
+  }
+  const double beta = work.nncg_beta;
+  auto accelerate = [&](int i) {
+    SweepContact& c = contacts[i];
+    const Eigen::Vector3d delta = c.r - work.nncg_previous[i];
+    if (beta > 1.0) {
+      work.nncg_direction[i] = delta;
+    } else {
+      const Eigen::Vector3d step = beta * work.nncg_direction[i];
+      c.r += step;
+      push_impulse(c, step, beads);
+      work.nncg_direction[i] = delta + step;
+    }
+    work.nncg_previous[i] = c.r;
+  };
+  const ContactColours& ic = L.interface;
+  const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
+#pragma omp for schedule(dynamic, 1)
+  for (int q = 0; q < P; ++q)
+    for (int i = L.part_start[q]; i < L.part_start[q + 1]; ++i) accelerate(i);
+  for (int k = 0; k < nc; ++k) for_colour(ic, k, base, false, accelerate);
 }
 
 inline double contact_error(const SweepContact& c, const SphereBodies& beads) {
@@ -149,18 +148,31 @@ void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout
   {
 #pragma omp for schedule(dynamic, 1)
     for (int q = 0; q < P; ++q)
-      for (int i = L.part_start[q]; i < L.part_start[q + 1]; ++i) push(contacts[i], contacts[i].r, beads);
+      for (int i = L.part_start[q]; i < L.part_start[q + 1]; ++i) push_impulse(contacts[i], contacts[i].r, beads);
     for (int k = 0; k < nc; ++k)
-      for_colour(ic, k, base, false, [&](int i) { push(contacts[i], contacts[i].r, beads); });
+      for_colour(ic, k, base, false, [&](int i) { push_impulse(contacts[i], contacts[i].r, beads); });
+  }
+}
+
+void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, SphereBodies& beads, int count,
+                       int threads, GeneralContactSet* general) {
+  if (count <= 0) return;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  for (int k = 0; k < count; ++k) {
+    sweep<false>(contacts, layout, beads, 1.0, false);
+    if (general) sweep_general_contacts(*general);
   }
 }
 
 double matrix_free_residual(const std::vector<SweepContact>& contacts, const SphereBodies& beads, double q_norm,
-                            int threads, MatrixFreeWorkspace& work) {
+                            int threads, MatrixFreeWorkspace& work, GeneralContactSet* general) {
   work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
 #pragma omp parallel num_threads(threads) if (threads > 1)
-  residual_blocks(contacts, beads, work.block_sums);
-  return total(work.block_sums, q_norm);
+  {
+    residual_blocks(contacts, beads, work.block_sums);
+    if (general) general_residual_blocks(*general);
+  }
+  return total(work.block_sums, q_norm, general ? general_squared_error(*general) : 0.0);
 }
 
 double squared_contact_velocities(const std::vector<SweepContact>& contacts, const SphereBodies& beads, int threads,
@@ -190,9 +202,16 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
   // rarely overshoots). The schedule depends on residual values only, hence not on the thread count.
   int next_check = check_every, last_check = 0;
   work.residual_checks = 0;
+  work.history.clear();
   double last_residual = INFINITY;
   const bool relaxed = p.relaxation != 1.0;
   const double omega = p.relaxation;
+  if (p.nncg) {
+    work.nncg_previous.resize(contacts.size());
+    work.nncg_direction.assign(contacts.size(), Eigen::Vector3d::Zero());
+    for (std::size_t i = 0; i < contacts.size(); ++i) work.nncg_previous[i] = contacts[i].r;
+    work.nncg_delta = 0.0;
+  }
   auto check = [&] {
     residual_blocks(contacts, beads, work.block_sums);
     if (general) general_residual_blocks(*general);
@@ -201,6 +220,9 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
       residual = total(work.block_sums, q_norm, general ? general_squared_error(*general) : 0.0);
       done = !(residual > p.tolerance) || sweeps >= p.max_sweeps || !std::isfinite(residual);
       ++work.residual_checks;
+      if (work.record_history)
+        work.history.push_back({sweeps, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                                residual});
       int gap = check_every;
       if (sweeps > last_check && residual < last_residual) {
         const double rate = std::pow(residual / last_residual, 1.0 / (sweeps - last_check));
@@ -225,6 +247,7 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
       else
         sweep<false>(contacts, layout, beads, omega, backward);
       if (general) sweep_general_contacts(*general);
+      if (p.nncg) nncg_step(contacts, layout, beads, work);
 #pragma omp single
       ++sweeps;
       if (sweeps >= next_check) check();

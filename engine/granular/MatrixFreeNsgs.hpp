@@ -20,6 +20,7 @@
 // costs one residual evaluation and no sweep).
 #include <vector>
 
+#include "engine/granular/ResidualSample.hpp"
 #include "engine/granular/SphereBodies.hpp"
 #include "engine/granular/SweepContact.hpp"
 #include "engine/granular/SweepPartition.hpp"
@@ -34,6 +35,7 @@ struct MatrixFreeParameters {
   bool check_first = true;  // evaluate the residual of the warm start before sweeping
   double relaxation = 1.0;  // ω of projected SOR, in (0, 2)
   bool symmetric = false;   // alternate forward and backward sweeps inside the blocks
+  bool nncg = false;        // nonsmooth nonlinear conjugate-gradient acceleration after each sweep
   int threads = 1;
 };
 
@@ -41,6 +43,11 @@ struct MatrixFreeParameters {
 struct MatrixFreeWorkspace {
   std::vector<double> block_sums;
   int residual_checks = 0;  // evaluations of the residual by the last solve (each costs about one sweep)
+  bool record_history = false;  // keep every residual evaluation of the last solve in `history`
+  std::vector<ResidualSample> history;
+  // NNCG: reactions after the last sweep, the search direction, ‖Δr‖² of the last sweep and the last β.
+  std::vector<Eigen::Vector3d> nncg_previous, nncg_direction;
+  double nncg_delta = 0.0, nncg_beta = 0.0;
 };
 
 struct GeneralContactSet;  // GeneralContacts.hpp
@@ -54,13 +61,18 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
                                        SphereBodies& beads, double q_norm, const MatrixFreeParameters& params,
                                        MatrixFreeWorkspace& work, GeneralContactSet* general = nullptr);
 
+// `count` plain forward sweeps (ω = 1), no residual evaluation: the smoother of MultilevelNsgs.hpp.
+void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, SphereBodies& beads, int count,
+                       int threads, GeneralContactSet* general = nullptr);
+
 // Adds M⁻¹ Hᵀ r of every contact to the beads' velocities (parallel over blocks, then interface colours).
 void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& layout, SphereBodies& beads,
                     int threads);
 
-// The common residual of the current impulses, with u read from the beads' velocities.
+// The common residual of the current impulses, with u read from the beads' velocities (`general`'s contacts
+// counted too).
 double matrix_free_residual(const std::vector<SweepContact>& contacts, const SphereBodies& beads, double q_norm,
-                            int threads, MatrixFreeWorkspace& work);
+                            int threads, MatrixFreeWorkspace& work, GeneralContactSet* general = nullptr);
 
 // Σ ‖H v + extra‖² over the contacts (‖q‖² on the free velocities), summed over fixed blocks in parallel.
 double squared_contact_velocities(const std::vector<SweepContact>& contacts, const SphereBodies& beads, int threads,

@@ -1,0 +1,403 @@
+#include "engine/granular/MultilevelNsgs.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "engine/granular/GeneralContacts.hpp"
+#include "engine/granular/IsotropicContactSolve.hpp"
+
+namespace talus::granular {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+int find_root(std::vector<std::int32_t>& uf, int i) {
+  while (uf[i] != i) {
+    uf[i] = uf[uf[i]];
+    i = uf[i];
+  }
+  return i;
+}
+
+// The smaller root wins, so the aggregates' numbering follows the nodes' order whatever the union order.
+void unite(std::vector<std::int32_t>& uf, int a, int b) {
+  a = find_root(uf, a), b = find_root(uf, b);
+  if (a == b) return;
+  if (a < b) std::swap(a, b);
+  uf[a] = b;
+}
+
+Eigen::Matrix3d skew(const Eigen::Vector3d& l) {
+  Eigen::Matrix3d s;
+  s << 0.0, -l.z(), l.y(), l.z(), 0.0, -l.x(), -l.y(), l.x(), 0.0;
+  return s;
+}
+
+// Velocity of the contact point per unit world impulse at it: 1/m − [l]× I⁻¹ [l]×.
+Eigen::Matrix3d point_compliance(double inv_mass, const Eigen::Matrix3d& inv_inertia, const Eigen::Vector3d& l) {
+  const Eigen::Matrix3d s = skew(l);
+  return inv_mass * Eigen::Matrix3d::Identity() - s * inv_inertia * s;
+}
+
+// A contact whose beads are farther apart than any touching pair could be crosses a periodic seam: it joins no
+// aggregate (an aggregate's beads must sit together in space for its centre and inertia to mean anything).
+bool local_pair(const SweepContact& c, const SphereBodies& b) {
+  return c.a >= 0 && (b.x[c.b] - b.x[c.a]).norm() <= 1.5 * (c.ra + c.rb);
+}
+
+std::int64_t cell_key(const Eigen::Vector3d& x, double side) {
+  // 21 bits per axis around the origin: enough for 2^20 cells each way; farther cells alias, which only makes
+  // two distant nodes share a key — they still need a contact to be joined.
+  auto k = [&](double v) { return static_cast<std::int64_t>(std::floor(v / side)) & 0x1FFFFF; };
+  return (k(x.x()) << 42) | (k(x.y()) << 21) | k(x.z());
+}
+
+void build_level(AggregateLevel& L, int nodes, const std::vector<std::int32_t>& node_of_bead,
+                 const std::vector<Eigen::Vector3d>& node_centre, const std::vector<std::int32_t>& candidates,
+                 const std::vector<SweepContact>& contacts, const SphereBodies& beads, double side,
+                 MultilevelWorkspace& w) {
+  const int n = beads.size();
+  w.uf.resize(nodes);
+  w.cell.resize(nodes);
+  for (int i = 0; i < nodes; ++i) w.uf[i] = i, w.cell[i] = cell_key(node_centre[i], side);
+  for (std::int32_t k : candidates) {
+    const SweepContact& c = contacts[k];
+    if (!local_pair(c, beads)) continue;
+    const int na = node_of_bead[c.a], nb = node_of_bead[c.b];
+    if (na < 0 || nb < 0 || na == nb || w.cell[na] != w.cell[nb]) continue;
+    unite(w.uf, na, nb);
+  }
+  // Aggregate numbers in node order.
+  w.node_of.assign(nodes, -1);
+  int count = 0;
+  for (int i = 0; i < nodes; ++i) {
+    const int r = find_root(w.uf, i);
+    if (w.node_of[r] < 0) w.node_of[r] = count++;
+    w.node_of[i] = w.node_of[r];
+  }
+  L.count = count;
+  L.bead_aggregate.resize(n);
+  for (int i = 0; i < n; ++i) L.bead_aggregate[i] = node_of_bead[i] >= 0 ? w.node_of[node_of_bead[i]] : -1;
+
+  // Mass properties from the beads (parallel-axis sums of the spheres' isotropic inertia).
+  std::vector<double> mass(count, 0.0);
+  L.centre.assign(count, Eigen::Vector3d::Zero());
+  for (int i = 0; i < n; ++i) {
+    const int A = L.bead_aggregate[i];
+    if (A < 0) continue;
+    mass[A] += beads.mass[i];
+    L.centre[A] += beads.mass[i] * beads.x[i];
+  }
+  L.inv_mass.resize(count);
+  for (int A = 0; A < count; ++A) L.centre[A] /= mass[A], L.inv_mass[A] = 1.0 / mass[A];
+  std::vector<Eigen::Matrix3d> inertia(count, Eigen::Matrix3d::Zero());
+  for (int i = 0; i < n; ++i) {
+    const int A = L.bead_aggregate[i];
+    if (A < 0) continue;
+    const Eigen::Vector3d d = beads.x[i] - L.centre[A];
+    inertia[A] += (1.0 / beads.inv_inertia[i] + beads.mass[i] * d.squaredNorm()) * Eigen::Matrix3d::Identity() -
+                  beads.mass[i] * d * d.transpose();
+  }
+  L.inv_inertia.resize(count);
+  for (int A = 0; A < count; ++A) L.inv_inertia[A] = inertia[A].inverse();
+  L.dv.assign(count, Eigen::Vector3d::Zero());
+  L.dw.assign(count, Eigen::Vector3d::Zero());
+  L.v0.assign(count, Eigen::Vector3d::Zero());
+  L.w0.assign(count, Eigen::Vector3d::Zero());
+
+  // Boundary contacts (a subset of the level below's) with their blocks' Gershgorin majorant.
+  L.contacts.clear();
+  for (std::int32_t k : candidates) {
+    const SweepContact& c = contacts[k];
+    const int A = c.a >= 0 ? L.bead_aggregate[c.a] : -1, B = L.bead_aggregate[c.b];
+    if (A == B) continue;  // internal (or between two fixed bodies)
+    AggregateLevel::Contact cc;
+    cc.fine = k, cc.A = A, cc.B = B;
+    Eigen::Matrix3d K = Eigen::Matrix3d::Zero();
+    if (A >= 0) {
+      cc.la = beads.x[c.a] + c.ra * c.n - L.centre[A];
+      K += point_compliance(L.inv_mass[A], L.inv_inertia[A], cc.la);
+    }
+    if (B >= 0) {
+      cc.lb = beads.x[c.b] - c.rb * c.n - L.centre[B];
+      K += point_compliance(L.inv_mass[B], L.inv_inertia[B], cc.lb);
+    }
+    Eigen::Matrix3d F;
+    F << c.n, c.t1, c.t2;
+    const Eigen::Matrix3d W = F.transpose() * K * F;
+    const Eigen::Matrix3d Wa = W.cwiseAbs();
+    cc.wn = Wa.row(0).sum();
+    cc.wt = std::max(Wa.row(1).sum(), Wa.row(2).sum());
+    L.contacts.push_back(cc);
+  }
+
+  // Spanning forest of the internal contacts, breadth first from the bead nearest each aggregate's centre.
+  w.adjacency_start.assign(n + 1, 0);
+  const int nc = static_cast<int>(contacts.size());
+  auto internal = [&](const SweepContact& c) {
+    return local_pair(c, beads) && L.bead_aggregate[c.a] >= 0 && L.bead_aggregate[c.a] == L.bead_aggregate[c.b];
+  };
+  for (int k = 0; k < nc; ++k)
+    if (internal(contacts[k])) ++w.adjacency_start[contacts[k].a + 1], ++w.adjacency_start[contacts[k].b + 1];
+  for (int i = 0; i < n; ++i) w.adjacency_start[i + 1] += w.adjacency_start[i];
+  w.adjacency.resize(w.adjacency_start[n]);
+  w.head.assign(w.adjacency_start.begin(), w.adjacency_start.end() - 1);
+  for (int k = 0; k < nc; ++k)
+    if (internal(contacts[k])) w.adjacency[w.head[contacts[k].a]++] = k, w.adjacency[w.head[contacts[k].b]++] = k;
+  std::vector<double> best(count, INFINITY);
+  w.head.assign(count, -1);  // reused: each aggregate's root bead
+  for (int i = 0; i < n; ++i) {
+    const int A = L.bead_aggregate[i];
+    if (A < 0) continue;
+    const double d = (beads.x[i] - L.centre[A]).squaredNorm();
+    if (d < best[A]) best[A] = d, w.head[A] = i;
+  }
+  L.order.clear();
+  L.tree_parent.assign(n, -1);
+  L.tree_contact.assign(n, -1);
+  w.visited.assign(n, 0);
+  for (int A = 0; A < count; ++A) {
+    std::size_t q = L.order.size();
+    L.order.push_back(w.head[A]);
+    w.visited[w.head[A]] = 1;
+    for (; q < L.order.size(); ++q) {
+      const int i = L.order[q];
+      for (int e = w.adjacency_start[i]; e < w.adjacency_start[i + 1]; ++e) {
+        const int k = w.adjacency[e];
+        const int j = contacts[k].a == i ? contacts[k].b : contacts[k].a;
+        if (w.visited[j]) continue;
+        w.visited[j] = 1;
+        L.tree_parent[j] = i, L.tree_contact[j] = k;
+        L.order.push_back(j);
+      }
+    }
+  }
+}
+
+// One visit of a level (see the header): the aggregates' mean rigid velocities (momentum averages),
+// `sweeps` coarse sweeps from them, then the correction carried back to the beads.
+void visit_level(AggregateLevel& L, int sweeps, double weight, bool normal_only, std::vector<SweepContact>& contacts,
+                 SphereBodies& beads, MultilevelWorkspace& w) {
+  if (L.contacts.empty()) return;
+  const int n = beads.size();
+  // Mean velocities: what the coarse problem sees of its aggregates. A boundary bead's own velocity may
+  // already point away from a contact that its aggregate as a whole still closes (a column's bottom bead,
+  // pushed up by the floor while the beads above still fall).
+  for (int A = 0; A < L.count; ++A) L.v0[A].setZero(), L.w0[A].setZero(), L.dv[A].setZero(), L.dw[A].setZero();
+  for (int i = 0; i < n; ++i) {
+    const int A = L.bead_aggregate[i];
+    if (A < 0) continue;
+    const Eigen::Vector3d p = beads.mass[i] * beads.v[i];
+    L.v0[A] += p;
+    L.w0[A] += (beads.x[i] - L.centre[A]).cross(p) + beads.w[i] / beads.inv_inertia[i];
+  }
+  for (int A = 0; A < L.count; ++A) L.v0[A] *= L.inv_mass[A], L.w0[A] = L.inv_inertia[A] * L.w0[A];
+  for (AggregateLevel::Contact& cc : L.contacts) cc.r0 = contacts[cc.fine].r;
+  // The coarse reactions live in the fine contacts' r during the sweeps; r0 keeps the start.
+  for (int s = 0; s < sweeps; ++s) {
+    double changed = 0.0, size = 0.0;
+    for (AggregateLevel::Contact& cc : L.contacts) {
+      SweepContact& c = contacts[cc.fine];
+      Eigen::Vector3d rel = Eigen::Vector3d::Zero();
+      if (cc.B >= 0) rel += L.v0[cc.B] + L.dv[cc.B] + (L.w0[cc.B] + L.dw[cc.B]).cross(cc.lb);
+      if (cc.A >= 0) rel -= L.v0[cc.A] + L.dv[cc.A] + (L.w0[cc.A] + L.dw[cc.A]).cross(cc.la);
+      const Eigen::Vector3d u(c.n.dot(rel) + c.extra, c.t1.dot(rel), c.t2.dot(rel));
+      Eigen::Vector3d r = c.r;
+      isotropic_local_solve(cc.wn, cc.wt, c.mu, u, r);
+      const Eigen::Vector3d d = r - c.r;
+      c.r = r;
+      changed += d.squaredNorm(), size += r.squaredNorm();
+      const Eigen::Vector3d R = d[0] * c.n + d[1] * c.t1 + d[2] * c.t2;
+      if (cc.B >= 0) L.dv[cc.B] += L.inv_mass[cc.B] * R, L.dw[cc.B] += L.inv_inertia[cc.B] * cc.lb.cross(R);
+      if (cc.A >= 0) L.dv[cc.A] -= L.inv_mass[cc.A] * R, L.dw[cc.A] -= L.inv_inertia[cc.A] * cc.la.cross(R);
+    }
+    if (changed <= 1e-12 * size) break;
+  }
+
+  // Back to the beads: the boundary reaction changes (weighted), then the internal impulses that give each
+  // bead its aggregate's new rigid velocity, routed leaves first through the spanning forest. A tree contact
+  // delivers what its cone allows; the rest of its subtree's need is dropped, not passed on.
+  w.deficit.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const int A = L.bead_aggregate[i];
+    if (A < 0) {
+      w.deficit[i].setZero();
+      continue;
+    }
+    const Eigen::Vector3d target = L.v0[A] + L.dv[A] + (L.w0[A] + L.dw[A]).cross(beads.x[i] - L.centre[A]);
+    w.deficit[i] = (weight * beads.mass[i]) * (target - beads.v[i]);
+  }
+  w.touched.clear();
+  for (AggregateLevel::Contact& cc : L.contacts) {
+    SweepContact& c = contacts[cc.fine];
+    const Eigen::Vector3d d = weight * (c.r - cc.r0);  // r0 and c.r lie in the cone: so does r0 + d
+    c.r = cc.r0;
+    const Eigen::Vector3d R = d[0] * c.n + d[1] * c.t1 + d[2] * c.t2;
+    w.deficit[c.b] -= R;
+    if (c.a >= 0) w.deficit[c.a] += R;
+    w.touched.push_back({cc.fine, d});
+  }
+  for (int q = static_cast<int>(L.order.size()) - 1; q >= 0; --q) {
+    const int i = L.order[q], p = L.tree_parent[i];
+    if (p < 0) continue;
+    const int k = L.tree_contact[i];
+    const SweepContact& c = contacts[k];
+    const double sign = c.b == i ? 1.0 : -1.0;  // the contact's impulse R acts +R on b, −R on a
+    const Eigen::Vector3d R = sign * w.deficit[i];
+    Eigen::Vector3d r = c.r + Eigen::Vector3d(R.dot(c.n), normal_only ? 0.0 : R.dot(c.t1), normal_only ? 0.0 : R.dot(c.t2));
+    project_isotropic(r, c.mu);
+    const Eigen::Vector3d d = r - c.r;
+    w.deficit[p] += sign * (d[0] * c.n + d[1] * c.t1 + d[2] * c.t2);
+    w.touched.push_back({k, d});
+  }
+  for (const auto& [k, d] : w.touched) {
+    SweepContact& c = contacts[k];
+    c.r += d;
+    push_impulse(c, d, beads);
+  }
+  w.log.insert(w.log.end(), w.touched.begin(), w.touched.end());
+}
+
+// Takes back every change in the log, last first (each was applied through M⁻¹ Hᵀ, so its negative undoes it
+// to round-off).
+void revert(MultilevelWorkspace& w, std::vector<SweepContact>& contacts, SphereBodies& beads) {
+  for (auto it = w.log.rbegin(); it != w.log.rend(); ++it) {
+    SweepContact& c = contacts[it->first];
+    c.r -= it->second;
+    push_impulse(c, -it->second, beads);
+  }
+  w.log.clear();
+}
+
+}  // namespace
+
+void build_aggregate_levels(const std::vector<SweepContact>& contacts, const SphereBodies& beads,
+                            const MultilevelParameters& p, MultilevelWorkspace& w) {
+  const auto start = Clock::now();
+  const int n = beads.size();
+  const int nc = static_cast<int>(contacts.size());
+  double rmax = 0.0;
+  for (double r : beads.radius) rmax = std::max(rmax, r);
+  // Level 0: the beads themselves (fixed beads belong to nothing); every contact a candidate.
+  std::vector<std::int32_t> node_of_bead(n), candidates(nc);
+  std::vector<Eigen::Vector3d> centre(beads.x.begin(), beads.x.end());
+  for (int i = 0; i < n; ++i) node_of_bead[i] = beads.inv_mass[i] > 0.0 ? i : -1;
+  for (int k = 0; k < nc; ++k) candidates[k] = k;
+  int nodes = n, used = 0;
+  double side = std::max(p.aggregate_diameters, 1e-3) * 2.0 * std::max(rmax, 1e-12);
+  for (int level = 0; level < p.max_levels; ++level, side *= 2.0) {
+    if (static_cast<int>(w.levels.size()) <= used) w.levels.emplace_back();
+    AggregateLevel& L = w.levels[used];
+    build_level(L, nodes, node_of_bead, centre, candidates, contacts, beads, side, w);
+    // Coarsening that no longer removes contacts, or a level without contacts, ends the hierarchy.
+    if (L.contacts.empty() || L.contacts.size() > 0.9 * candidates.size() || L.count == nodes) break;
+    ++used;
+    nodes = L.count;
+    node_of_bead = L.bead_aggregate;
+    centre = L.centre;
+    candidates.clear();
+    for (const AggregateLevel::Contact& cc : L.contacts) candidates.push_back(cc.fine);
+  }
+  w.levels.resize(used);
+  w.setup_seconds = seconds_since(start);
+}
+
+solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const SweepLayout& layout,
+                                      SphereBodies& beads, double q_norm, const MatrixFreeParameters& fine,
+                                      const MultilevelParameters& p, MultilevelWorkspace& w,
+                                      GeneralContactSet* general) {
+  const auto start = Clock::now();
+  solvers::SolverStats stats;
+  stats.counters.colours = layout.interface_colours();
+  w.fine.residual_checks = 0;
+  w.fine.history.clear();
+  w.cycles = 0;
+  w.coarse_seconds = 0.0;
+  w.coarse_weight = 1.0;
+  int sweeps = 0;
+  auto residual = [&] {
+    ++w.fine.residual_checks;
+    const double r = matrix_free_residual(contacts, beads, q_norm, fine.threads, w.fine, general);
+    if (w.fine.record_history) w.fine.history.push_back({sweeps, seconds_since(start), r});
+    return r;
+  };
+  const bool empty = contacts.empty() && (!general || general->empty());
+  double res = empty ? 0.0 : residual();
+  const int levels = static_cast<int>(w.levels.size());
+  // Contacts touching capsules are swept with the beads but not checkpointed: with them the solve is plain.
+  bool coarse = levels > 0 && (!general || general->empty());
+  int rejected = 0, pending = 0;
+  double saved_res = res;
+  const std::size_t nc = contacts.size();
+  while (res > fine.tolerance && std::isfinite(res) && sweeps < fine.max_sweeps) {
+    if (!coarse) {
+      // Plain sweeps for the rest, with their own residual schedule; the history continues.
+      std::vector<ResidualSample> history = std::move(w.fine.history);
+      const int checks = w.fine.residual_checks;
+      MatrixFreeParameters rest = fine;
+      rest.max_sweeps = fine.max_sweeps - sweeps;
+      rest.check_first = false;
+      const solvers::SolverStats plain = solve_matrix_free(contacts, layout, beads, q_norm, rest, w.fine, general);
+      const double offset = seconds_since(start) - plain.seconds;
+      for (ResidualSample& h : w.fine.history) h.sweeps += sweeps, h.seconds += offset;
+      history.insert(history.end(), w.fine.history.begin(), w.fine.history.end());
+      w.fine.history = std::move(history);
+      w.fine.residual_checks += checks;
+      sweeps += plain.counters.sweeps;
+      res = plain.residual;
+      break;
+    }
+    // Checkpoint: a cycle that raises the residual is taken back whole (reactions and velocities) and retried
+    // with half the coarse weight; after three such, the solve goes on with plain sweeps. Copying costs a
+    // fraction of a sweep.
+    if (pending == 0) {
+      w.saved_r.resize(nc);
+      for (std::size_t k = 0; k < nc; ++k) w.saved_r[k] = contacts[k].r;
+      w.saved_v = beads.v, w.saved_w = beads.w;
+      saved_res = res;
+    }
+    const auto coarse_start = Clock::now();
+    w.log.clear();
+    for (int l = 0; l < levels; ++l)
+      visit_level(w.levels[l], l == levels - 1 ? p.coarsest_sweeps : p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
+    if (p.up_leg)
+      for (int l = levels - 2; l >= 0; --l) visit_level(w.levels[l], p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
+    w.coarse_seconds += seconds_since(coarse_start);
+    sweep_matrix_free(contacts, layout, beads, p.pre_sweeps + p.post_sweeps, fine.threads, general);
+    sweeps += p.pre_sweeps + p.post_sweeps;
+    ++w.cycles;
+    res = residual();
+    if (++pending < p.trial_cycles) continue;
+    pending = 0;
+    if (!(res < saved_res)) {
+      res = saved_res;
+      for (std::size_t k = 0; k < nc; ++k) contacts[k].r = w.saved_r[k];
+      beads.v = w.saved_v, beads.w = w.saved_w;
+      w.coarse_weight *= 0.5;
+      if (++rejected >= 3) coarse = false;
+      continue;
+    }
+  }
+  stats.iterations = sweeps;  // fine sweeps, as for solve_matrix_free (the runners sum them); cycles in w.cycles
+  stats.counters.sweeps = sweeps;
+  stats.residual = res;
+  if (!std::isfinite(res)) {
+    stats.status = solvers::SolverStatus::Diverged;
+    stats.message = "multilevel NSGS: non-finite residual";
+  } else if (res <= fine.tolerance) {
+    stats.status = solvers::SolverStatus::Converged;
+  } else {
+    stats.status = solvers::SolverStatus::MaxIterations;
+    stats.message = "multilevel NSGS: residual " + std::to_string(res) + " > tolerance " +
+                    std::to_string(fine.tolerance) + " after " + std::to_string(sweeps) + " fine sweeps (" +
+                    std::to_string(w.cycles) + " cycles)";
+  }
+  stats.seconds = seconds_since(start);
+  return stats;
+}
+
+}  // namespace talus::granular

@@ -1,0 +1,118 @@
+#pragma once
+// A friction-contact solve whose cost does not grow with stack height (issue 10 item 2): V-cycles whose
+// smoother is the fine coloured NSGS sweep (MatrixFreeNsgs.hpp) and whose coarse levels are rigid aggregates
+// of beads (the rigid-body interface problem of Visseq–Alart–Dureisseix's domain decomposition, the
+// aggregation of Servin–Wang; ../shared/research/fast-contact-solvers.md §4.1).
+//
+// Why: Gauss–Seidel carries a correction about one contact layer per sweep, so a column L layers tall needs
+// ~L² sweeps. A rigid motion of a whole aggregate changes no relative velocity inside it, so the error that
+// GS diffuses slowly — a block of beads moving together against its neighbours — is one unknown per aggregate.
+//
+// Levels: level 1 groups the beads that touch (a contact of the step) and whose centres fall in one cubic cell
+// of side `aggregate_diameters` bead diameters; level k+1 groups level-k aggregates the same way in cells twice
+// as large, until coarsening stalls. Fixed beads and walls belong to no aggregate (they are the fixed body).
+// Level k's problem is an exact Coulomb friction-contact problem between rigid aggregates (mass, centre, world
+// inertia tensor summed from the beads) on the *unchanged* cones of the contacts between different aggregates
+// ("boundary" contacts); its free velocity is that of the aggregates' mean rigid motions, its unknown the change of the
+// boundary reactions; internal reactions are kept.
+//
+// A visit of level k: each aggregate's mean rigid velocity (its momentum and angular momentum averaged over
+// its beads: a boundary bead's own velocity may already point away from a contact that its aggregate as a
+// whole still closes — a column's bottom bead pushed up by the floor while the beads above still fall), a few
+// coarse NSGS sweeps on the boundary contacts (the 3×3 block of each is replaced by its Gershgorin majorant
+// diag(wn, wt, wt), so the closed-form isotropic local solve is a majorise–minimise step), then the correction
+// carried back to the beads: the impulse each bead lacks to move with its aggregate's new rigid velocity,
+// m_i (V + Ω × (x_i − X)) − m_i v_i minus what the boundary contacts gave it, sums to zero over the aggregate and
+// is routed to a root through a spanning tree of the internal contacts (leaves first: each tree contact carries
+// its subtree's sum, the statically determinate load path of a column). Every changed reaction is projected on
+// its cone and applied through M⁻¹ Hᵀ, so the velocities stay exactly those of the reactions whatever the coarse
+// step did: the correction can be poor, never inconsistent, and the fine natural-map residual stays the only
+// stopping test.
+//
+// Cycle: every level from the finest to the coarsest (`coarse_sweeps` sweeps each, `coarsest_sweeps` at the
+// last, which stops earlier once its sweeps change nothing), back up when `up_leg`, then `pre_sweeps +
+// post_sweeps` fine sweeps and one residual evaluation. Safeguard: the state (reactions, velocities) is
+// checkpointed every `trial_cycles` cycles; if the residual is then not below the checkpoint's, the cycles are
+// taken back, the coarse weight halved, and after three such failures the solve continues with plain sweeps.
+// A column on a floor is solved exactly by one cycle; what rigid aggregates do not capture (rolling, sliding
+// and opening inside an aggregate) is left to the fine sweeps. Coarse levels run on one thread in a fixed
+// order, so the result is the same for every thread count (the fine sweeps are already).
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+#include "engine/granular/MatrixFreeNsgs.hpp"
+#include "engine/granular/SphereBodies.hpp"
+#include "engine/granular/SweepContact.hpp"
+#include "engine/granular/SweepPartition.hpp"
+#include "solvers/core/SolverStats.hpp"
+
+namespace talus::granular {
+
+struct MultilevelParameters {
+  int pre_sweeps = 2;                 // fine sweeps before the coarse levels, per cycle
+  int post_sweeps = 2;                // fine sweeps after them
+  int coarse_sweeps = 3;              // sweeps at each intermediate level, per visit
+  int coarsest_sweeps = 40;           // at the coarsest level (stops earlier once the sweeps change nothing)
+  double aggregate_diameters = 2.0;   // level-1 cell side in bead diameters (doubled at each level)
+  int max_levels = 16;
+  bool up_leg = true;                 // visit the levels again on the way back up
+  int trial_cycles = 6;               // cycles after which the residual must be below the checkpoint's
+  bool normal_routing = false;        // tree contacts carry only the normal part of a subtree's need
+};
+
+// One coarse level: aggregates of the level below and the contacts between two different aggregates.
+struct AggregateLevel {
+  int count = 0;                             // aggregates
+  std::vector<std::int32_t> bead_aggregate;  // per bead: its aggregate at this level, −1 for a fixed bead
+  std::vector<double> inv_mass;              // per aggregate
+  std::vector<Eigen::Matrix3d> inv_inertia;  // world frame, about the centre
+  std::vector<Eigen::Vector3d> centre;
+  std::vector<Eigen::Vector3d> v0, w0;       // mean (rigid) velocity at the start of the current visit
+  std::vector<Eigen::Vector3d> dv, dw;       // its change by the coarse sweeps
+
+  // Boundary contacts: fine contact index, its two aggregates (−1: fixed), lever arms from the aggregates'
+  // centres to the contact point, the Gershgorin majorant diag(wn, wt, wt) of the 3×3 block, and the fine
+  // relative velocity and reaction at the start of the visit.
+  struct Contact {
+    std::int32_t fine = 0, A = -1, B = -1;
+    double wn = 0.0, wt = 0.0;
+    Eigen::Vector3d la = Eigen::Vector3d::Zero(), lb = Eigen::Vector3d::Zero();
+    Eigen::Vector3d u0 = Eigen::Vector3d::Zero(), r0 = Eigen::Vector3d::Zero();
+  };
+  std::vector<Contact> contacts;
+
+  // Spanning forest of the aggregates' internal contacts over the beads: beads in breadth-first order
+  // aggregate by aggregate (roots first), each bead's tree parent (−1: a root or a fixed bead) and the fine
+  // contact to it.
+  std::vector<std::int32_t> order, tree_parent, tree_contact;
+};
+
+struct MultilevelWorkspace {
+  std::vector<AggregateLevel> levels;
+  // Scratch of the build and the reconstruction (reused from step to step).
+  std::vector<std::int32_t> uf, node_of, head, adjacency, adjacency_start;
+  std::vector<std::int64_t> cell;
+  std::vector<char> visited;
+  std::vector<Eigen::Vector3d> deficit;                            // per bead
+  std::vector<std::pair<std::int32_t, Eigen::Vector3d>> touched;   // reaction changes of a visit
+  std::vector<std::pair<std::int32_t, Eigen::Vector3d>> log;       // of a cycle's coarse part (to take back)
+  std::vector<Eigen::Vector3d> saved_r, saved_v, saved_w;  // checkpoint of a cycle
+  MatrixFreeWorkspace fine;
+  int cycles = 0;
+  double coarse_weight = 1.0;
+  double setup_seconds = 0.0, coarse_seconds = 0.0;
+};
+
+// Builds the aggregate levels of the step's contacts (positions and contacts are those of the step).
+void build_aggregate_levels(const std::vector<SweepContact>& contacts, const SphereBodies& beads,
+                            const MultilevelParameters& params, MultilevelWorkspace& work);
+
+// Solves like solve_matrix_free (same entry conditions, residual and statistics: stats.counters.sweeps are the
+// fine sweeps, and so are the iterations; the cycles are in work.cycles), with V-cycles over the levels that build_aggregate_levels made.
+solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const SweepLayout& layout,
+                                      SphereBodies& beads, double q_norm, const MatrixFreeParameters& fine,
+                                      const MultilevelParameters& params, MultilevelWorkspace& work,
+                                      GeneralContactSet* general = nullptr);
+
+}  // namespace talus::granular

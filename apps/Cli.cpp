@@ -78,7 +78,7 @@ std::string number_text(double x) {
 }
 
 struct RunFlags {
-  std::string scene, out, max_memory;
+  std::string scene, out, max_memory, restart;
   double t_end = 0.0, h = 0.0;
   bool no_plot = false, quiet = false, overwrite = false;
   std::vector<std::string> sets;
@@ -131,6 +131,8 @@ Scene load_with_overrides(const std::string& file, const std::vector<std::string
 
 int run_command(const RunFlags& f) {
   const std::uint64_t max_memory = memory_limit(f.max_memory);
+  if (is_granular_scene(f.scene) && !f.restart.empty())
+    throw std::invalid_argument("--restart applies to single scenes; a granular scene restarts with --set restart=FILE");
   if (is_granular_scene(f.scene)) {
     StopSignals signals;
     GranularRunOptions g{f.out, f.sets, f.profile, f.dump_fclib, f.t_end, f.h, f.quiet,
@@ -149,6 +151,7 @@ int run_command(const RunFlags& f) {
   options.tty = isatty(STDERR_FILENO) == 1;
   options.stop = &g_stop;
   options.overwrite = f.overwrite;
+  options.restart = f.restart;
   if (!f.quiet) std::cerr << "talus: " << scene.name << ": " << summary(scene) << '\n';
 
   RunResult r;
@@ -210,8 +213,8 @@ int cli_main(int argc, char** argv) {
       "run",
       "run a scene. Granular scenes write beads.pvd + beads_NNNNN.vtp, contacts.pvd + contacts_NNNNN.vtp, "
       "snapshot.png, profile.txt, granular.json and restart.h5 (trace.json with --profile); other scenes write "
-      "timeseries.csv, timeseries.h5, run.json (events.csv for scheme event_driven) and PNG plots "
-      "(positions, velocities, reactions, energy). A folder holding an earlier run is refused without "
+      "timeseries.csv, timeseries.h5, run.json, restart.h5 (scheme moreau_jean), events.csv (scheme "
+      "event_driven) and PNG plots (positions, velocities, reactions, energy). A folder holding an earlier run is refused without "
       "--overwrite.");
   run->add_option("scene", run_flags.scene, "scene file (YAML)")->required();
   run->add_option("--out", run_flags.out, "output directory (default: out/<scene name>)");
@@ -227,6 +230,9 @@ int cli_main(int argc, char** argv) {
                 "replace an earlier run in the output directory (its files are removed as one set)");
   run->add_option("--max-memory", run_flags.max_memory,
                   "refuse scenes whose estimated memory exceeds SIZE (e.g. 4G; default: the available memory)");
+  run->add_option("--restart", run_flags.restart,
+                  "moreau_jean scenes: continue from a restart.h5 an earlier run wrote, to the scene's t_end (the "
+                  "result is bitwise that of one run)");
   run->add_option("--profile", run_flags.profile, "granular scenes: write a Chrome trace-event JSON of the phases");
   run->add_option("--dump-fclib", run_flags.dump_fclib, "granular scenes: dump one step's problem (FCLIB) into DIR");
 

@@ -8,6 +8,7 @@
 
 #include "apps/ProgressMeter.hpp"
 #include "apps/RunOutputs.hpp"
+#include "apps/SceneRestart.hpp"
 #include "apps/TimeSeries.hpp"
 #include "apps/Version.hpp"
 #include "engine/MoreauJean.hpp"
@@ -135,18 +136,40 @@ Integrator make_second_order(Scene& scene) {
 
 }  // namespace
 
+namespace {
+
+RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step, const RestartState& resume);
+
+RestartState read_restart(Scene& scene, const RunOptions& options) {
+  if (options.restart.empty()) return {};
+  return read_scene_restart(options.restart, scene, TimeSeries(scene).columns());
+}
+
+}  // namespace
+
 RunResult run_scene(Scene& scene, const RunOptions& options) {
+  if (!options.restart.empty() && scene.scheme.kind == SchemeKind::EventDriven) read_restart(scene, options);  // refuses
   if (scene.scheme.kind == SchemeKind::EventDriven) return run_event_driven(scene, options);
   if (scene.scheme.kind == SchemeKind::MoreauJean) {
+    // The archive is loaded before the integrator is built, so that it starts from the restored state.
+    const RestartState resume = read_restart(scene, options);
     MoreauJean integrator(scene.model, scene.integrator);
-    return run_scene(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); });
+    return run_loop(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); }, resume);
   }
+  if (!options.restart.empty()) read_restart(scene, options);  // refuses the second-order schemes, naming why
   scene.scheme.h = scene.integrator.h;  // --h overrides the file for every scheme
   const Integrator integrator = make_second_order(scene);
   return run_scene(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); });
 }
 
 RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step) {
+  const RestartState resume = read_restart(scene, options);
+  return run_loop(scene, options, step, resume);
+}
+
+namespace {
+
+RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step, const RestartState& resume) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   Model& model = scene.model;
@@ -167,12 +190,15 @@ RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step
 
   RunResult result;
   result.planned_steps = planned_steps(scene);
+  result.first_step = resume.step;
+  result.steps = resume.step;
+  series.set_sums(resume.energy);
   outputs.append(series.row(model, nullptr));
   result.rows = 1;
-  long written_step = 0;
+  long written_step = resume.step;
   const StepReport* last = nullptr;
   auto last_flush = start;
-  for (long k = 1; k <= result.planned_steps; ++k) {
+  for (long k = resume.step + 1; k <= result.planned_steps; ++k) {
     if (options.stop && options.stop->load(std::memory_order_relaxed)) {
       result.status = RunStatus::Interrupted;
       break;
@@ -207,12 +233,18 @@ RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step
   progress.finish();
   result.time = model.time;
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  outputs.commit(run_json(scene, result, series.columns().size(), options.overrides));
+  result.restart_written = restartable(scene);
+  outputs.commit(run_json(scene, result, series.columns().size(), options.overrides, options.restart.string()));
+  // After the commit, which removed an earlier run's archive with its other files.
+  if (result.restart_written)
+    write_scene_restart(options.out_dir / kRestartFile, scene, {result.steps, series.sums()}, series.columns());
   return result;
 }
 
+}  // namespace
+
 std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns,
-                     const std::vector<std::string>& overrides) {
+                     const std::vector<std::string>& overrides, const std::string& restart_file) {
   using nlohmann::ordered_json;
   const MoreauJeanParameters& p = scene.integrator;
   const auto number = [](double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); };
@@ -242,6 +274,7 @@ std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns
                   {"nonlinear", scene.model.nonlinear.size()},
                   {"rigid_bodies", scene.model.bodies.size()},
                   {"interactions", scene.model.interactions.size()}};
+  if (!restart_file.empty()) j["restarted_from"] = {{"file", restart_file}, {"step", r.first_step}};
   j["steps"] = r.steps;
   j["planned_steps"] = r.planned_steps;
   j["final_time"] = number(r.time);
@@ -251,6 +284,7 @@ std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns
   j["steps_per_second"] = number(r.wall_seconds > 0 ? r.steps / r.wall_seconds : 0.0);
   ordered_json files = ordered_json::array({kCsvFile, kHdf5File});
   if (scene.scheme.kind == SchemeKind::EventDriven) files.push_back(kEventsFile);
+  if (r.restart_written) files.push_back(kRestartFile);
   j["files"] = files;
   j["units"] = {{"h", "s"},           {"t_end", "s"},         {"final_time", "s"},
                 {"failure.time", "s"}, {"wall_seconds", "s"},  {"steps_per_second", "1/s"},

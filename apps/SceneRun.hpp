@@ -27,6 +27,9 @@ struct RunOptions {
   const std::atomic<bool>* stop = nullptr;  // set asynchronously to end the run after the current step
   bool overwrite = false;                   // replace an earlier run in out_dir (else: refused, RunOutputs.hpp)
   std::vector<std::string> overrides;       // the overrides the scene was loaded with, for run.json
+  // A restart archive (apps/SceneRestart.hpp) to continue from: the run starts at its clock and step count
+  // and ends at the scene's t_end. Empty: start from the scene's initial state.
+  std::filesystem::path restart;
 };
 
 struct RunResult {
@@ -39,6 +42,8 @@ struct RunResult {
   long failed_step = 0;        // StepFailed: the step that failed (k + 1) …
   double failed_time = 0.0;    // … and the time it started from
   std::string failure;         // StepFailed: the integrator's message
+  long first_step = 0;         // steps already taken when the run started (a restart's step count)
+  bool restart_written = false;  // restart.h5 holds the last good state (moreau_jean scenes)
 };
 
 // Advances the scene's model by one step and returns the step's report (e.g. MoreauJean::step).
@@ -48,18 +53,21 @@ using Stepper = std::function<const StepReport&()>;
 // past t_end (it ends short of it by less than h when t_end is not a multiple of h).
 long planned_steps(const Scene& scene);
 
-// Runs the scene with the Moreau–Jean integrator and the scene's parameters. Throws std::invalid_argument if the
+// Runs the scene with its scheme and parameters; a moreau_jean run also writes restart.h5 (its last good
+// state), from which options.restart continues bit for bit. Throws std::invalid_argument if the
 // integrator rejects the parameters and std::runtime_error if the outputs cannot be written — in both cases
 // before any existing output is touched.
 RunResult run_scene(Scene& scene, const RunOptions& options);
 
-// The same with any stepper working on scene.model (other integrators, tests).
+// The same with any stepper working on scene.model (other integrators, tests). With options.restart the
+// archive is loaded into the model before the first step: the stepper must read the model's state when it
+// steps, not when it was built.
 RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step);
 
 // The run.json document of a run (written with nlohmann-json: strings escaped, NaN and infinities as null):
 // the inputs (scene file, overrides, talus version), parameters with their units, status, steps, timings,
 // columns and files.
 std::string run_json(const Scene& scene, const RunResult& result, std::size_t columns,
-                     const std::vector<std::string>& overrides = {});
+                     const std::vector<std::string>& overrides = {}, const std::string& restart_file = {});
 
 }  // namespace talus::app

@@ -13,6 +13,7 @@
 //   active, solver_iterations, solver_residual, newton_iterations   of the last step
 // Sums are accumulated at every step, not only at output rows, so `output: {every: N}` thins the rows without
 // changing their values.
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ class TimeSeries {
   const ColumnInfo& column_info() const { return info_; }
   // Adds one step's energy terms to the running sums; call after every step.
   void accumulate(const StepReport& report);
+  // The running sums (external_work, contact_work, numerical_dissipation, damping_work), for restart archives.
+  std::array<double, 4> sums() const { return {external_work_, contact_work_, numerical_dissipation_, damping_work_}; }
+  void set_sums(const std::array<double, 4>& s) {
+    external_work_ = s[0], contact_work_ = s[1], numerical_dissipation_ = s[2], damping_work_ = s[3];
+  }
   // The row of the model's current state; `last` is the last step's report, or null for the initial state.
   std::span<const double> row(const Model& model, const StepReport* last);
 

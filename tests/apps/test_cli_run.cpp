@@ -117,7 +117,7 @@ TEST_CASE("a run into a folder holding an earlier run needs --overwrite and then
   CHECK(slurp(dir.path / "timeseries.csv") == first);
 
   REQUIRE(run_talus({"run", kBall.string(), "--out", out, "--quiet", "--no-plot", "--t-end", "0.02", "--overwrite"}).status == 0);
-  CHECK(files_in(dir.path) == std::vector<std::string>{"notes.txt", "run.json", "timeseries.csv", "timeseries.h5"});
+  CHECK(files_in(dir.path) == std::vector<std::string>{"notes.txt", "restart.h5", "run.json", "timeseries.csv", "timeseries.h5"});
   CHECK(slurp(dir.path / "timeseries.csv") != first);
 }
 

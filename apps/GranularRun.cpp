@@ -696,12 +696,12 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     if (frame_due) save_restart();
     const auto now = std::chrono::steady_clock::now();
     if (!o.quiet && now - last_print > std::chrono::seconds(o.tty ? 1 : 5)) {
-      const double step_rate = (steps - last_steps) / std::chrono::duration<double>(now - last_print).count();
-      const double left = time_left(std::chrono::duration<double>(now - wall_start).count(), m.time - t0, t_final - t0);
+      const double interval = std::chrono::duration<double>(now - last_print).count();
+      const double left = time_left(interval, (steps - last_steps) * p.h, t_final - m.time);
       char line[300];
       std::snprintf(line, sizeof line,
                     "t = %.4f / %.4f s  %.1f steps/s  %d contacts  %d sweeps  residual %.1e  penetration %.2e r  left %s",
-                    m.time, t_final, step_rate, r.contacts, r.solver.iterations, r.solver.residual,
+                    m.time, t_final, (steps - last_steps) / interval, r.contacts, r.solver.iterations, r.solver.residual,
                     r.max_penetration / std::max(radius, 1e-300), format_duration(left).c_str());
       log << (o.tty ? "\r\033[K" : "") << line << (o.tty ? "" : "\n") << std::flush;
       last_print = now, last_steps = steps;

@@ -24,9 +24,9 @@ std::string format_duration(double s) {
   return b;
 }
 
-double time_left(double elapsed, double done, double total) {
-  if (!(done > 0.0) || !(elapsed > 0.0) || !std::isfinite(total)) return -1.0;
-  return std::max(0.0, elapsed * (total - done) / done);
+double time_left(double wall, double simulated, double remaining) {
+  if (!(simulated > 0.0) || !(wall > 0.0) || !std::isfinite(remaining)) return -1.0;
+  return std::max(0.0, wall * remaining / simulated);
 }
 
 ProgressMeter::ProgressMeter(std::ostream& out, bool tty, bool enabled, double t_end)
@@ -35,7 +35,7 @@ ProgressMeter::ProgressMeter(std::ostream& out, bool tty, bool enabled, double t
 void ProgressMeter::update(const StepReport& r) {
   if (!enabled_) return;
   max_iterations_ = std::max(max_iterations_, r.solver.iterations);
-  if (t_start_ < 0.0) t_start_ = r.time, start_ = Clock::now();
+  if (last_time_ < 0.0) last_time_ = r.time, last_step_ = r.step, last_print_ = Clock::now();
   // Reading the clock every step costs tens of nanoseconds: negligible beside a step.
   const auto now = Clock::now();
   if (now - last_print_ < (tty_ ? kTerminalPeriod : kLogPeriod)) return;
@@ -45,7 +45,7 @@ void ProgressMeter::update(const StepReport& r) {
 void ProgressMeter::print(const StepReport& r, Clock::time_point now) {
   const double dt = std::chrono::duration<double>(now - last_print_).count();
   const double rate = dt > 0.0 ? (r.step - last_step_) / dt : 0.0;
-  const double left = time_left(std::chrono::duration<double>(now - start_).count(), r.time - t_start_, t_end_ - t_start_);
+  const double left = time_left(dt, r.time - last_time_, t_end_ - r.time);
   char line[240];
   std::snprintf(line, sizeof line, "t = %.6g / %.6g s (%3.0f%%)  %.0f steps/s  active %d  solver iterations %d  left %s",
                 r.time, t_end_, 100.0 * r.time / t_end_, rate, r.active, max_iterations_, format_duration(left).c_str());
@@ -55,6 +55,7 @@ void ProgressMeter::print(const StepReport& r, Clock::time_point now) {
     out_ << line << '\n' << std::flush;
   last_print_ = now;
   last_step_ = r.step;
+  last_time_ = r.time;
   max_iterations_ = 0;
   printed_ = true;
 }

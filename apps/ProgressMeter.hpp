@@ -13,9 +13,11 @@ namespace talus::app {
 
 // "42 s", "3 min 05 s", "2 h 07 min"; "?" for a negative or non-finite time.
 std::string format_duration(double seconds);
-// Wall time left when `done` of `total` simulated time took `elapsed` wall seconds (the mean rate since the
-// start: steadier than the last interval's); negative when it cannot be told yet.
-double time_left(double elapsed, double done, double total);
+// Wall time left for `remaining` simulated seconds when the last `simulated` ones took `wall` seconds. The
+// last interval's rate, not the mean since the start: a step costs more as contacts form (a falling lattice
+// that piles up slows down tenfold), and the mean then promised a third of the time actually left. Negative
+// when it cannot be told yet.
+double time_left(double wall, double simulated, double remaining);
 
 class ProgressMeter {
  public:
@@ -32,7 +34,7 @@ class ProgressMeter {
   std::ostream& out_;
   bool tty_, enabled_;
   double t_end_;
-  double t_start_ = -1.0;  // simulated time of the first update (a restarted run starts late)
+  double last_time_ = -1.0;  // simulated time at the last line (or the first update)
   Clock::time_point start_, last_print_;
   long last_step_ = 0;
   int max_iterations_ = 0;  // since the last line

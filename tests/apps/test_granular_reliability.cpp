@@ -330,6 +330,6 @@ TEST_CASE("the progress line's time left", "[apps][granular][reliability]") {
   CHECK(format_duration(185) == "3 min 05 s");
   CHECK(format_duration(7620) == "2 h 07 min");
   CHECK(format_duration(-1) == "?");
-  CHECK(time_left(10.0, 0.25, 1.0) == Approx(30.0));
+  CHECK(time_left(10.0, 0.25, 0.75) == Approx(30.0));  // the last 0.25 s took 10 s: 0.75 s to go take 30 s
   CHECK(time_left(10.0, 0.0, 1.0) < 0.0);
 }

@@ -1,0 +1,59 @@
+// libFuzzer harness: `talus check` (apps/Cli.hpp cli_main, the very code of the command) on a scene file with
+// --set overrides. Input: leading lines "--set key=value" are overrides, the rest is the YAML scene (seeds in
+// tests/fuzz/corpus/scene, from examples/). --max-memory 64M keeps each check small (the fuzzer looks for
+// crashes, hangs and unchecked sizes, not for big scenes). Besides the sanitizers, the harness requires that
+// no raw library exception reaches the user: "talus: std::bad_alloc" or "vector::reserve" is a size nobody
+// checked, and a message without the file's name does not say where the fault is.
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/Cli.hpp"
+#include "tests/fuzz/src/FuzzSupport.hpp"
+#include "tests/fuzz/src/Hdf5Text.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const std::string path = talus::fuzz::scratch_file("scene.yaml");
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  std::vector<std::string> args = {"talus", "check", path, "--max-memory", "64M"};
+  size_t start = 0;
+  while (text.compare(start, 6, "--set ") == 0) {
+    const size_t end = text.find('\n', start);
+    if (end == std::string::npos) return 0;
+    args.push_back("--set");
+    args.push_back(text.substr(start + 6, end - start - 6));
+    start = end + 1;
+  }
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(text.data() + start, static_cast<std::streamsize>(text.size() - start));
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::ostringstream out, err;
+  auto* cout_buf = std::cout.rdbuf(out.rdbuf());
+  auto* cerr_buf = std::cerr.rdbuf(err.rdbuf());
+  int status = 0;
+  try {
+    status = talus::app::cli_main(static_cast<int>(args.size()), argv.data());
+  } catch (const std::exception& e) {
+    std::cout.rdbuf(cout_buf);
+    std::cerr.rdbuf(cerr_buf);
+    talus::fuzz::violation(std::string("cli_main let an exception escape: ") + e.what());
+  }
+  std::cout.rdbuf(cout_buf);
+  std::cerr.rdbuf(cerr_buf);
+  const std::string message = err.str();
+  for (const char* raw : {"std::bad_alloc", "vector::", "basic_string::", "bad_optional_access", "bad_variant_access",
+                          "map::at", "stoi", "stod", "stol"})
+    if (message.find(raw) != std::string::npos) talus::fuzz::violation("a raw library error reached the user: " + message);
+  if (status != 0 && message.find(path) == std::string::npos && message.find("--set") == std::string::npos &&
+      message.find("--max-memory") == std::string::npos)
+    talus::fuzz::violation("the error names neither the file nor the option: " + message);
+  return 0;
+}

@@ -85,25 +85,6 @@ struct RunFlags {
   std::string profile, dump_fclib;
 };
 
-// The granular runner takes --overwrite and --max-memory through fields its options gained in the same
-// issue (apps/GranularRun.hpp, another change in flight): detected here so that this file builds before and
-// after that change lands. Remove once it has.
-template <class Options>
-void set_granular_limits(Options& g, bool overwrite, std::uint64_t max_memory) {
-  if constexpr (requires { g.overwrite = true; g.max_memory = std::uint64_t{0}; }) {
-    g.overwrite = overwrite;
-    g.max_memory = max_memory;
-  } else if (overwrite || max_memory) {
-    throw std::invalid_argument("--overwrite and --max-memory need a granular runner that takes them (this build's does not)");
-  }
-}
-
-template <class Path, class Sets>
-GranularSceneSummary check_granular(const Path& file, const Sets& sets, std::uint64_t max_memory) {
-  if constexpr (requires { check_granular_scene(file, sets, max_memory); }) return check_granular_scene(file, sets, max_memory);
-  else return check_granular_scene(file, sets);
-}
-
 std::uint64_t memory_limit(const std::string& text) {
   if (text.empty()) return 0;
   try {
@@ -137,7 +118,8 @@ int run_command(const RunFlags& f) {
     StopSignals signals;
     GranularRunOptions g{f.out, f.sets, f.profile, f.dump_fclib, f.t_end, f.h, f.quiet,
                          isatty(STDERR_FILENO) == 1, f.no_plot, &g_stop};
-    set_granular_limits(g, f.overwrite, max_memory);
+    g.overwrite = f.overwrite;
+    g.max_memory = max_memory;
     return run_granular(f.scene, g, std::cerr);
   }
   if (!f.profile.empty() || !f.dump_fclib.empty())
@@ -187,7 +169,7 @@ int run_command(const RunFlags& f) {
 int check_command(const std::string& file, const std::vector<std::string>& sets, const std::string& max_memory_text) {
   const std::uint64_t max_memory = memory_limit(max_memory_text);
   if (is_granular_scene(file)) {
-    const GranularSceneSummary g = check_granular(file, sets, max_memory);
+    const GranularSceneSummary g = check_granular_scene(file, sets, max_memory);
     std::cout << file << ": ok: " << g.name << ": granular " << g.kind << ", " << g.beads << " beads, " << g.walls
               << " walls; h = " << g.h << ", t_end = " << g.t_end << " (" << std::lround(g.t_end / g.h)
               << " steps)\n";

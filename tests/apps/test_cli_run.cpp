@@ -192,3 +192,22 @@ TEST_CASE("talus run --help names the files each kind of run writes", "[apps][cl
                         "trace.json", "timeseries.csv", "timeseries.h5", "run.json", "--overwrite", "--max-memory"})
     CHECK(help.out.find(f) != std::string::npos);
 }
+
+TEST_CASE("granular scenes get --max-memory and --overwrite from the command line too", "[apps][cli]") {
+  const fs::path stack = fs::path(TALUS_SOURCE_DIR) / "examples" / "bead_stack.yaml";
+  CHECK(run_talus({"check", stack.string(), "--set", "n=200"}).status == 0);
+  const Result small = run_talus({"check", stack.string(), "--set", "n=200", "--max-memory", "1K"});
+  CHECK(small.status == 1);
+  CHECK(small.err.find("--max-memory") != std::string::npos);
+  // A granular run into a folder holding a single-scene run is refused without --overwrite, before stepping.
+  TempDir dir;
+  REQUIRE(run_talus({"run", kBall.string(), "--out", dir.path.string(), "--quiet", "--no-plot", "--t-end", "0.01"}).status == 0);
+  const Result refused = run_talus({"run", stack.string(), "--out", dir.path.string(), "--quiet", "--no-plot", "--set",
+                                    "n=50", "--t-end", "0.002"});
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("--overwrite") != std::string::npos);
+  CHECK(fs::exists(dir.path / "run.json"));
+  const Result restart = run_talus({"run", stack.string(), "--restart", "x.h5"});
+  CHECK(restart.status == 1);
+  CHECK(restart.err == "talus: --restart applies to single scenes; a granular scene restarts with --set restart=FILE\n");
+}

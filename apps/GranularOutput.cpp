@@ -468,7 +468,22 @@ SphereBodies read_bead_group(const Reader& r) {
   std::vector<double> inv_mass(n), inv_inertia(n);
   for (hsize_t i = 0; i < n; ++i) inv_mass[i] = 1.0 / mass[i], inv_inertia[i] = 1.0 / (0.4 * mass[i] * radius[i] * radius[i]);
   if (r.has("inv_mass")) inv_mass = r.doubles("inv_mass", n, 1), r.non_negative("inv_mass", inv_mass);
-  if (r.has("inv_inertia")) inv_inertia = r.doubles("inv_inertia", n, 1), r.non_negative("inv_inertia", inv_inertia);
+  if (r.has("inv_inertia")) {
+    inv_inertia = r.doubles("inv_inertia", n, 1), r.non_negative("inv_inertia", inv_inertia);
+    // Radius, mass and inertia of a free bead agree (I = 2/5 m r²): a radius scaled alone (a corrupt or edited
+    // archive) would otherwise pass as a valid, much larger bead.
+    for (hsize_t i = 0; i < n; ++i) {
+      if (inv_mass[i] == 0.0 && inv_inertia[i] == 0.0) continue;  // a fixed bead
+      if (std::abs(inv_mass[i] * mass[i] - 1.0) > 1e-12)
+        r.fail("inv_mass", "row " + std::to_string(i) + " is " + Reader::num(inv_mass[i]) + " (expected 1 / mass = " +
+                               Reader::num(1.0 / mass[i]) + ", or 0 for a fixed bead)");
+      const double from_inertia = std::sqrt(1.0 / (0.4 * mass[i] * inv_inertia[i]));
+      if (!(std::abs(from_inertia / radius[i] - 1.0) <= 1e-9))
+        r.fail("radius", "row " + std::to_string(i) + " is " + Reader::num(radius[i]) + " but the bead's mass and inverse "
+                             "inertia (/beads/mass, /beads/inv_inertia) give " + Reader::num(from_inertia) +
+                             " (expected radius, mass and inertia to agree: I = 2/5 m r^2)");
+    }
+  }
   const std::vector<std::uint32_t> id = r.ids("id", n);
   SphereBodies b;
   b.reserve(static_cast<int>(n));
@@ -490,9 +505,22 @@ CapsuleBodies read_capsule_group(const Reader& r) {
   const auto half = r.doubles("half_length", n, 1), mass = r.doubles("mass", n, 1);
   const auto inv_mass = r.doubles("inv_mass", n, 1), inertia = r.doubles("inertia", n, 3);
   r.finite("x", x, 3), r.finite("v", v, 3), r.finite("w", w, 3), r.finite("q", q, 4);
-  r.positive("radius", radius), r.non_negative("half_length", half), r.positive("mass", mass);
+  r.positive("radius", radius), r.positive("half_length", half), r.positive("mass", mass);
   r.non_negative("inv_mass", inv_mass);
   r.each("inertia", inertia, 3, [](double s) { return std::isfinite(s) && s > 0.0; }, "a positive finite number");
+  // The shape (radius, half length) and the mass give the principal inertia (CapsuleBodies.hpp); a dimension
+  // changed alone is refused.
+  for (hsize_t i = 0; i < n; ++i) {
+    double m1 = 0.0;
+    Eigen::Vector3d I1;
+    granular::capsule_mass_properties(half[i], radius[i], 1.0, m1, I1);
+    const Eigen::Vector3d expected = I1 * (mass[i] / m1);
+    for (int c = 0; c < 3; ++c)
+      if (!(std::abs(inertia[3 * i + c] / expected[c] - 1.0) <= 1e-9))
+        r.fail("inertia", "row " + std::to_string(i) + " column " + std::to_string(c) + " is " +
+                              Reader::num(inertia[3 * i + c]) + " but the capsule's radius, half length and mass give " +
+                              Reader::num(expected[c]) + " (expected them to agree)");
+  }
   for (hsize_t i = 0; i < n; ++i) {
     const double norm = Eigen::Vector4d(q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]).norm();
     if (std::abs(norm - 1.0) > 1e-6)

@@ -231,6 +231,8 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
       {"/beads/x", 2, nan, "dataset /beads/x: row 0 column 2 is nan (expected a finite number)"},
       {"/beads/id", 1, nan, "dataset /beads/id: row 1 is nan (expected an integer id in [0, 2^32))"},
       {"/contacts/beads/impulses", 0, nan, "dataset /contacts/beads/impulses: row 0 column 0 is nan"},
+      // A radius scaled alone: the mass and inertia still describe the bead as it was.
+      {"/beads/radius", 2, 1.0, "dataset /beads/radius: row 2 is 1 but the bead's mass and inverse inertia"},
   };
   for (const Case& c : cases) {
     INFO(c.dataset << " [" << c.index << "] = " << c.value);
@@ -264,6 +266,27 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
   {
     std::ofstream(dir / "text.h5") << "not an archive\n";
     CHECK(read_error(dir / "text.h5").rfind((dir / "text.h5").string() + ": cannot open the restart archive", 0) == 0);
+  }
+  // Capsules: a dimension changed alone disagrees with the inertia; a zero half length is refused by name.
+  {
+    BeadSpec cs;
+    cs.n = 27;
+    cs.capsule_fraction = 0.5;
+    GranularScene with_capsules = bead_stack(cs);
+    REQUIRE(with_capsules.model.capsules.size() > 0);
+    const fs::path caps = dir / "capsules.h5", bad = dir / "bad.h5";
+    write_restart(caps, with_capsules.model);
+    REQUIRE(read_error(caps).empty());
+    fs::copy_file(caps, bad, fs::copy_options::overwrite_existing);
+    std::vector<double> r = dataset(bad, "/capsules/radius");
+    r[0] *= 100;
+    replace_dataset(bad, "/capsules/radius", r, r.size(), 1);
+    CHECK(read_error(bad).rfind(bad.string() + ": dataset /capsules/inertia: row 0 column 0 is ", 0) == 0);
+    fs::copy_file(caps, bad, fs::copy_options::overwrite_existing);
+    std::vector<double> half = dataset(bad, "/capsules/half_length");
+    half[1] = 0.0;
+    replace_dataset(bad, "/capsules/half_length", half, half.size(), 1);
+    CHECK(read_error(bad) == bad.string() + ": dataset /capsules/half_length: row 1 is 0 (expected a positive finite number)");
   }
   // A refused archive leaves the model as it was.
   GranularModel untouched = sc.model;

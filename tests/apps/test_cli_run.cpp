@@ -172,7 +172,7 @@ TEST_CASE("a second signal removes the open outputs' temporary files before the 
   CHECK(files_in(dir.path) == std::vector<std::string>{"events.csv"});
 }
 
-TEST_CASE("--max-memory bounds the scene, and a bad size is refused", "[apps][cli]") {
+TEST_CASE("the memory limit (--max-memory) bounds the scene, and a bad size is refused", "[apps][cli]") {
   const fs::path beam = fs::path(TALUS_SOURCE_DIR) / "examples" / "rotating_beam.yaml";
   CHECK(run_talus({"check", beam.string()}).status == 0);
   const Result small = run_talus({"check", beam.string(), "--set", "corotational_beams[0].elements=2000", "--max-memory", "64M"});

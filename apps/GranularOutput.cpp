@@ -9,6 +9,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "apps/ResourceLimits.hpp"
+
 namespace talus::app {
 
 namespace {
@@ -228,6 +230,9 @@ namespace {
 using Path = std::filesystem::path;
 using contact::ContactKey;
 
+// Bytes per body while an archive is read and the bodies built (the datasets' doubles, twice, and the bodies).
+constexpr double kBytesPerRow = 600.0;
+
 // Exact integers a double holds (ids, steps and counters are archived as doubles).
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 
@@ -345,6 +350,12 @@ struct Reader {
     // The engine indexes bodies and contacts with int; a larger size is a corrupt archive.
     if (dims[0] > static_cast<hsize_t>(std::numeric_limits<int>::max()))
       fail(name, std::to_string(dims[0]) + " rows (more than the engine indexes)");
+    // Reading and building the bodies holds about kBytesPerRow per row: refused before allocating when the
+    // machine does not have it (a chunked dataset may declare rows it never stored).
+    const double need = static_cast<double>(dims[0]) * kBytesPerRow;
+    if (const auto have = available_memory(); have && need > static_cast<double>(*have))
+      fail(name, std::to_string(dims[0]) + " rows would need about " + format_bytes(need) + ", more than the " +
+                     format_bytes(static_cast<double>(*have)) + " of memory available");
     return dims[0];
   }
 
@@ -365,8 +376,12 @@ struct Reader {
                      " (expected " + std::to_string(n) + (cols > 1 ? "×" + std::to_string(cols) : std::string()) +
                      ": sizes must agree between the datasets of " + path + ")");
     }
-    // A declared size whose data were never written (or were cut off) would be read as fill values.
-    if (n > 0 && H5Dget_storage_size(d) < n * cols * sizeof(T)) {
+    // A declared size whose data were never written (or were cut off) would be read as fill values. Only a
+    // contiguous dataset (as written here) must hold every byte: a chunked one may be compressed.
+    const hid_t plist = H5Dget_create_plist(d);
+    const bool contiguous = plist >= 0 && H5Pget_layout(plist) == H5D_CONTIGUOUS;
+    if (plist >= 0) H5Pclose(plist);
+    if (n > 0 && contiguous && H5Dget_storage_size(d) < n * cols * sizeof(T)) {
       H5Dclose(d);
       fail(name, "holds fewer values than its size says (truncated archive)");
     }

@@ -262,6 +262,20 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
     replace_dataset(bad, "/beads/radius", {}, 0, 1);
     CHECK(read_error(bad).rfind(bad.string() + ": dataset /beads/x: has shape " + std::to_string(n) + "×3 (expected 0×3", 0) == 0);
   }
+  // A chunked dataset may declare rows it never stored: 2·10⁹ beads are refused before anything is allocated.
+  {
+    const fs::path bad = dir / "bad.h5";
+    fs::copy_file(good, bad, fs::copy_options::overwrite_existing);
+    const hid_t f = H5Fopen(bad.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(H5Ldelete(f, "/beads/radius", H5P_DEFAULT) >= 0);
+    const hsize_t dims[1] = {2000000000}, chunk[1] = {1024};
+    const hid_t space = H5Screate_simple(1, dims, nullptr), plist = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(plist, 1, chunk);
+    const hid_t d = H5Dcreate2(f, "/beads/radius", H5T_IEEE_F64LE, space, H5P_DEFAULT, plist, H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    H5Dclose(d), H5Pclose(plist), H5Sclose(space), H5Fclose(f);
+    CHECK(read_error(bad).rfind(bad.string() + ": dataset /beads/radius: 2000000000 rows would need about ", 0) == 0);
+  }
   // A file that is not HDF5, and one without /beads.
   {
     std::ofstream(dir / "text.h5") << "not an archive\n";

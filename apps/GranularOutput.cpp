@@ -307,10 +307,11 @@ struct Writer {
 // An HDF5 group opened or created, closed on scope exit.
 struct Group {
   hid_t id = -1;
-  Group(hid_t parent, const char* name, bool create, const Path& f) {
+  // `where`: the parent's path ("/", "/contacts/"), for the messages.
+  Group(hid_t parent, const char* name, bool create, const Path& f, const char* where = "/") {
     id = create ? H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : H5Gopen2(parent, name, H5P_DEFAULT);
     if (id < 0)
-      throw std::runtime_error(f.string() + (create ? ": HDF5 failed to create the group /" : ": no group /") + name);
+      throw std::runtime_error(f.string() + (create ? ": HDF5 failed to create the group " : ": no group ") + where + name);
   }
   Group(const Group&) = delete;
   Group& operator=(const Group&) = delete;
@@ -318,7 +319,7 @@ struct Group {
 };
 
 void write_cache(hid_t parent, const char* name, const contact::ContactCache& cache, const char* what, const Path& f) {
-  Group g(parent, name, true, f);
+  Group g(parent, name, true, f, "/contacts/");
   Writer w{g.id, std::string("/contacts/") + name + "/", f, {}};
   w.dataset("keys", H5T_STD_U64LE, H5T_NATIVE_UINT64, cache.keys().data(), cache.size(), 1, "1",
             std::string("cache keys of the ") + what + " (contact/ContactCache.hpp), strictly increasing");
@@ -660,7 +661,7 @@ void read_restart(const Path& file, granular::GranularModel& m, RestartExtras* e
     RestartExtras x;
     if (H5Lexists(f, "contacts", H5P_DEFAULT) > 0) {
       Group g(f, "contacts", false, file);
-      Group gb(g.id, "beads", false, file), gk(g.id, "capsules", false, file);
+      Group gb(g.id, "beads", false, file, "/contacts/"), gk(g.id, "capsules", false, file, "/contacts/");
       x.bead_cache = Reader{gb.id, "/contacts/beads/", file}.cache("beads");
       x.capsule_cache = Reader{gk.id, "/contacts/capsules/", file}.cache("capsules");
       x.has_contacts = true;

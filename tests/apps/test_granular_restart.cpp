@@ -276,6 +276,15 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
     H5Dclose(d), H5Pclose(plist), H5Sclose(space), H5Fclose(f);
     CHECK(read_error(bad).rfind(bad.string() + ": dataset /beads/radius: 2000000000 rows would need about ", 0) == 0);
   }
+  // A group missing inside /contacts is named with its path.
+  {
+    const fs::path bad = dir / "bad.h5";
+    fs::copy_file(good, bad, fs::copy_options::overwrite_existing);
+    const hid_t f = H5Fopen(bad.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(H5Ldelete(f, "/contacts/capsules", H5P_DEFAULT) >= 0);
+    H5Fclose(f);
+    CHECK(read_error(bad) == bad.string() + ": no group /contacts/capsules");
+  }
   // A file that is not HDF5, and one without /beads.
   {
     std::ofstream(dir / "text.h5") << "not an archive\n";

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "apps/GranularRun.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneLoader.hpp"
@@ -190,4 +191,18 @@ TEST_CASE("overrides go through the loader's checks and name themselves", "[apps
   CHECK_THROWS_AS(parse_override("novalue"), SceneError);
   // The last override of a key wins, and is the one an error names.
   CHECK(starts(error_of(kBall, with({"integrator.h=1e-3", "integrator.h=x"})), "--set integrator.h=x: "));
+}
+
+TEST_CASE("granular scenes go through the same reader: a second document is refused there too", "[apps][strict]") {
+  const auto file = std::filesystem::temp_directory_path() / ("talus_strict_" + std::to_string(::getpid()) + "_g.yaml");
+  std::ofstream(file) << "granular:\n  scene: bead_stack\n  n: 100\n---\ngranular:\n  n: 5\n";
+  std::string message;
+  try {
+    check_granular_scene(file);
+  } catch (const SceneError& e) {
+    message = e.what();
+  }
+  std::filesystem::remove(file);
+  CHECK(message == file.string() + ":4:1: a second YAML document starts here (expected one scene per file: remove the "
+                                   "'---' and what follows, or put it in its own file)");
 }

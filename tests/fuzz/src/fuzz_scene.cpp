@@ -5,6 +5,7 @@
 // no raw library exception reaches the user: "talus: std::bad_alloc" or "vector::reserve" is a size nobody
 // checked, and a message without the file's name does not say where the fault is.
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
@@ -49,6 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::cout.rdbuf(cout_buf);
   std::cerr.rdbuf(cerr_buf);
   const std::string message = err.str();
+  if (talus::fuzz::verbose())
+    std::fprintf(stderr, "  talus check: status %d %s", status, status == 0 ? out.str().c_str() : message.c_str());
   for (const char* raw : {"std::bad_alloc", "vector::", "basic_string::", "bad_optional_access", "bad_variant_access",
                           "map::at", "stoi", "stod", "stol"})
     if (message.find(raw) != std::string::npos) talus::fuzz::violation("a raw library error reached the user: " + message);

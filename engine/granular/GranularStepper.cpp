@@ -246,7 +246,7 @@ void GranularStepper::solve() {
   if (params_.solver == GranularSolver::Multilevel) {
     apply_impulses(contacts_, layout_, b, params_.threads);
     apply_general_impulses(general_);
-    build_aggregate_levels(contacts_, b, params_.multilevel, multilevel_);
+    build_aggregate_levels(contacts_, gaps_.data(), b, params_.multilevel, multilevel_);
     MatrixFreeParameters p;
     p.tolerance = params_.tolerance;
     p.max_sweeps = params_.max_sweeps;

@@ -49,6 +49,13 @@ bool local_pair(const SweepContact& c, const SphereBodies& b) {
   return c.a >= 0 && (b.x[c.b] - b.x[c.a]).norm() <= 1.5 * (c.ra + c.rb);
 }
 
+// Only closed contacts bind beads into an aggregate: beads that merely come within the detection margin (a
+// bead landing on the pile during the step, beads flying apart) are not one rigid body at the solution, and
+// forcing them to move together makes the cycle's fixed point a wrong one.
+bool binds(const SweepContact& c, double gap, const SphereBodies& b) {
+  return local_pair(c, b) && gap <= 1e-3 * std::min(c.ra, c.rb);
+}
+
 std::int64_t cell_key(const Eigen::Vector3d& x, double side) {
   // 21 bits per axis around the origin: enough for 2^20 cells each way; farther cells alias, which only makes
   // two distant nodes share a key — they still need a contact to be joined.
@@ -58,15 +65,15 @@ std::int64_t cell_key(const Eigen::Vector3d& x, double side) {
 
 void build_level(AggregateLevel& L, int nodes, const std::vector<std::int32_t>& node_of_bead,
                  const std::vector<Eigen::Vector3d>& node_centre, const std::vector<std::int32_t>& candidates,
-                 const std::vector<SweepContact>& contacts, const SphereBodies& beads, double side,
-                 MultilevelWorkspace& w) {
+                 const std::vector<SweepContact>& contacts, const double* gaps, const SphereBodies& beads,
+                 double side, MultilevelWorkspace& w) {
   const int n = beads.size();
   w.uf.resize(nodes);
   w.cell.resize(nodes);
   for (int i = 0; i < nodes; ++i) w.uf[i] = i, w.cell[i] = cell_key(node_centre[i], side);
   for (std::int32_t k : candidates) {
     const SweepContact& c = contacts[k];
-    if (!local_pair(c, beads)) continue;
+    if (!binds(c, gaps[k], beads)) continue;
     const int na = node_of_bead[c.a], nb = node_of_bead[c.b];
     if (na < 0 || nb < 0 || na == nb || w.cell[na] != w.cell[nb]) continue;
     unite(w.uf, na, nb);
@@ -138,16 +145,17 @@ void build_level(AggregateLevel& L, int nodes, const std::vector<std::int32_t>& 
   // Spanning forest of the internal contacts, breadth first from the bead nearest each aggregate's centre.
   w.adjacency_start.assign(n + 1, 0);
   const int nc = static_cast<int>(contacts.size());
-  auto internal = [&](const SweepContact& c) {
-    return local_pair(c, beads) && L.bead_aggregate[c.a] >= 0 && L.bead_aggregate[c.a] == L.bead_aggregate[c.b];
+  auto internal = [&](int k) {
+    const SweepContact& c = contacts[k];
+    return binds(c, gaps[k], beads) && L.bead_aggregate[c.a] >= 0 && L.bead_aggregate[c.a] == L.bead_aggregate[c.b];
   };
   for (int k = 0; k < nc; ++k)
-    if (internal(contacts[k])) ++w.adjacency_start[contacts[k].a + 1], ++w.adjacency_start[contacts[k].b + 1];
+    if (internal(k)) ++w.adjacency_start[contacts[k].a + 1], ++w.adjacency_start[contacts[k].b + 1];
   for (int i = 0; i < n; ++i) w.adjacency_start[i + 1] += w.adjacency_start[i];
   w.adjacency.resize(w.adjacency_start[n]);
   w.head.assign(w.adjacency_start.begin(), w.adjacency_start.end() - 1);
   for (int k = 0; k < nc; ++k)
-    if (internal(contacts[k])) w.adjacency[w.head[contacts[k].a]++] = k, w.adjacency[w.head[contacts[k].b]++] = k;
+    if (internal(k)) w.adjacency[w.head[contacts[k].a]++] = k, w.adjacency[w.head[contacts[k].b]++] = k;
   std::vector<double> best(count, INFINITY);
   w.head.assign(count, -1);  // reused: each aggregate's root bead
   for (int i = 0; i < n; ++i) {
@@ -275,7 +283,7 @@ void revert(MultilevelWorkspace& w, std::vector<SweepContact>& contacts, SphereB
 
 }  // namespace
 
-void build_aggregate_levels(const std::vector<SweepContact>& contacts, const SphereBodies& beads,
+void build_aggregate_levels(const std::vector<SweepContact>& contacts, const double* gaps, const SphereBodies& beads,
                             const MultilevelParameters& p, MultilevelWorkspace& w) {
   const auto start = Clock::now();
   const int n = beads.size();
@@ -292,7 +300,7 @@ void build_aggregate_levels(const std::vector<SweepContact>& contacts, const Sph
   for (int level = 0; level < p.max_levels; ++level, side *= 2.0) {
     if (static_cast<int>(w.levels.size()) <= used) w.levels.emplace_back();
     AggregateLevel& L = w.levels[used];
-    build_level(L, nodes, node_of_bead, centre, candidates, contacts, beads, side, w);
+    build_level(L, nodes, node_of_bead, centre, candidates, contacts, gaps, beads, side, w);
     // Coarsening that no longer removes contacts, or a level without contacts, ends the hierarchy.
     if (L.contacts.empty() || L.contacts.size() > 0.9 * candidates.size() || L.count == nodes) break;
     ++used;
@@ -328,8 +336,11 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
   const bool empty = contacts.empty() && (!general || general->empty());
   double res = empty ? 0.0 : residual();
   const int levels = static_cast<int>(w.levels.size());
-  // Contacts touching capsules are swept with the beads but not checkpointed: with them the solve is plain.
-  bool coarse = levels > 0 && (!general || general->empty());
+  // Contacts touching capsules are swept with the beads but not checkpointed: with them the solve is plain. After
+  // a solve that had to give up its coarse levels the next `retry_after` steps are plain too (in a flow, where
+  // beads fly apart or slide inside aggregates, each step would otherwise pay for rejected cycles).
+  bool coarse = levels > 0 && (!general || general->empty()) && w.cooldown == 0;
+  if (w.cooldown > 0) --w.cooldown;
   int rejected = 0, pending = 0;
   double saved_res = res;
   const std::size_t nc = contacts.size();
@@ -378,7 +389,7 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
       for (std::size_t k = 0; k < nc; ++k) contacts[k].r = w.saved_r[k];
       beads.v = w.saved_v, beads.w = w.saved_w;
       w.coarse_weight *= 0.5;
-      if (++rejected >= 3) coarse = false;
+      if (++rejected >= 3) coarse = false, w.cooldown = p.retry_after;
       continue;
     }
   }

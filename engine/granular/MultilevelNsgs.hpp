@@ -8,7 +8,7 @@
 // ~L² sweeps. A rigid motion of a whole aggregate changes no relative velocity inside it, so the error that
 // GS diffuses slowly — a block of beads moving together against its neighbours — is one unknown per aggregate.
 //
-// Levels: level 1 groups the beads that touch (a contact of the step) and whose centres fall in one cubic cell
+// Levels: level 1 groups the beads that touch (a closed contact of the step) and whose centres fall in one cubic cell
 // of side `aggregate_diameters` bead diameters; level k+1 groups level-k aggregates the same way in cells twice
 // as large, until coarsening stalls. Fixed beads and walls belong to no aggregate (they are the fixed body).
 // Level k's problem is an exact Coulomb friction-contact problem between rigid aggregates (mass, centre, world
@@ -33,7 +33,8 @@
 // last, which stops earlier once its sweeps change nothing), back up when `up_leg`, then `pre_sweeps +
 // post_sweeps` fine sweeps and one residual evaluation. Safeguard: the state (reactions, velocities) is
 // checkpointed every `trial_cycles` cycles; if the residual is then not below the checkpoint's, the cycles are
-// taken back, the coarse weight halved, and after three such failures the solve continues with plain sweeps.
+// taken back, the coarse weight halved, and after three such failures the solve continues with plain sweeps
+// (and so do the next `retry_after` steps).
 // A column on a floor is solved exactly by one cycle; what rigid aggregates do not capture (rolling, sliding
 // and opening inside an aggregate) is left to the fine sweeps. Coarse levels run on one thread in a fixed
 // order, so the result is the same for every thread count (the fine sweeps are already).
@@ -59,6 +60,7 @@ struct MultilevelParameters {
   bool up_leg = true;                 // visit the levels again on the way back up
   int trial_cycles = 6;               // cycles after which the residual must be below the checkpoint's
   bool normal_routing = false;        // tree contacts carry only the normal part of a subtree's need
+  int retry_after = 10;               // steps solved plainly after a solve that gave its coarse levels up
 };
 
 // One coarse level: aggregates of the level below and the contacts between two different aggregates.
@@ -100,12 +102,14 @@ struct MultilevelWorkspace {
   std::vector<Eigen::Vector3d> saved_r, saved_v, saved_w;  // checkpoint of a cycle
   MatrixFreeWorkspace fine;
   int cycles = 0;
+  int cooldown = 0;  // steps left to solve plainly
   double coarse_weight = 1.0;
   double setup_seconds = 0.0, coarse_seconds = 0.0;
 };
 
-// Builds the aggregate levels of the step's contacts (positions and contacts are those of the step).
-void build_aggregate_levels(const std::vector<SweepContact>& contacts, const SphereBodies& beads,
+// Builds the aggregate levels of the step's contacts (positions and contacts are those of the step; gaps[k] is
+// contact k's gap at the start of the step: only closed contacts bind beads into aggregates).
+void build_aggregate_levels(const std::vector<SweepContact>& contacts, const double* gaps, const SphereBodies& beads,
                             const MultilevelParameters& params, MultilevelWorkspace& work);
 
 // Solves like solve_matrix_free (same entry conditions, residual and statistics: stats.counters.sweeps are the

@@ -344,22 +344,28 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
   int rejected = 0, pending = 0;
   double saved_res = res;
   const std::size_t nc = contacts.size();
+  // Plain sweeps with their own residual schedule, up to `budget` of them; the history continues.
+  auto plain = [&](int budget) {
+    std::vector<ResidualSample> history = std::move(w.fine.history);
+    const int checks = w.fine.residual_checks;
+    MatrixFreeParameters rest = fine;
+    rest.max_sweeps = budget;
+    rest.check_first = false;
+    const solvers::SolverStats s = solve_matrix_free(contacts, layout, beads, q_norm, rest, w.fine, general);
+    const double offset = seconds_since(start) - s.seconds;
+    for (ResidualSample& h : w.fine.history) h.sweeps += sweeps, h.seconds += offset;
+    history.insert(history.end(), w.fine.history.begin(), w.fine.history.end());
+    w.fine.history = std::move(history);
+    w.fine.residual_checks += checks;
+    sweeps += s.counters.sweeps;
+    res = s.residual;
+  };
+  // A warm-started step that plain sweeps finish quickly pays nothing for the levels.
+  if (res > fine.tolerance && std::isfinite(res) && p.plain_first > 0)
+    plain(std::min(p.plain_first, fine.max_sweeps));
   while (res > fine.tolerance && std::isfinite(res) && sweeps < fine.max_sweeps) {
     if (!coarse) {
-      // Plain sweeps for the rest, with their own residual schedule; the history continues.
-      std::vector<ResidualSample> history = std::move(w.fine.history);
-      const int checks = w.fine.residual_checks;
-      MatrixFreeParameters rest = fine;
-      rest.max_sweeps = fine.max_sweeps - sweeps;
-      rest.check_first = false;
-      const solvers::SolverStats plain = solve_matrix_free(contacts, layout, beads, q_norm, rest, w.fine, general);
-      const double offset = seconds_since(start) - plain.seconds;
-      for (ResidualSample& h : w.fine.history) h.sweeps += sweeps, h.seconds += offset;
-      history.insert(history.end(), w.fine.history.begin(), w.fine.history.end());
-      w.fine.history = std::move(history);
-      w.fine.residual_checks += checks;
-      sweeps += plain.counters.sweeps;
-      res = plain.residual;
+      plain(fine.max_sweeps - sweeps);
       break;
     }
     // Checkpoint: a cycle that raises the residual is taken back whole (reactions and velocities) and retried

@@ -29,7 +29,8 @@
 // step did: the correction can be poor, never inconsistent, and the fine natural-map residual stays the only
 // stopping test.
 //
-// Cycle: every level from the finest to the coarsest (`coarse_sweeps` sweeps each, `coarsest_sweeps` at the
+// A solve starts with up to `plain_first` plain sweeps (a warm-started step often needs no more); then cycles:
+// every level from the finest to the coarsest (`coarse_sweeps` sweeps each, `coarsest_sweeps` at the
 // last, which stops earlier once its sweeps change nothing), back up when `up_leg`, then `pre_sweeps +
 // post_sweeps` fine sweeps and one residual evaluation. Safeguard: the state (reactions, velocities) is
 // checkpointed every `trial_cycles` cycles; if the residual is then not below the checkpoint's, the cycles are
@@ -61,6 +62,7 @@ struct MultilevelParameters {
   int trial_cycles = 6;               // cycles after which the residual must be below the checkpoint's
   bool normal_routing = false;        // tree contacts carry only the normal part of a subtree's need
   int retry_after = 10;               // steps solved plainly after a solve that gave its coarse levels up
+  int plain_first = 16;               // plain sweeps before the first cycle (a warm start often needs no more)
 };
 
 // One coarse level: aggregates of the level below and the contacts between two different aggregates.

@@ -59,9 +59,9 @@ struct MultilevelParameters {
   double aggregate_diameters = 2.0;   // level-1 cell side in bead diameters (doubled at each level)
   int max_levels = 16;
   bool up_leg = true;                 // visit the levels again on the way back up
-  int trial_cycles = 6;               // cycles after which the residual must be below the checkpoint's
+  int trial_cycles = 12;              // cycles after which the residual must be below the checkpoint's
   bool normal_routing = false;        // tree contacts carry only the normal part of a subtree's need
-  int retry_after = 10;               // steps solved plainly after a solve that gave its coarse levels up
+  int retry_after = 25;               // steps solved plainly after a solve that gave its coarse levels up
   int plain_first = 16;               // plain sweeps before the first cycle (a warm start often needs no more)
 };
 

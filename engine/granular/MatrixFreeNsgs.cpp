@@ -140,6 +140,23 @@ double total(const std::vector<double>& sums, double q_norm, double extra = 0.0)
 
 }  // namespace
 
+void set_solve_outcome(solvers::SolverStats& stats, int sweeps, double residual, double tolerance,
+                       const std::string& solver, const std::string& detail) {
+  stats.iterations = sweeps;  // fine sweeps: the runners sum them
+  stats.counters.sweeps = sweeps;
+  stats.residual = residual;
+  if (!std::isfinite(residual)) {
+    stats.status = solvers::SolverStatus::Diverged;
+    stats.message = solver + ": non-finite residual";
+  } else if (residual <= tolerance) {
+    stats.status = solvers::SolverStatus::Converged;
+  } else {
+    stats.status = solvers::SolverStatus::MaxIterations;
+    stats.message = solver + ": residual " + std::to_string(residual) + " > tolerance " + std::to_string(tolerance) +
+                    " after " + detail;
+  }
+}
+
 void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodies& beads,
                     int threads) {
   const ContactColours& ic = L.interface;
@@ -253,19 +270,7 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
       if (sweeps >= next_check) check();
     }
   }
-  stats.iterations = sweeps;
-  stats.counters.sweeps = sweeps;
-  stats.residual = residual;
-  if (!std::isfinite(residual)) {
-    stats.status = solvers::SolverStatus::Diverged;
-    stats.message = "matrix-free NSGS: non-finite residual";
-  } else if (residual <= p.tolerance) {
-    stats.status = solvers::SolverStatus::Converged;
-  } else {
-    stats.status = solvers::SolverStatus::MaxIterations;
-    stats.message = "matrix-free NSGS: residual " + std::to_string(residual) + " > tolerance " +
-                    std::to_string(p.tolerance) + " after " + std::to_string(sweeps) + " sweeps";
-  }
+  set_solve_outcome(stats, sweeps, residual, p.tolerance, "matrix-free NSGS", std::to_string(sweeps) + " sweeps");
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;
 }

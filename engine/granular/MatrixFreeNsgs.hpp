@@ -18,6 +18,7 @@
 // `check_every` sweeps, then after as many sweeps as the convergence rate between the last two evaluations
 // predicts; with `check_first` also once before the first sweep (a warm start that already solves the step
 // costs one residual evaluation and no sweep).
+#include <string>
 #include <vector>
 
 #include "engine/granular/ResidualSample.hpp"
@@ -64,6 +65,11 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
 // `count` plain forward sweeps (ω = 1), no residual evaluation: the smoother of MultilevelNsgs.hpp.
 void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, SphereBodies& beads, int count,
                        int threads, GeneralContactSet* general = nullptr);
+
+// Fills stats' sweeps, residual and status (Converged, MaxIterations, or Diverged for a non-finite residual),
+// with a message naming `solver` and `detail` (what was spent) when it did not converge.
+void set_solve_outcome(solvers::SolverStats& stats, int sweeps, double residual, double tolerance,
+                       const std::string& solver, const std::string& detail);
 
 // Adds M⁻¹ Hᵀ r of every contact to the beads' velocities (parallel over blocks, then interface colours).
 void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& layout, SphereBodies& beads,

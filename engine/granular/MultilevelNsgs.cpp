@@ -399,20 +399,8 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
       continue;
     }
   }
-  stats.iterations = sweeps;  // fine sweeps, as for solve_matrix_free (the runners sum them); cycles in w.cycles
-  stats.counters.sweeps = sweeps;
-  stats.residual = res;
-  if (!std::isfinite(res)) {
-    stats.status = solvers::SolverStatus::Diverged;
-    stats.message = "multilevel NSGS: non-finite residual";
-  } else if (res <= fine.tolerance) {
-    stats.status = solvers::SolverStatus::Converged;
-  } else {
-    stats.status = solvers::SolverStatus::MaxIterations;
-    stats.message = "multilevel NSGS: residual " + std::to_string(res) + " > tolerance " +
-                    std::to_string(fine.tolerance) + " after " + std::to_string(sweeps) + " fine sweeps (" +
-                    std::to_string(w.cycles) + " cycles)";
-  }
+  set_solve_outcome(stats, sweeps, res, fine.tolerance, "multilevel NSGS",
+                    std::to_string(sweeps) + " fine sweeps (" + std::to_string(w.cycles) + " cycles)");
   stats.seconds = seconds_since(start);
   return stats;
 }

@@ -160,16 +160,21 @@ void flatten(const Model& m, Vector Interaction::*field, std::vector<double>& fl
 }  // namespace
 
 bool restartable(const Scene& scene, std::string* why) {
-  if (scene.scheme.kind == SchemeKind::MoreauJean) return true;
+  const SchemeKind k = scene.scheme.kind;
+  if (k == SchemeKind::MoreauJean || k == SchemeKind::GeneralizedAlpha) return true;
   if (why)
-    *why = std::string("scheme ") + to_string(scene.scheme.kind) +
-           (scene.scheme.kind == SchemeKind::EventDriven
-                ? " keeps its DAE integrator's step-size history outside the model"
-                : " keeps part of its state (an acceleration-like variable or the previous coordinates) inside the "
-                  "integrator, which the engine does not let a new run start from") +
-           ": only moreau_jean scenes restart bit for bit";
+    *why = std::string("scheme ") + to_string(k) +
+           (k == SchemeKind::EventDriven ? " keeps its DAE integrator's step-size history outside the model"
+            : k == SchemeKind::SchatzmanPaoli
+                ? " keeps the previous coordinates inside the integrator, which the engine does not let a new run "
+                  "start from"
+                : " keeps its acceleration-like variable inside the integrator, which the engine does not let a new "
+                  "run start from") +
+           ": only moreau_jean and generalized_alpha scenes restart bit for bit";
   return false;
 }
+
+bool restart_needs_accelerations(const Scene& scene) { return scene.scheme.kind == SchemeKind::GeneralizedAlpha; }
 
 void write_scene_restart(const fs::path& file, const Scene& scene, const RestartState& state,
                          const std::vector<std::string>& columns) {
@@ -205,6 +210,16 @@ void write_scene_restart(const fs::path& file, const Scene& scene, const Restart
       w.longs((path + "_size").c_str(), sizes);
     }
     w.doubles("energy", state.energy.data(), state.energy.size());
+    if (restart_needs_accelerations(scene)) {
+      const auto n = static_cast<Index>(layout.n_vels);
+      if (state.acceleration.size() != n || state.smooth_acceleration.size() != n)
+        throw std::runtime_error("cannot write " + file.string() +
+                                 ": the generalized_alpha accelerations were not given (one per velocity expected)");
+      w.group("generalized_alpha");
+      w.doubles("generalized_alpha/acceleration", state.acceleration.data(), state.acceleration.size());
+      w.doubles("generalized_alpha/smooth_acceleration", state.smooth_acceleration.data(),
+                state.smooth_acceleration.size());
+    }
     w.finish();
   } catch (...) {
     std::error_code ec;
@@ -222,6 +237,11 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
   const Reader r(file);
   if (r.strings("format") != std::vector<std::string>{kFormat})
     r.fail("/@format", std::string("is not ") + kFormat + " (expected an archive written by talus run for a single scene)");
+  if (const std::vector<std::string> scheme = r.strings("scheme");
+      scheme != std::vector<std::string>{to_string(scene.scheme.kind)})
+    r.fail("/@scheme", "is " + (scheme.empty() ? std::string("empty") : scheme.front()) + " (expected the scheme of " +
+                           scene.file.string() + ", " + to_string(scene.scheme.kind) +
+                           ": a restart continues with the scheme it was written with)");
   if (r.strings("columns") != columns)
     r.fail("/@columns", "names other systems or interactions than " + scene.file.string() +
                             " (expected an archive of the same scene)");
@@ -273,6 +293,13 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
     values[k] = r.doubles(names[k], static_cast<std::size_t>(total), "the sum of the sizes");
   }
   const std::vector<double> energy = r.doubles("energy", 4, "external, contact, dissipated and damping work");
+  std::vector<double> acceleration, smooth_acceleration;
+  if (restart_needs_accelerations(scene)) {
+    acceleration = r.doubles("generalized_alpha/acceleration", layout.n_vels,
+                             "the acceleration-like variable a_n, one per velocity of the scene");
+    smooth_acceleration = r.doubles("generalized_alpha/smooth_acceleration", layout.n_vels,
+                                    "the smooth acceleration, one per velocity of the scene");
+  }
 
   // Everything checked: only now is the model touched.
   m.time = time;
@@ -290,6 +317,9 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
   RestartState state;
   state.step = static_cast<long>(step);
   for (int k = 0; k < 4; ++k) state.energy[k] = energy[k];
+  state.acceleration = Eigen::Map<const Vector>(acceleration.data(), static_cast<Index>(acceleration.size()));
+  state.smooth_acceleration =
+      Eigen::Map<const Vector>(smooth_acceleration.data(), static_cast<Index>(smooth_acceleration.size()));
   return state;
 }
 

@@ -5,9 +5,11 @@
 // carries over (the step count and the cumulated energy terms). A run to T and a run to T/2 + restart to T end
 // in bitwise-identical states (tests/apps/test_strict_restart.cpp).
 //
-// Only moreau_jean keeps its whole state in the model. The second-order schemes keep an acceleration-like
-// variable a_n (Newmark, HHT, generalized-α) or the previous coordinates (Schatzman–Paoli) inside the
-// integrator, which the engine neither exposes for writing nor lets a new integrator start from, and the
+// moreau_jean keeps its whole state in the model. generalized_alpha also carries its acceleration-like
+// variable a_n and smooth acceleration ṽ̇_n from step to step, which (q_n, v_n) do not determine: the archive
+// holds them and the resumed integrator is given them back (NonsmoothGeneralizedAlpha::restore_accelerations,
+// which also says why nothing else of its state needs saving). Newmark and HHT keep a_n too but the engine
+// does not let a new integrator start from it, Schatzman–Paoli keeps the previous coordinates, and the
 // event-driven path keeps its DAE integrator's step-size history: a restart of those is refused rather than
 // continued approximately.
 //
@@ -20,6 +22,9 @@
 //   /q, /v       float64 [n_coords], [n_vels]
 //   /interactions/{gap,velocity,impulse}   float64, concatenated; /interactions/{…}_size int64 per interaction
 //   /energy      float64 [4]: external_work, contact_work, numerical_dissipation, damping_work [J]
+//   /generalized_alpha/acceleration         float64 [n_vels]: a_n, the acceleration-like variable [velocity unit/s]
+//   /generalized_alpha/smooth_acceleration  float64 [n_vels]: ṽ̇_n, the smooth acceleration [velocity unit/s]
+//                (generalized_alpha scenes only; velocity order of DofLayout)
 #include <array>
 #include <filesystem>
 
@@ -32,18 +37,24 @@ inline constexpr const char* kRestartFile = "restart.h5";
 struct RestartState {
   long step = 0;
   std::array<double, 4> energy{};  // the TimeSeries sums, in the order above
+  // generalized_alpha: a_n and ṽ̇_n (empty for the other schemes).
+  Vector acceleration, smooth_acceleration;
 };
 
 // Whether the scene's scheme can be restarted bit for bit; `why` says why not.
 bool restartable(const Scene& scene, std::string* why = nullptr);
 
+// Whether the scheme's archive needs the integrator's own state (RestartState's accelerations) besides the model.
+bool restart_needs_accelerations(const Scene& scene);
+
 // Writes the archive of the scene's current state to `file` (through a temporary file and a rename).
-// Throws std::runtime_error naming the file.
+// Throws std::runtime_error naming the file (also when a generalized_alpha state lacks its accelerations).
 void write_scene_restart(const std::filesystem::path& file, const Scene& scene, const RestartState& state,
                          const std::vector<std::string>& columns);
 
-// Validates the archive against the scene (same systems, interactions and step size; finite values; a clock
-// consistent with the step count and before t_end) and loads it into scene.model. Every problem is thrown as
+// Validates the archive against the scene (same scheme, systems, interactions and step size; finite values; a
+// clock consistent with the step count and before t_end) and loads it into scene.model; the integrator's own
+// state (generalized_alpha's accelerations) is returned for the caller to give to the integrator it builds. Every problem is thrown as
 // std::runtime_error naming the archive and the dataset.
 RestartState read_scene_restart(const std::filesystem::path& file, Scene& scene, const std::vector<std::string>& columns);
 

@@ -95,8 +95,19 @@ Integrator wrap(Model& model, const Params& params) {
   return Integrator([raw]() -> const StepReport& { return raw->step(); }, std::move(scheme));
 }
 
+// The scene's generalized-α parameters (run_scene builds that integrator itself, to restore it).
+NonsmoothGeneralizedAlphaParameters generalized_alpha_parameters(const Scene& scene) {
+  NonsmoothGeneralizedAlphaParameters p;
+  p.h = scene.scheme.h;
+  p.newton_tolerance = scene.integrator.newton_tolerance;
+  p.newton_max_iterations = scene.integrator.newton_max_iterations;
+  p.coefficients = generalized_alpha_coefficients(scene.scheme.rho_infinity);
+  return p;
+}
+
 // make_integrator (engine/schemes/SchemeSelection.hpp) with the scene's Newton settings, which SchemeChoice does
-// not carry: integrator.newton_tolerance and newton_max_iterations are read by every second-order scheme.
+// not carry: integrator.newton_tolerance and newton_max_iterations are read by every second-order scheme
+// (generalized_alpha: generalized_alpha_parameters).
 Integrator make_second_order(Scene& scene) {
   const SchemeChoice& c = scene.scheme;
   const MoreauJeanParameters& mj = scene.integrator;
@@ -118,12 +129,6 @@ Integrator make_second_order(Scene& scene) {
       newton(p);
       return wrap<NonsmoothNewmark>(scene.model, p);
     }
-    case SchemeKind::GeneralizedAlpha: {
-      NonsmoothGeneralizedAlphaParameters p;
-      newton(p);
-      p.coefficients = generalized_alpha_coefficients(c.rho_infinity);
-      return wrap<NonsmoothGeneralizedAlpha>(scene.model, p);
-    }
     case SchemeKind::SchatzmanPaoli: {
       SchatzmanPaoliParameters p;
       newton(p);
@@ -138,7 +143,11 @@ Integrator make_second_order(Scene& scene) {
 
 namespace {
 
-RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step, const RestartState& resume);
+// Fills the integrator's own state (RestartState's accelerations) into the archive's state at the end of a run.
+using SchemeStateSource = std::function<void(RestartState&)>;
+
+RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step, const RestartState& resume,
+                   const SchemeStateSource& scheme_state = {});
 
 RestartState read_restart(Scene& scene, const RunOptions& options) {
   if (options.restart.empty()) return {};
@@ -156,8 +165,20 @@ RunResult run_scene(Scene& scene, const RunOptions& options) {
     MoreauJean integrator(scene.model, scene.integrator);
     return run_loop(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); }, resume);
   }
-  if (!options.restart.empty()) read_restart(scene, options);  // refuses the second-order schemes, naming why
   scene.scheme.h = scene.integrator.h;  // --h overrides the file for every scheme
+  if (scene.scheme.kind == SchemeKind::GeneralizedAlpha) {
+    // Built on the restored model, then given back the accelerations (q_n, v_n) do not determine.
+    const RestartState resume = read_restart(scene, options);
+    NonsmoothGeneralizedAlpha integrator(scene.model, generalized_alpha_parameters(scene));
+    if (!options.restart.empty()) integrator.restore_accelerations(resume.acceleration, resume.smooth_acceleration);
+    return run_loop(
+        scene, options, [&integrator]() -> const StepReport& { return integrator.step(); }, resume,
+        [&integrator](RestartState& state) {
+          state.acceleration = integrator.acceleration();
+          state.smooth_acceleration = integrator.smooth_acceleration();
+        });
+  }
+  if (!options.restart.empty()) read_restart(scene, options);  // refuses the other second-order schemes, naming why
   const Integrator integrator = make_second_order(scene);
   return run_scene(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); });
 }
@@ -169,7 +190,8 @@ RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step
 
 namespace {
 
-RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step, const RestartState& resume) {
+RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step, const RestartState& resume,
+                   const SchemeStateSource& scheme_state) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   Model& model = scene.model;
@@ -233,11 +255,17 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
   progress.finish();
   result.time = model.time;
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  result.restart_written = restartable(scene);
+  // A stepper that cannot give its own state (run_scene with a Stepper) writes no archive that needs it.
+  result.restart_written = restartable(scene) && (!restart_needs_accelerations(scene) || scheme_state);
   outputs.commit(run_json(scene, result, series.columns().size(), options.overrides, options.restart.string()));
   // After the commit, which removed an earlier run's archive with its other files.
-  if (result.restart_written)
-    write_scene_restart(options.out_dir / kRestartFile, scene, {result.steps, series.sums()}, series.columns());
+  if (result.restart_written) {
+    RestartState state;
+    state.step = result.steps;
+    state.energy = series.sums();
+    if (scheme_state) scheme_state(state);
+    write_scene_restart(options.out_dir / kRestartFile, scene, state, series.columns());
+  }
   return result;
 }
 

@@ -43,7 +43,7 @@ struct RunResult {
   double failed_time = 0.0;    // … and the time it started from
   std::string failure;         // StepFailed: the integrator's message
   long first_step = 0;         // steps already taken when the run started (a restart's step count)
-  bool restart_written = false;  // restart.h5 holds the last good state (moreau_jean scenes)
+  bool restart_written = false;  // restart.h5 holds the last good state (moreau_jean, generalized_alpha scenes)
 };
 
 // Advances the scene's model by one step and returns the step's report (e.g. MoreauJean::step).
@@ -53,15 +53,17 @@ using Stepper = std::function<const StepReport&()>;
 // past t_end (it ends short of it by less than h when t_end is not a multiple of h).
 long planned_steps(const Scene& scene);
 
-// Runs the scene with its scheme and parameters; a moreau_jean run also writes restart.h5 (its last good
-// state), from which options.restart continues bit for bit. Throws std::invalid_argument if the
+// Runs the scene with its scheme and parameters; a moreau_jean or generalized_alpha run also writes restart.h5
+// (its last good state, with generalized-α's accelerations), from which options.restart continues bit for bit. Throws std::invalid_argument if the
 // integrator rejects the parameters and std::runtime_error if the outputs cannot be written — in both cases
 // before any existing output is touched.
 RunResult run_scene(Scene& scene, const RunOptions& options);
 
 // The same with any stepper working on scene.model (other integrators, tests). With options.restart the
 // archive is loaded into the model before the first step: the stepper must read the model's state when it
-// steps, not when it was built.
+// steps, not when it was built. Such a stepper cannot be given generalized-α's accelerations (the archive's
+// are read and dropped: the run is then NOT the continuation of the archived one) and a generalized_alpha
+// scene run this way writes no restart.h5.
 RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step);
 
 // The run.json document of a run (written with nlohmann-json: strings escaped, NaN and infinities as null):

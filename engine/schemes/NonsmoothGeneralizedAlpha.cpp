@@ -327,4 +327,21 @@ const NonsmoothGeneralizedAlphaParameters& NonsmoothGeneralizedAlpha::parameters
 const Vector& NonsmoothGeneralizedAlpha::acceleration() const { return impl_->a; }
 const Vector& NonsmoothGeneralizedAlpha::smooth_acceleration() const { return impl_->vdot; }
 
+void NonsmoothGeneralizedAlpha::restore_accelerations(const Vector& a, const Vector& smooth_a) {
+  const Index n = impl_->sys.dofs();
+  const auto check = [n](const Vector& x, const char* what) {
+    if (x.size() != n)
+      throw std::invalid_argument(std::string(kScheme) + ": restored " + what + " has " + std::to_string(x.size()) +
+                                  " entries (expected one per velocity: " + std::to_string(n) + ")");
+    for (Index i = 0; i < n; ++i)
+      if (!std::isfinite(x[i]))
+        throw std::invalid_argument(std::string(kScheme) + ": restored " + what + " entry " + std::to_string(i) +
+                                    " is not finite");
+  };
+  check(a, "acceleration-like variable a_n");
+  check(smooth_a, "smooth acceleration");
+  impl_->a = a;
+  impl_->vdot = smooth_a;
+}
+
 }  // namespace talus

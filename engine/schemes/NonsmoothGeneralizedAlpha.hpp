@@ -78,6 +78,14 @@ class NonsmoothGeneralizedAlpha {
   // The acceleration-like variable a_n and the smooth acceleration ṽ̇_n (global velocity ordering).
   const Vector& acceleration() const;
   const Vector& smooth_acceleration() const;
+  // Continues a run from a saved state (restart archives, apps/SceneRestart.hpp): replaces the a₀ = ṽ̇₀ the
+  // constructor computed by the a_n and ṽ̇_n of the run being continued, which (q_n, v_n) alone do not
+  // determine. Everything else a step reads from the previous one — J_U(q_n) v_n, F(t_n), the energy at t_n
+  // and, for LTI systems, the factorisations — the constructor recomputes from the model's (t_n, q_n, v_n)
+  // with the very expressions that end a step, so a scheme built on the restored model and given a_n and ṽ̇_n
+  // takes the same steps bit for bit. (The MLCP's z is a warm start for PSOR only; the default Lemke ignores
+  // it.) Call it before the first step; sizes (dofs) and finiteness are checked (std::invalid_argument).
+  void restore_accelerations(const Vector& a, const Vector& smooth_a);
 
  private:
   struct Impl;

@@ -1,21 +1,25 @@
-// Restart of single scenes (issue 12 item 4, small systems): a moreau_jean run to T and a run to T/2 followed
-// by a restart to T end in bitwise-identical states and time series; archives are validated (finite values,
-// sizes, the scene they belong to, h, the clock against the step count) with errors naming the archive and
-// the dataset; schemes whose state lives inside the integrator are refused with the reason.
+// Restart of single scenes (issue 12 item 4, small systems): a moreau_jean or generalized_alpha run to T and a
+// run to T/2 followed by a restart to T end in bitwise-identical states and time series (and generalized-α's
+// restored accelerations are shown to matter); archives are validated (finite values, sizes, the scene and
+// scheme they belong to, h, the clock against the step count) with errors naming the archive and the dataset;
+// schemes whose state the engine cannot restore are refused with the reason.
 #include <catch2/catch.hpp>
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 #include "apps/SceneLoader.hpp"
 #include "apps/SceneRestart.hpp"
 #include "apps/SceneRun.hpp"
 #include "engine/DofLayout.hpp"
+#include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
 
 using namespace talus;
 using namespace talus::app;
@@ -70,16 +74,34 @@ void check_same_state(const Model& a, const Model& b) {
   CHECK(differ == 0);
 }
 
+// Number of entries of the two models' states (q, v, impulses) that differ bitwise.
+long count_differences(const Model& a, const Model& b) {
+  const DofLayout la = make_dof_layout(a), lb = make_dof_layout(b);
+  Vector qa, qb, va, vb;
+  gather_coordinates(a, la, qa);
+  gather_coordinates(b, lb, qb);
+  gather_velocities(a, la, va);
+  gather_velocities(b, lb, vb);
+  long differ = 0;
+  for (Index i = 0; i < std::min(qa.size(), qb.size()); ++i) differ += qa[i] != qb[i];
+  for (Index i = 0; i < std::min(va.size(), vb.size()); ++i) differ += va[i] != vb[i];
+  return differ;
+}
+
+LoadOptions ending_at(double t_end) {
+  LoadOptions o;
+  std::ostringstream t;
+  t.precision(17);
+  t << t_end;
+  o.overrides.push_back({"test", "integrator.t_end", t.str()});
+  return o;
+}
+
 // Runs the example straight to T, and to T/2 then from its restart.h5 to T.
 void check_restart_is_bitwise(const std::string& name, double t_end) {
   INFO(name);
   TempDir straight, first, second;
-  LoadOptions to_end, to_half;
-  std::ostringstream te, th;
-  te.precision(17), th.precision(17);
-  te << t_end, th << t_end / 2;
-  to_end.overrides.push_back({"test", "integrator.t_end", te.str()});
-  to_half.overrides.push_back({"test", "integrator.t_end", th.str()});
+  const LoadOptions to_end = ending_at(t_end), to_half = ending_at(t_end / 2);
   const fs::path file = kExamples / (name + ".yaml");
 
   Scene a = load_scene(file, to_end);
@@ -154,6 +176,92 @@ TEST_CASE("a moreau_jean run to T and a run to T/2 + restart to T are bitwise id
   check_restart_is_bitwise("rocking_block", 2.01);
 }
 
+namespace {
+
+// Largest number of active interactions over the time-series rows between t0 and t1.
+int max_active(const fs::path& csv, double t0, double t1) {
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> head;
+  std::stringstream hs(line);
+  for (std::string c; std::getline(hs, c, ',');) head.push_back(c);
+  const auto col = std::find(head.begin(), head.end(), "active") - head.begin();
+  int best = -1;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ls(line);
+    for (std::string c; std::getline(ls, c, ',');) cells.push_back(c);
+    if (cells.size() != head.size()) continue;
+    const double t = std::stod(cells[0]);
+    if (t >= t0 && t <= t1) best = std::max(best, std::stoi(cells[static_cast<std::size_t>(col)]));
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("a generalized_alpha run to T and a run to T/2 + restart to T are bitwise identical", "[apps][restart]") {
+  // The two-ball oscillator (LTI, e = 1, h = 2 ms) restarted at T/2 = 0.984 s (step 492), one step before an
+  // impact of the lower ball at t = 0.986 s (the check below makes sure a contact is active in the steps around
+  // the restart), then run on through the next impacts to T = 1.968 s.
+  constexpr double kT = 1.968;
+  check_restart_is_bitwise("two_ball_oscillator", kT);
+  {
+    TempDir dir;
+    Scene s = load_scene(kExamples / "two_ball_oscillator.yaml", ending_at(kT));
+    s.output_every = 1;
+    REQUIRE(run_scene(s, quiet(dir.path)).status == RunStatus::Completed);
+    const double h = s.integrator.h;
+    CHECK(max_active(dir.path / "timeseries.csv", kT / 2 - 1.5 * h, kT / 2 + 1.5 * h) >= 1);
+  }
+
+  // The same restart with the accelerations NOT given back (a new integrator recomputes a₀ = ṽ̇₀ from (q, v),
+  // as before this archive held them) ends elsewhere: the restored a_n and ṽ̇_n are what makes it bitwise.
+  TempDir straight, first, second;
+  const fs::path file = kExamples / "two_ball_oscillator.yaml";
+  Scene a = load_scene(file, ending_at(kT));
+  REQUIRE(run_scene(a, quiet(straight.path)).status == RunStatus::Completed);
+  Scene b = load_scene(file, ending_at(kT / 2));
+  REQUIRE(run_scene(b, quiet(first.path)).restart_written);
+  Scene c = load_scene(file, ending_at(kT));
+  RunOptions resume = quiet(second.path);
+  resume.restart = first.path / kRestartFile;
+  NonsmoothGeneralizedAlphaParameters p;
+  p.h = c.integrator.h;
+  p.newton_tolerance = c.integrator.newton_tolerance;
+  p.newton_max_iterations = c.integrator.newton_max_iterations;
+  p.coefficients = generalized_alpha_coefficients(c.scheme.rho_infinity);
+  std::unique_ptr<NonsmoothGeneralizedAlpha> fresh;  // built at the first step, on the restored model
+  const RunResult rc = run_scene(c, resume, [&]() -> const StepReport& {
+    if (!fresh) fresh = std::make_unique<NonsmoothGeneralizedAlpha>(c.model, p);
+    return fresh->step();
+  });
+  REQUIRE(rc.status == RunStatus::Completed);
+  CHECK(c.model.time == a.model.time);
+  CHECK(count_differences(a.model, c.model) > 0);
+  CHECK(!rc.restart_written);  // a stepper that cannot give its accelerations writes no archive
+
+  // The engine's entry point refuses accelerations of the wrong size or not finite.
+  NonsmoothGeneralizedAlpha ga(c.model, p);
+  const Vector ok = ga.acceleration();
+  CHECK_THROWS_AS(ga.restore_accelerations(Vector::Zero(ok.size() + 1), ok), std::invalid_argument);
+  Vector nan = ok;
+  nan[0] = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH(ga.restore_accelerations(ok, nan), Catch::Contains("smooth acceleration entry 0 is not finite"));
+}
+
+namespace {
+
+void remove_dataset(const fs::path& file, const char* dataset) {
+  const hid_t f = H5Fopen(file.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  REQUIRE(H5Ldelete(f, dataset, H5P_DEFAULT) >= 0);
+  H5Fclose(f);
+}
+
+}  // namespace
+
 TEST_CASE("corrupt or foreign restart archives are refused naming the archive and the dataset", "[apps][restart]") {
   TempDir dir;
   Scene s = load_scene(kExamples / "bouncing_ball.yaml");
@@ -209,19 +317,66 @@ TEST_CASE("corrupt or foreign restart archives are refused naming the archive an
   CHECK_THROWS_WITH(run_scene(shorter, o), Catch::Contains("expected a time before t_end = 0.5"));
 }
 
-TEST_CASE("schemes that keep state inside the integrator refuse a restart and say why", "[apps][restart]") {
+TEST_CASE("generalized_alpha archives are checked for their scheme and accelerations", "[apps][restart]") {
   TempDir dir;
-  Scene mj = load_scene(kExamples / "bouncing_ball.yaml");
-  mj.t_end = 0.1;
-  REQUIRE(run_scene(mj, quiet(dir.path)).restart_written);
-  const std::string ga = restart_error("two_ball_oscillator", dir.path / kRestartFile);
-  CHECK(ga.find("scheme generalized_alpha keeps part of its state") != std::string::npos);
-  CHECK(ga.find("only moreau_jean scenes restart bit for bit") != std::string::npos);
-  // And they write no archive a restart could not honour.
-  TempDir ga_dir;
-  Scene two = load_scene(kExamples / "two_ball_oscillator.yaml");
-  two.t_end = 0.1;
-  const RunResult r = run_scene(two, quiet(ga_dir.path));
-  CHECK(!r.restart_written);
-  CHECK(!fs::exists(ga_dir.path / kRestartFile));
+  Scene two = load_scene(kExamples / "two_ball_oscillator.yaml", ending_at(0.1));
+  REQUIRE(run_scene(two, quiet(dir.path)).restart_written);
+  const fs::path good = dir.path / kRestartFile;
+  const std::string prefix = "restart archive " + (dir.path / "x.h5").string();
+  const auto copy = [&]() {
+    const fs::path p = dir.path / "x.h5";
+    fs::copy_file(good, p, fs::copy_options::overwrite_existing);
+    return p;
+  };
+  fs::path bad = copy();
+  remove_dataset(bad, "generalized_alpha/acceleration");
+  CHECK(restart_error("two_ball_oscillator", bad) == prefix + ": dataset 'generalized_alpha/acceleration': missing");
+  bad = copy();
+  set_double(bad, "generalized_alpha/smooth_acceleration", 1, std::numeric_limits<double>::infinity());
+  CHECK(restart_error("two_ball_oscillator", bad) ==
+        prefix + ": dataset 'generalized_alpha/smooth_acceleration': value 1 is not finite");
+  bad = copy();
+  resize_dataset(bad, "generalized_alpha/acceleration", 1);
+  CHECK(restart_error("two_ball_oscillator", bad) ==
+        prefix + ": dataset 'generalized_alpha/acceleration': has 1 values (expected 2: the acceleration-like "
+                 "variable a_n, one per velocity of the scene)");
+  // The same scene under another scheme: refused on the scheme, before anything else.
+  Scene mj = load_scene(kExamples / "two_ball_oscillator.yaml", ending_at(0.2));
+  mj.scheme.kind = SchemeKind::MoreauJean;
+  TempDir out;
+  RunOptions o = quiet(out.path);
+  o.restart = good;
+  CHECK_THROWS_WITH(run_scene(mj, o), Catch::Contains("dataset '/@scheme': is generalized_alpha (expected the scheme of") &&
+                                          Catch::Contains("moreau_jean: a restart continues with the scheme"));
+}
+
+TEST_CASE("schemes whose state the engine cannot restore refuse a restart and say why", "[apps][restart]") {
+  TempDir dir;
+  Scene ga = load_scene(kExamples / "two_ball_oscillator.yaml", ending_at(0.1));
+  REQUIRE(run_scene(ga, quiet(dir.path)).restart_written);
+  for (const SchemeKind kind : {SchemeKind::Newmark, SchemeKind::Hht, SchemeKind::SchatzmanPaoli}) {
+    INFO(to_string(kind));
+    Scene s = load_scene(kExamples / "two_ball_oscillator.yaml");
+    s.scheme.kind = kind;
+    TempDir out;
+    RunOptions o = quiet(out.path);
+    o.restart = dir.path / kRestartFile;
+    std::string message;
+    try {
+      run_scene(s, o);
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    CHECK(message.find(std::string("scheme ") + to_string(kind) + " keeps ") != std::string::npos);
+    CHECK(message.find(kind == SchemeKind::SchatzmanPaoli ? "previous coordinates" : "acceleration-like variable") !=
+          std::string::npos);
+    CHECK(message.find("only moreau_jean and generalized_alpha scenes restart bit for bit") != std::string::npos);
+    // And they write no archive a restart could not honour.
+    Scene shorter = load_scene(kExamples / "two_ball_oscillator.yaml", ending_at(0.1));
+    shorter.scheme.kind = kind;
+    TempDir run_dir;
+    const RunResult r = run_scene(shorter, quiet(run_dir.path));
+    CHECK(!r.restart_written);
+    CHECK(!fs::exists(run_dir.path / kRestartFile));
+  }
 }

@@ -195,7 +195,7 @@ int cli_main(int argc, char** argv) {
       "run",
       "run a scene. Granular scenes write beads.pvd + beads_NNNNN.vtp, contacts.pvd + contacts_NNNNN.vtp, "
       "snapshot.png, profile.txt, granular.json and restart.h5 (trace.json with --profile); other scenes write "
-      "timeseries.csv, timeseries.h5, run.json, restart.h5 (scheme moreau_jean), events.csv (scheme "
+      "timeseries.csv, timeseries.h5, run.json, restart.h5 (schemes moreau_jean and generalized_alpha), events.csv (scheme "
       "event_driven) and PNG plots (positions, velocities, reactions, energy). A folder holding an earlier run is refused without "
       "--overwrite.");
   run->add_option("scene", run_flags.scene, "scene file (YAML)")->required();
@@ -213,7 +213,7 @@ int cli_main(int argc, char** argv) {
   run->add_option("--max-memory", run_flags.max_memory,
                   "refuse scenes whose estimated memory exceeds SIZE (e.g. 4G; default: the available memory)");
   run->add_option("--restart", run_flags.restart,
-                  "moreau_jean scenes: continue from a restart.h5 an earlier run wrote, to the scene's t_end (the "
+                  "moreau_jean and generalized_alpha scenes: continue from a restart.h5 an earlier run wrote, to the scene's t_end (the "
                   "result is bitwise that of one run)");
   run->add_option("--profile", run_flags.profile, "granular scenes: write a Chrome trace-event JSON of the phases");
   run->add_option("--dump-fclib", run_flags.dump_fclib, "granular scenes: dump one step's problem (FCLIB) into DIR");

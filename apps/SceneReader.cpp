@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <cstdio>
 #include <sstream>
 
 namespace talus::app {
@@ -107,9 +108,53 @@ int second_document_line(const std::string& text) {
   return 0;
 }
 
+// The first byte that YAML's character set does not allow (a C0 control other than tab, LF and CR, DEL, or a
+// byte that is not part of valid UTF-8), with its 1-based line and column; false when there is none. Checked
+// before parsing because yaml-cpp 0.7 never returns on some such inputs (found by the scene fuzzer:
+// tests/fuzz/crashers/scene/hang-yaml-cpp-*), and a scene with them is not text anyway.
+bool first_unprintable(const std::string& text, int& line, int& column, unsigned& byte) {
+  line = 1, column = 1;
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned c = s[i];
+    byte = c;
+    if (c == '\n') {
+      ++line, column = 1, ++i;
+      continue;
+    }
+    if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7F) return true;
+    std::size_t len = 1;
+    if (c >= 0x80) {
+      // UTF-8: C2..DF one continuation byte, E0..EF two, F0..F4 three (no overlongs, no surrogates).
+      if (c >= 0xC2 && c <= 0xDF) len = 2;
+      else if (c >= 0xE0 && c <= 0xEF) len = 3;
+      else if (c >= 0xF0 && c <= 0xF4) len = 4;
+      else return true;
+      if (i + len > n) return true;
+      for (std::size_t k = 1; k < len; ++k)
+        if ((s[i + k] & 0xC0) != 0x80) return true;
+      if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] >= 0xA0) || (c == 0xF0 && s[i + 1] < 0x90) ||
+          (c == 0xF4 && s[i + 1] >= 0x90))
+        return true;
+    }
+    i += len, ++column;
+  }
+  return false;
+}
+
 }  // namespace
 
 Field SceneReader::load_string(const std::string& text) const {
+  int bad_line = 0, bad_column = 0;
+  unsigned bad_byte = 0;
+  if (first_unprintable(text, bad_line, bad_column, bad_byte)) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", bad_byte);
+    throw SceneError({file_, bad_line, bad_column}, "",
+                     std::string("byte ") + hex + " is not text (expected UTF-8 without control characters "
+                     "other than tab and line breaks)");
+  }
   YAML::Node root;
   try {
     // All documents are parsed, so a syntax error after a `---` is reported too, and a second document is

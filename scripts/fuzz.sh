@@ -28,7 +28,14 @@ for n in "$seconds" "$runs" "$jobs"; do
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: '$n' is not a whole number" >&2; exit 2; }
 done
 
-command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is missing (Debian: apt-get install clang)" >&2; exit 2; }
+"$root/scripts/install-deps.sh"
+if ! command -v clang++ >/dev/null; then
+  # clang (with libFuzzer's runtime) only for fuzzing: not among the packages every build needs.
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  echo "fuzz.sh: installing clang"
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev
+fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
   launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)

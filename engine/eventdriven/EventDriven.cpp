@@ -246,7 +246,7 @@ struct EventDriven::Impl {
       std::vector<std::pair<Index, double>> roots;
       for (auto [r, f1] : gap_cross) {
         Vector gg;
-        auto f = [&](double th) {
+        auto f = [&, r = r](double th) {  // a structured binding is not capturable before C++20 in clang 14
           gaps_at(th, gg);
           return watched_value(r, gg, th);
         };

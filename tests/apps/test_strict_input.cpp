@@ -206,3 +206,15 @@ TEST_CASE("granular scenes go through the same reader: a second document is refu
   CHECK(message == file.string() + ":4:1: a second YAML document starts here (expected one scene per file: remove the "
                                    "'---' and what follows, or put it in its own file)");
 }
+
+TEST_CASE("bytes that are not text are refused before parsing, naming line, column and byte", "[apps][strict]") {
+  // yaml-cpp 0.7 never returned on fuzzed scenes with such bytes (tests/fuzz/crashers/scene/hang-*).
+  CHECK(error_of(replace_once(kBall, "ball\n", std::string("ba\x10ll\n"))) ==
+        "s.yaml:1:9: byte 0x10 is not text (expected UTF-8 without control characters other than tab and line "
+        "breaks)");
+  CHECK(starts(error_of(replace_once(kBall, "M: [[1.0]]", "M: [[1.0]] \xEC\x80")), "s.yaml:4:16: byte 0xEC is not text"));
+  CHECK(starts(error_of(kBall + std::string("#\x7F\n")), "s.yaml:16:2: byte 0x7F"));
+  CHECK(starts(error_of(kBall + std::string("# \xC0\xAF overlong\n")), "s.yaml:16:3: byte 0xC0"));
+  // UTF-8 text, tabs and CR LF line ends are text.
+  CHECK_NOTHROW(load_scene_from_string(kBall + "# caf\xC3\xA9 \xE2\x80\x94 \xF0\x9F\x99\x82\t\r\n", "s.yaml"));
+}

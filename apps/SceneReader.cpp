@@ -155,18 +155,17 @@ Field SceneReader::load_string(const std::string& text) const {
                      std::string("byte ") + hex + " is not text (expected UTF-8 without control characters "
                      "other than tab and line breaks)");
   }
+  // A second document is refused where it starts, before parsing (so whatever follows it, syntax errors
+  // included, never passes silently); the one document is then parsed with YAML::Load, not LoadAll, which in
+  // yaml-cpp 0.7 never returns on some one-character inputs such as "," (found by the scene fuzzer:
+  // tests/fuzz/crashers/scene/hang-yaml-cpp-LoadAll-comma).
+  if (const int line = second_document_line(text); line > 0)
+    throw SceneError({file_, line, 1}, "",
+                     "a second YAML document starts here (expected one scene per file: remove the '---' "
+                     "and what follows, or put it in its own file)");
   YAML::Node root;
   try {
-    // All documents are parsed, so a syntax error after a `---` is reported too, and a second document is
-    // refused rather than silently ignored.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1 || second_document_line(text) > 0) {
-      const int line = second_document_line(text);
-      throw SceneError({file_, line, line > 0 ? 1 : 0}, "",
-                       "a second YAML document starts here (expected one scene per file: remove the '---' "
-                       "and what follows, or put it in its own file)");
-    }
-    if (!documents.empty()) root = documents.front();
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw SceneError(position(e.mark), "", "YAML syntax error: " + e.msg);
   }

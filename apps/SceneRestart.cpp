@@ -24,6 +24,10 @@ constexpr const char* kFormat = "talus-scene-restart-1";
 struct Handle {
   hid_t id;
   herr_t (*close)(hid_t);
+  Handle(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
+  Handle(Handle&& o) noexcept : id(o.id), close(o.close) { o.id = -1; }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
   ~Handle() {
     if (id >= 0) close(id);
   }
@@ -98,13 +102,18 @@ class Reader {
     throw std::runtime_error("restart archive " + file_ + (dataset.empty() ? "" : ": dataset '" + dataset + "'") +
                              ": " + what);
   }
-  std::vector<double> doubles(const char* name, std::size_t expected, const char* meaning) const {
+  // The dataset `name`, which must hold `expected` values (`meaning` says what they are).
+  Handle open_sized(const char* name, std::size_t expected, const char* meaning) const {
     Handle d{H5Dopen2(id_, name, H5P_DEFAULT), H5Dclose};
     if (d.id < 0) fail(name, "missing");
     Handle space{H5Dget_space(d.id), H5Sclose};
     const hssize_t n = H5Sget_simple_extent_npoints(space.id);
     if (n < 0 || static_cast<std::size_t>(n) != expected)
       fail(name, "has " + std::to_string(n) + " values (expected " + std::to_string(expected) + ": " + meaning + ")");
+    return d;
+  }
+  std::vector<double> doubles(const char* name, std::size_t expected, const char* meaning) const {
+    const Handle d = open_sized(name, expected, meaning);
     std::vector<double> x(expected);
     if (expected > 0 && H5Dread(d.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data()) < 0)
       fail(name, "cannot be read as numbers");
@@ -113,12 +122,7 @@ class Reader {
     return x;
   }
   std::vector<long long> longs(const char* name, std::size_t expected, const char* meaning) const {
-    Handle d{H5Dopen2(id_, name, H5P_DEFAULT), H5Dclose};
-    if (d.id < 0) fail(name, "missing");
-    Handle space{H5Dget_space(d.id), H5Sclose};
-    const hssize_t n = H5Sget_simple_extent_npoints(space.id);
-    if (n < 0 || static_cast<std::size_t>(n) != expected)
-      fail(name, "has " + std::to_string(n) + " values (expected " + std::to_string(expected) + ": " + meaning + ")");
+    const Handle d = open_sized(name, expected, meaning);
     std::vector<long long> x(expected);
     if (expected > 0 && H5Dread(d.id, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data()) < 0)
       fail(name, "cannot be read as integers");

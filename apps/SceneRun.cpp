@@ -88,12 +88,6 @@ RunResult run_event_driven(Scene& scene, const RunOptions& options) {
 
 namespace {
 
-template <class Scheme, class Params>
-Integrator wrap(Model& model, const Params& params) {
-  auto scheme = std::make_shared<Scheme>(model, params);
-  Scheme* raw = scheme.get();
-  return Integrator([raw]() -> const StepReport& { return raw->step(); }, std::move(scheme));
-}
 
 // The scene's generalized-α parameters (run_scene builds that integrator itself, to restore it).
 NonsmoothGeneralizedAlphaParameters generalized_alpha_parameters(const Scene& scene) {
@@ -122,18 +116,18 @@ Integrator make_second_order(Scene& scene) {
       newton(p);
       p.gamma = c.gamma;
       p.beta = c.beta;
-      return wrap<NonsmoothNewmark>(scene.model, p);
+      return wrap_scheme<NonsmoothNewmark>(scene.model, p);
     }
     case SchemeKind::Hht: {
       NonsmoothNewmarkParameters p = hht_parameters(c.h, c.alpha);
       newton(p);
-      return wrap<NonsmoothNewmark>(scene.model, p);
+      return wrap_scheme<NonsmoothNewmark>(scene.model, p);
     }
     case SchemeKind::SchatzmanPaoli: {
       SchatzmanPaoliParameters p;
       newton(p);
       p.theta = c.sp_theta;
-      return wrap<SchatzmanPaoli>(scene.model, p);
+      return wrap_scheme<SchatzmanPaoli>(scene.model, p);
     }
     default: return make_integrator(scene.model, c);
   }

@@ -13,12 +13,6 @@ namespace talus {
 
 namespace {
 
-template <class Scheme, class Params>
-Integrator wrap(Model& model, const Params& params) {
-  auto scheme = std::make_shared<Scheme>(model, params);
-  Scheme* raw = scheme.get();
-  return Integrator([raw]() -> const StepReport& { return raw->step(); }, std::move(scheme));
-}
 
 }  // namespace
 
@@ -63,27 +57,27 @@ Integrator make_integrator(Model& model, const SchemeChoice& c) {
       MoreauJeanParameters p;
       p.h = c.h;
       p.theta = c.theta;
-      return wrap<MoreauJean>(model, p);
+      return wrap_scheme<MoreauJean>(model, p);
     }
     case SchemeKind::Newmark: {
       NonsmoothNewmarkParameters p;
       p.h = c.h;
       p.gamma = c.gamma;
       p.beta = c.beta;
-      return wrap<NonsmoothNewmark>(model, p);
+      return wrap_scheme<NonsmoothNewmark>(model, p);
     }
-    case SchemeKind::Hht: return wrap<NonsmoothNewmark>(model, hht_parameters(c.h, c.alpha));
+    case SchemeKind::Hht: return wrap_scheme<NonsmoothNewmark>(model, hht_parameters(c.h, c.alpha));
     case SchemeKind::GeneralizedAlpha: {
       NonsmoothGeneralizedAlphaParameters p;
       p.h = c.h;
       p.coefficients = generalized_alpha_coefficients(c.rho_infinity);
-      return wrap<NonsmoothGeneralizedAlpha>(model, p);
+      return wrap_scheme<NonsmoothGeneralizedAlpha>(model, p);
     }
     case SchemeKind::SchatzmanPaoli: {
       SchatzmanPaoliParameters p;
       p.h = c.h;
       p.theta = c.sp_theta;
-      return wrap<SchatzmanPaoli>(model, p);
+      return wrap_scheme<SchatzmanPaoli>(model, p);
     }
     case SchemeKind::EventDriven:
       throw std::invalid_argument(

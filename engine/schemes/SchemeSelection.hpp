@@ -52,6 +52,15 @@ class Integrator {
   std::shared_ptr<void> owner_;
 };
 
+// An Integrator owning a Scheme built on `model` from `params` (used by make_integrator and by runners that
+// build a scheme with settings of their own).
+template <class Scheme, class Params>
+Integrator wrap_scheme(Model& model, const Params& params) {
+  auto scheme = std::make_shared<Scheme>(model, params);
+  Scheme* raw = scheme.get();
+  return Integrator([raw]() -> const StepReport& { return raw->step(); }, std::move(scheme));
+}
+
 // Builds the scheme on `model` (which must outlive the integrator). Throws std::invalid_argument on bad
 // parameters or a model the scheme does not support.
 Integrator make_integrator(Model& model, const SchemeChoice& choice);

@@ -19,21 +19,35 @@
 //
 // Planar Coulomb friction (2-D NewtonImpactFrictionLaw) acts on the impulsive part with the impact law: the
 // tangent impulse Λ_T enters W, and 0 ≤ U_T + σ ⟂ Λ_T⁺, 0 ≤ −U_T + σ ⟂ Λ_T⁻, 0 ≤ μΛ_N − Λ_T⁺ − Λ_T⁻ ⟂ σ (the LCP
-// form of the law on U_T = J_T v_{n+1}, Λ_T = Λ_T⁺ − Λ_T⁻) joins the MLCP. The position correction stays normal.
+// form of the law on U_T = J_T v_{n+1}, Λ_T = Λ_T⁺ − Λ_T⁻) joins the MLCP. It acts on the position correction
+// too (an extension of eq 40a–c, which is normal only): ν, the integral of the impulse measure over the step
+// (eq 38b), gets a tangential part on each active contact with friction, M U = Jᵀν + J_Tᵀν_T, under the same law
+// written on the tangential displacement of the step d_T = J_T(q_{n+½})(q_{n+1} − q_n):
+//   ν_T = ν_T⁺ − ν_T⁻,  0 ≤ d_T + σ_p ⟂ ν_T⁺ ≥ 0,  0 ≤ −d_T + σ_p ⟂ ν_T⁻ ≥ 0,  0 ≤ μν_N − ν_T⁺ − ν_T⁻ ⟂ σ_p ≥ 0.
+// Why: the smooth part carries no unilateral force (λ̃_U = 0, eq 35d), so q̃_{n+1} holds the whole smooth
+// displacement h v_n + h²(½ − β)a_n + h²β a_{n+1} along the contact (gravity along a slope); a normal-only
+// correction removes its normal part and leaves the tangential one, and a body sticking at zero velocity crept
+// by O(h) (½h T g sin α). With the tangential rows, a point mass on a slope with M, g constant moves by
+// d_T = h v_n + ½h² g_T + ν_T/m with |ν_T| ≤ μν_N, ν_N/m = ½h² g_N: it sticks with d_T = 0 exactly when
+// tan α ≤ μ, and slides by h v_n + ½h² a with a = g_T ∓ μ g_N, the closed form of Coulomb's law (the friction's
+// O(h²) share of the displacement is what the normal-only correction missed). ν_Tᵀd_T = −σ_p(ν_T⁺ + ν_T⁻) ≤ 0:
+// the position-level friction never does positive work. J_T is taken at q_{n+½} = ½(q_n + q_{n+1}) (the
+// midpoint rule, exact to O(h³) per step when J_T depends on q; at q_{n+1} a rotating body's pivot slipped by
+// O(h²) per step) and is J_T itself for linear relations. Tests: generalized_alpha_friction_test.cpp.
 //
 // Solution of one step: the three sub-problems are coupled through f(q_{n+1}, v_{n+1}) (K U and C W). Each
 // iteration linearises f (iteration matrix S = M + c₁(h²β K_t + hγ C_t), c₁ = (1 − α_f)/(1 − α_m), i.e.
 // c₁h²β (β′M + γ′C_t + K_t) of seed 002 eq 10) and the constraints at the current iterate, eliminates ṽ̇, U
-// and W, and solves ONE mixed LCP in (λ̃, ν, Λ) with solve_lcp (Lemke). For LTI systems with linear relations
-// that single solve is exact; otherwise the loop is a Josephy–Newton iteration stopped on the increments.
+// and W, and solves ONE mixed LCP in (λ̃, ν, Λ) (with the friction's Λ_T, σ, ν_T, σ_p) with solve_lcp
+// (Lemke). For LTI systems with linear relations that single solve is exact; otherwise the loop is a Josephy–Newton iteration stopped on the increments.
 // The iteration matrix and M are factorised once for LTI systems (CHOLMOD), every iteration otherwise.
 //
 // Energy (EnergyReport): kinetic and potential energy of (q_{n+1}, v_{n+1}); external_work = the trapezoidal
 // supply (q_{n+1} − q_n)ᵀ (F_n + F_{n+1})/2 (SecondOrderSystem::external_force); damping_work =
 // −(q_{n+1} − q_n)ᵀ C (v_n + v_{n+1})/2; contact_work = the work of the velocity jump ½ (ṽ_{n+1} + v_{n+1})ᵀ Jᵀ Λ
 // (seed 000 eq 81 with v⁻ = ṽ_{n+1}, so ≤ 0 for e = 0); numerical_dissipation = the remainder ΔE − external_work − damping_work − contact_work, i.e. the
-// algorithmic dissipation plus the work of the position correction (no closed-form identity is claimed for
-// this scheme; docs/schemes.md says what the tests check instead).
+// algorithmic dissipation plus the work of the position correction, its friction part ν_Tᵀd_T ≤ 0 included
+// (no closed-form identity is claimed for this scheme; docs/schemes.md says what the tests check instead).
 #include "engine/Model.hpp"
 #include "engine/StepReport.hpp"
 #include "solvers/lcp/LcpSolver.hpp"

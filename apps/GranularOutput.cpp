@@ -568,7 +568,8 @@ double integral(const Reader& r, const char* name, double x, double lo, double h
 }  // namespace
 
 void write_restart(const Path& file, const granular::GranularModel& m, const contact::ContactCache* bead_cache,
-                   const contact::ContactCache* capsule_cache, const RunCounters* counters) {
+                   const contact::ContactCache* capsule_cache, const RunCounters* counters,
+                   const contact::ContactCache* bead_position_cache, const contact::ContactCache* capsule_position_cache) {
   if (const std::string bad = non_finite_body(m); !bad.empty())
     throw std::runtime_error(file.string() + ": not written: the state is not finite (" + bad + ")");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -597,6 +598,12 @@ void write_restart(const Path& file, const granular::GranularModel& m, const con
       const contact::ContactCache empty;
       write_cache(g.id, "beads", bead_cache ? *bead_cache : empty, "bead contacts (bead-bead, bead-wall, bead-box)", file);
       write_cache(g.id, "capsules", capsule_cache ? *capsule_cache : empty, "contacts touching a capsule", file);
+      if (bead_position_cache || capsule_position_cache) {
+        write_cache(g.id, "bead_positions", bead_position_cache ? *bead_position_cache : empty,
+                    "bead contacts' position corrections (generalized-α)", file);
+        write_cache(g.id, "capsule_positions", capsule_position_cache ? *capsule_position_cache : empty,
+                    "position corrections of contacts touching a capsule (generalized-α)", file);
+      }
     }
     if (counters) {
       Group g(f, "run", true, file);
@@ -665,6 +672,12 @@ void read_restart(const Path& file, granular::GranularModel& m, RestartExtras* e
       x.bead_cache = Reader{gb.id, "/contacts/beads/", file}.cache("beads");
       x.capsule_cache = Reader{gk.id, "/contacts/capsules/", file}.cache("capsules");
       x.has_contacts = true;
+      if (H5Lexists(g.id, "bead_positions", H5P_DEFAULT) > 0) {
+        Group gp(g.id, "bead_positions", false, file, "/contacts/"), gq(g.id, "capsule_positions", false, file, "/contacts/");
+        x.bead_position_cache = Reader{gp.id, "/contacts/bead_positions/", file}.cache("bead_positions");
+        x.capsule_position_cache = Reader{gq.id, "/contacts/capsule_positions/", file}.cache("capsule_positions");
+        x.has_position_caches = true;
+      }
     }
     if (H5Lexists(f, "run", H5P_DEFAULT) > 0) {
       Group g(f, "run", false, file);

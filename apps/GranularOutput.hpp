@@ -70,6 +70,9 @@ struct CacheContent {
 // before those groups existed (the run then starts cold, and is not a bitwise continuation).
 struct RestartExtras {
   CacheContent bead_cache, capsule_cache;
+  // Generalized-α's position-correction caches (GranularStepper::position_cache), when the run archived them.
+  CacheContent bead_position_cache, capsule_position_cache;
+  bool has_position_caches = false;
   RunCounters counters;
   bool has_contacts = false, has_counters = false;
 };
@@ -77,7 +80,8 @@ struct RestartExtras {
 // Refuses (std::runtime_error naming the file) a model with a non-finite value: a restart archive never holds NaN.
 void write_restart(const std::filesystem::path& file, const granular::GranularModel& model,
                    const contact::ContactCache* bead_cache = nullptr, const contact::ContactCache* capsule_cache = nullptr,
-                   const RunCounters* counters = nullptr);
+                   const RunCounters* counters = nullptr, const contact::ContactCache* bead_position_cache = nullptr,
+                   const contact::ContactCache* capsule_position_cache = nullptr);
 // Replaces model's beads, capsules (none when the archive has none), time and step by the archive's, and
 // fills `extras` when given. The archive is validated before anything is replaced: finite values, positive
 // radii and masses, consistent sizes, unique ids below the next id, a finite clock >= 0, strictly increasing

@@ -54,7 +54,7 @@ const std::initializer_list<std::string_view> kKeys = {
     "t_end",        "tolerance",     "max_sweeps", "threads",        "frame_every",        "solver",
     "resort_every", "orifice_diameters", "angle",  "length_diameters", "ball_radius_factor", "ball_density",
     "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
-    "capsule_fraction"};
+    "capsule_fraction", "scheme"};
 
 // The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
 // names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
@@ -248,6 +248,8 @@ RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const 
     if (solver == "assembled") p.solver = GranularSolver::Assembled;
     if (solver == "multilevel") p.solver = GranularSolver::Multilevel;
     if (solver == "nncg") p.solver = GranularSolver::Nncg;
+    const std::string scheme = s.choice("scheme", {"moreau_jean", "generalized_alpha"}, "moreau_jean");
+    if (scheme == "generalized_alpha") p.scheme = GranularScheme::GeneralizedAlpha;
   }
   r.t_end = o.t_end > 0 ? o.t_end : s.positive("t_end", sc.t_end);
   r.frame_every = s.positive("frame_every", r.frame_every);
@@ -385,18 +387,22 @@ struct Snapshot {
   CapsuleBodies capsules;
   double time = 0.0;
   long step = 0;
-  CacheContent bead_cache, capsule_cache;
+  CacheContent bead_cache, capsule_cache, bead_position_cache, capsule_position_cache;
 
   void take(const GranularModel& m, GranularStepper& st) {
     beads = m.beads, capsules = m.capsules, time = m.time, step = m.step;
-    bead_cache.keys = st.contact_cache().keys(), bead_cache.impulses = st.contact_cache().impulses();
-    capsule_cache.keys = st.capsule_contact_cache().keys();
-    capsule_cache.impulses = st.capsule_contact_cache().impulses();
+    auto copy = [](CacheContent& to, const contact::ContactCache& from) { to.keys = from.keys(), to.impulses = from.impulses(); };
+    copy(bead_cache, st.contact_cache());
+    copy(capsule_cache, st.capsule_contact_cache());
+    copy(bead_position_cache, st.position_cache());
+    copy(capsule_position_cache, st.capsule_position_cache());
   }
   void restore(GranularModel& m, GranularStepper& st) const {
     m.beads = beads, m.capsules = capsules, m.time = time, m.step = step;
     bead_cache.load_into(st.contact_cache());
     capsule_cache.load_into(st.capsule_contact_cache());
+    bead_position_cache.load_into(st.position_cache());
+    capsule_position_cache.load_into(st.capsule_position_cache());
   }
 };
 
@@ -492,6 +498,10 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     extras.bead_cache.load_into(stepper.contact_cache());
     extras.capsule_cache.load_into(stepper.capsule_contact_cache());
   }
+  if (extras.has_position_caches) {
+    extras.bead_position_cache.load_into(stepper.position_cache());
+    extras.capsule_position_cache.load_into(stepper.capsule_position_cache());
+  }
   if (extras.has_counters) counters = extras.counters;
   if (!restart.empty() && !o.quiet && !extras.has_contacts)
     log << "talus: " << restart << " holds no contact cache (an older archive): the first step starts cold\n";
@@ -555,7 +565,9 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   // contacts): it is the state the next step starts from.
   auto save_restart = [&] {
     const auto t0 = ProfileClock::now();
-    write_restart(out / "restart.h5", m, &stepper.contact_cache(), &stepper.capsule_contact_cache(), &counters);
+    const bool ga = p.scheme == GranularScheme::GeneralizedAlpha;
+    write_restart(out / "restart.h5", m, &stepper.contact_cache(), &stepper.capsule_contact_cache(), &counters,
+                  ga ? &stepper.position_cache() : nullptr, ga ? &stepper.capsule_position_cache() : nullptr);
     written("restart.h5");
     restart_step = m.step;
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
@@ -598,6 +610,11 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     j["beads_left"] = m.beads.size();
     j["capsules"] = n_capsules0;
     j["capsules_left"] = m.capsules.size();
+    j["scheme"] = p.scheme == GranularScheme::GeneralizedAlpha ? "generalized_alpha" : "moreau_jean";
+    j["solver"] = p.solver == GranularSolver::Multilevel ? "multilevel"
+                  : p.solver == GranularSolver::Nncg     ? "nncg"
+                  : p.solver == GranularSolver::Assembled ? "assembled"
+                                                          : "matrix_free";
     j["h"] = p.h;
     j["t_end"] = t_end;
     j["start_time"] = t0;

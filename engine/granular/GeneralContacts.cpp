@@ -131,13 +131,15 @@ double general_squared_velocity(const GeneralContactSet& set) {
   return s;
 }
 
-void store_general_cache(GeneralContactSet& set) {
+void store_general_cache(GeneralContactSet& set) { store_general_cache(set, set.cache); }
+
+void store_general_cache(GeneralContactSet& set, contact::ContactCache& cache) {
   set.world_impulses.resize(set.contacts.size());
   for (std::size_t k = 0; k < set.contacts.size(); ++k) {
     const GeneralContact& c = set.contacts[k];
     set.world_impulses[k] = c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2;
   }
-  set.cache.store(set.keys.data(), set.world_impulses.data(), set.keys.size());
+  cache.store(set.keys.data(), set.world_impulses.data(), set.keys.size());
 }
 
 }  // namespace talus::granular

@@ -48,6 +48,11 @@ struct GeneralContactSet {
   std::vector<double> block_sums;  // residual blocks
   contact::ContactCache cache;     // impulses of the last step, world frame
   std::vector<Eigen::Vector3d> world_impulses;  // scratch of store_general_cache
+  // Generalized-α (GranularStepper.hpp): position-level normal targets, the position corrections' cache and
+  // the velocity impulses kept aside while the position problem is solved.
+  std::vector<double> position_extra;
+  contact::ContactCache position_cache;
+  std::vector<Eigen::Vector3d> velocity_r;
   bool empty() const { return contacts.empty(); }
 };
 
@@ -83,7 +88,9 @@ double general_squared_error(const GeneralContactSet& set);
 // Σ ‖u‖² of the contacts at the current velocities (‖q‖² when called on the free velocities, r = 0).
 double general_squared_velocity(const GeneralContactSet& set);
 
-// Stores the impulses (world frame) under their keys for the next step's warm start.
+// Stores the impulses (world frame) under their keys for the next step's warm start (into `cache`, by
+// default the set's own).
 void store_general_cache(GeneralContactSet& set);
+void store_general_cache(GeneralContactSet& set, contact::ContactCache& cache);
 
 }  // namespace talus::granular

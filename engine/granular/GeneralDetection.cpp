@@ -152,7 +152,8 @@ void detect_general_contacts(const GranularModel& m, const contact::CellGrid& gr
 }
 
 double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel& m,
-                              const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set) {
+                              const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set,
+                              bool generalized_alpha) {
   const int n = static_cast<int>(buf.all.size());
   const int nb = m.beads.size();
   if (n == 0 && set.contacts.empty()) return 0.0;  // a bead-only step: nothing to colour
@@ -168,6 +169,12 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel&
   set.keys.resize(n);
   set.block_sums.assign((n + 2047) / 2048, 0.0);
   const double e = m.restitution;
+  if (generalized_alpha) set.position_extra.resize(n);
+  // The smooth acceleration of a body: gravity when it is free, none when fixed.
+  auto gravity = [&](BodyKind kind, int i) -> Eigen::Vector3d {
+    const double inv_mass = kind == BodyKind::Sphere ? m.beads.inv_mass[i] : kind == BodyKind::Capsule ? m.capsules.inv_mass[i] : 0.0;
+    return inv_mass > 0.0 ? m.gravity : Eigen::Vector3d::Zero();
+  };
   double max_pen = 0.0;
   for (int k = 0; k < n; ++k) {
     const GeneralCandidate& g = buf.all[k];
@@ -177,7 +184,18 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel&
     prepare_general_contact(c, g.point.n, g.point.pa, g.point.pb, g.mu, m.beads, m.capsules);
     set.keys[s] = g.key;
     max_pen = std::max(max_pen, -g.point.gap);
-    if (g.point.gap > (e > 0.0 ? contact::kClosedGapFraction * (g.point.pa.norm() + g.point.pb.norm()) : 0.0)) {
+    if (generalized_alpha) {
+      // The laws of GranularStepper.hpp's generalized-α: Newton's law when the smooth prediction
+      // q* = q_k + h v_k + ½h² g closes the contact, else the open law; the position target is g(q_{k+1}) >= 0.
+      c.extra = -g.wall_speed;
+      const double un_k = general_contact_velocity(c, m.beads, m.capsules)[0];
+      const double g_star = g.point.gap + h * un_k + 0.5 * h * h * c.n.dot(gravity(c.kind_b, c.b) - gravity(c.kind_a, c.a));
+      if (g_star > 0.0)
+        c.extra = g.point.gap / h - g.wall_speed;
+      else if (e > 0.0)
+        c.extra += e * std::min(0.0, un_k);
+      set.position_extra[s] = g.point.gap / h - g.wall_speed;
+    } else if (g.point.gap > (e > 0.0 ? contact::kClosedGapFraction * (g.point.pa.norm() + g.point.pb.norm()) : 0.0)) {
       c.extra = g.point.gap / h - g.wall_speed;
     } else {
       c.extra = -g.wall_speed;
@@ -185,7 +203,9 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel&
     }
     // u_N,k without the wall's motion (the drift is that of the bodies' own motion).
     const double un = general_contact_velocity(c, m.beads, m.capsules)[0] - c.extra;
-    c.extra += second_order_drift(g, m, walls_now, h, un) / h;
+    const double drift = second_order_drift(g, m, walls_now, h, un) / h;
+    c.extra += drift;
+    if (generalized_alpha) set.position_extra[s] += drift;
     const Eigen::Vector3d R = set.cache.find(g.key);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
     solvers::project_on_cone(r.data(), 3, g.mu);

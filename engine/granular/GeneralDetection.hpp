@@ -40,8 +40,10 @@ void detect_general_contacts(const GranularModel& m, const contact::CellGrid& gr
 // set). The normal target is gap/h − wall speed (open) or Newton's e u_N,k − wall speed (closed), plus the
 // closing part of the gap's second-order change over the step (the rotation of a capsule: see the .cpp).
 // Must run before the free velocities are added (it reads v_k). Returns the largest penetration (−gap, >= 0).
+// With generalized_alpha the targets are that scheme's (GranularStepper.hpp) and set.position_extra is filled.
 double build_general_contacts(GeneralDetectionBuffers& buffers, const GranularModel& m,
-                              const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set);
+                              const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set,
+                              bool generalized_alpha = false);
 
 // max over capsules of |v| + |ω| (half length + radius): a bound on their surface points' speed.
 double max_capsule_point_speed(const CapsuleBodies& c);

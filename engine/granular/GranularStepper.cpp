@@ -166,6 +166,9 @@ void GranularStepper::narrow() {
   contacts_.resize(n);
   keys_.resize(n);
   gaps_.resize(n);
+  const bool ga = generalized_alpha();
+  if (ga) position_extra_.resize(n);
+  const Eigen::Vector3d g = m_.gravity;
   const double h = params_.h, e = m_.restitution;
   const int T = params_.threads;
   const int nw = static_cast<int>(m_.walls.size());
@@ -207,7 +210,20 @@ void GranularStepper::narrow() {
     c.wt = c.wn + iia * c.ra * c.ra + b.inv_inertia[c.b] * c.rb * c.rb;
     // Normal target from the start-of-step state (velocities are still v_k here). A moving wall's normal
     // velocity is part of the relative velocity: u_N = n·v_b − wall_speed.
-    if (cp.gap > (e > 0.0 ? contact::kClosedGapFraction * (c.ra + c.rb) : 0.0)) {
+    if (ga) {
+      // Generalized-α (header): Newton's law when the smooth prediction q* = q_k + h v_k + ½h² g closes the
+      // contact, the open law otherwise; the position problem's target is g(q_{k+1}) >= 0.
+      c.extra = -wall_speed;
+      const double un_k = contact_velocity(c, b)[0];
+      const double dg = c.n.dot((b.inv_mass[c.b] > 0.0 ? g : Eigen::Vector3d::Zero()) -
+                                (c.a >= 0 && b.inv_mass[c.a] > 0.0 ? g : Eigen::Vector3d::Zero()));
+      const double g_star = cp.gap + h * un_k + 0.5 * h * h * dg;
+      if (g_star > 0.0)
+        c.extra = cp.gap / h - wall_speed;
+      else if (e > 0.0)
+        c.extra += e * std::min(0.0, un_k);
+      position_extra_[s] = cp.gap / h - wall_speed;
+    } else if (cp.gap > (e > 0.0 ? contact::kClosedGapFraction * (c.ra + c.rb) : 0.0)) {
       c.extra = cp.gap / h - wall_speed;
     } else {
       c.extra = -wall_speed;
@@ -218,7 +234,7 @@ void GranularStepper::narrow() {
     solvers::project_on_cone(r.data(), 3, c.mu);
     c.r = r;
   }
-  report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_));
+  report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, ga));
   if (!general_.empty() && params_.solver != GranularSolver::MatrixFree)
     throw std::invalid_argument("granular: the assembled solver handles bead contacts only (capsules present)");
 }
@@ -227,6 +243,11 @@ void GranularStepper::assemble() {
   SphereBodies& b = m_.beads;
   const double h = params_.h;
   const int T = params_.threads;
+  // Generalized-α keeps v_k, ω_k: the position problem's prediction starts from them.
+  if (generalized_alpha()) {
+    v_start_ = b.v, w_start_ = b.w;
+    cap_v_start_ = m_.capsules.v, cap_w_start_ = m_.capsules.w;
+  }
   // Free velocities, then q = H v* + extra (its norm scales the residual).
   const Eigen::Vector3d dv = h * m_.gravity;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
@@ -286,12 +307,94 @@ void GranularStepper::solve() {
   apply_impulses(contacts_, layout_, b, params_.threads);
 }
 
+// Generalized-α's position correction (header): the contacts take their position targets and warm starts, the
+// bodies the smooth prediction (q̃_{k+1} − q_k)/h = v_k + ½h g (ω_k for rotations); the solve turns it into
+// (q_{k+1} − q_k)/h, with which the positions move. Then the velocity solve's impulses and v_{k+1} come back.
+void GranularStepper::correct_positions() {
+  SphereBodies& b = m_.beads;
+  CapsuleBodies& caps = m_.capsules;
+  const double h = params_.h;
+  const int T = params_.threads;
+  const int nc = static_cast<int>(contacts_.size());
+  const solvers::SolverStats velocity = report_.solver;
+  const int velocity_checks = report_.residual_checks, velocity_cycles = report_.cycles;
+  v_end_ = b.v, w_end_ = b.w;
+  cap_v_end_ = caps.v, cap_w_end_ = caps.w;
+  velocity_r_.resize(nc);
+  const Eigen::Vector3d half_step = 0.5 * h * m_.gravity;
+#pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
+  for (int k = 0; k < nc; ++k) {
+    SweepContact& c = contacts_[k];
+    velocity_r_[k] = c.r;
+    c.extra = position_extra_[k];
+    const Eigen::Vector3d R = position_cache_.find(keys_[k]);
+    Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
+    solvers::project_on_cone(r.data(), 3, c.mu);
+    c.r = r;
+  }
+#pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
+  for (int i = 0; i < b.size(); ++i) {
+    b.v[i] = b.inv_mass[i] > 0.0 ? Eigen::Vector3d(v_start_[i] + half_step) : v_start_[i];
+    b.w[i] = w_start_[i];
+  }
+  for (int i = 0; i < caps.size(); ++i) {
+    caps.v[i] = caps.inv_mass[i] > 0.0 ? Eigen::Vector3d(cap_v_start_[i] + half_step) : cap_v_start_[i];
+    caps.w[i] = cap_w_start_[i];
+  }
+  const int ng = static_cast<int>(general_.contacts.size());
+  general_.velocity_r.resize(ng);
+  for (int k = 0; k < ng; ++k) {
+    GeneralContact& c = general_.contacts[k];
+    general_.velocity_r[k] = c.r;
+    c.extra = general_.position_extra[k];
+    const Eigen::Vector3d R = general_.position_cache.find(general_.keys[k]);
+    Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
+    solvers::project_on_cone(r.data(), 3, c.local.mu);
+    c.r = r;
+  }
+  q_norm_ = std::sqrt(general_squared_velocity(general_) + squared_contact_velocities(contacts_, b, T, work_));
+  solve();
+  const solvers::SolverStats position = report_.solver;
+#pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
+  for (int i = 0; i < b.size(); ++i) b.x[i] += h * b.v[i];
+  integrate_capsules(caps, h);
+  world_impulses_.resize(nc);
+#pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
+  for (int k = 0; k < nc; ++k) {
+    SweepContact& c = contacts_[k];
+    world_impulses_[k] = c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2;
+    c.r = velocity_r_[k];
+  }
+  position_cache_.store(keys_.data(), world_impulses_.data(), keys_.size());
+  store_general_cache(general_, general_.position_cache);
+  for (int k = 0; k < ng; ++k) general_.contacts[k].r = general_.velocity_r[k];
+  b.v.swap(v_end_), b.w.swap(w_end_);
+  caps.v.swap(cap_v_end_), caps.w.swap(cap_w_end_);
+  // One report for the two solves: sweeps and time summed, the larger residual, the first failure.
+  report_.position_sweeps = position.iterations;
+  report_.residual_checks += velocity_checks;
+  report_.cycles += velocity_cycles;
+  solvers::SolverStats both = velocity;
+  both.iterations += position.iterations;
+  both.counters.sweeps += position.counters.sweeps;
+  both.seconds += position.seconds;
+  both.residual = std::max(velocity.residual, position.residual);
+  if (velocity.converged() && !position.converged()) {
+    both.status = position.status;
+    both.message = "position correction: " + position.message;
+  }
+  report_.solver = both;
+}
+
 void GranularStepper::integrate() {
   SphereBodies& b = m_.beads;
   const double h = params_.h;
   const int T = params_.threads;
+  if (!generalized_alpha()) {
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
-  for (int i = 0; i < b.size(); ++i) b.x[i] += h * b.v[i];
+    for (int i = 0; i < b.size(); ++i) b.x[i] += h * b.v[i];
+    integrate_capsules(m_.capsules, h);
+  }
   const int nc = static_cast<int>(contacts_.size());
   world_impulses_.resize(nc);
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
@@ -331,9 +434,9 @@ const GranularStepReport& GranularStepper::step() {
   assemble();
   t0 = stamp(Phase::Assembly, t0);
   solve();
+  if (generalized_alpha()) correct_positions();
   t0 = stamp(Phase::Solve, t0);
   integrate();
-  integrate_capsules(m_.capsules, h);
   store_general_cache(general_);
   wrap_positions();
   stamp(Phase::Integration, t0);

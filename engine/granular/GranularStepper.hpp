@@ -14,6 +14,29 @@
 // is Newton's law at the moment of contact) or u_N,k+1 + e u_N,k >= 0 (gap_k <= 0: Newton's impact law of the
 // seed). A stack at rest thus keeps every contact closed with zero velocity instead of chattering on/off.
 //
+// Scheme GeneralizedAlpha: the nonsmooth generalized-α scheme of Chen, Acary, Virlez and Brüls (seed 004 eqs
+// 34–42) on the same stages, for beads and capsules with 3-D Coulomb friction. The motion is split into a smooth
+// part, q̃_{k+1} = q_k + h v_k + h²(½ − β) a_k + h²β a_{k+1} and ṽ_{k+1} = v_k + h(1 − γ) a_k + hγ a_{k+1}
+// (eqs 41a–41e), an impulsive velocity jump and a position correction:
+//   velocity  v_{k+1} = ṽ_{k+1} + M⁻¹ Hᵀ Λ: the friction-contact problem above, on ṽ_{k+1}, with Newton's law
+//             u_N,k+1 + e u_N,k >= 0 for the contacts the smooth prediction q* makes close (g(q*) <= 0, eq 40h);
+//   position  q_{k+1} = q̃_{k+1} + M⁻¹ Hᵀ ν: a second friction-contact problem on the "velocity" (q̃_{k+1} − q_k)/h
+//             with the normal law g(q_{k+1}) >= 0, i.e. u_N + gap_k/h >= 0 ⟂ ν_N (eq 40's position level), and
+//             Coulomb's law on the step's tangential displacement (ν_T in the cone μ ν_N, opposite to it).
+// For rigid bodies under gravity the smooth acceleration is constant (unilateral contacts carry no smooth
+// multiplier, λ̃_U = 0), so a_k = g whatever α_m, α_f (eq 41e) and ṽ_{k+1} = v_k + h g, q̃_{k+1} = q_k + h v_k +
+// ½h² g: free flight is exact and ρ∞ drops out. Capsules' rotations are predicted with ω_k (their gyroscopic
+// term enters the velocity as under Moreau–Jean), first order.
+// Why friction at position level: with the normal correction alone, a body sticking on a slope keeps v = 0 but
+// ½h² g's tangential part moves it every step, an O(h) creep; with it, sticking needs |ν_T| <= μ ν_N, i.e.
+// tan θ <= μ, exactly as the continuous law (tests/granular/test_generalized_alpha.cpp).
+// A contact that q* leaves open keeps Moreau–Jean's open law u_N + gap_k/h >= 0 in the velocity problem rather
+// than Λ = 0: it binds only if the new velocity closes the gap within the step, and a resting contact that the
+// position correction left a round-off gap open keeps its support instead of chattering between the laws.
+// Both problems are solved by the chosen solver to the same tolerance, each warm-started from its own cache; the
+// report's solver statistics are the two solves together (sweeps summed, the larger residual, the position
+// solve's failure named as such).
+//
 // A step whose solve does not reach the tolerance is reported (status, message) and still applied: the caller
 // decides (the granular runner stops, tests fail). No heap allocation once the buffers reach their high-water
 // mark; results depend on the thread count only through nothing: colouring and reductions are thread-count
@@ -45,6 +68,9 @@ namespace talus::granular {
 // (comparison only).
 enum class GranularSolver { MatrixFree, Assembled, Multilevel, Nncg };
 
+// The time-stepping scheme (this file's header): Moreau–Jean (θ = 1) or nonsmooth generalized-α.
+enum class GranularScheme { MoreauJean, GeneralizedAlpha };
+
 
 struct GranularParameters {
   double h = 1e-3;          // time step [s]
@@ -58,6 +84,7 @@ struct GranularParameters {
   int threads = 1;
   int resort_every = 50;    // steps between Morton re-sorts; 0 = never
   GranularSolver solver = GranularSolver::MatrixFree;
+  GranularScheme scheme = GranularScheme::MoreauJean;
   bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
   MultilevelParameters multilevel;  // solver == Multilevel
 };
@@ -72,6 +99,7 @@ struct GranularStepReport {
   int residual_checks = 0;  // matrix-free: residual evaluations beside the sweeps
   int cycles = 0;           // multilevel: V-cycles
   int levels = 0;           // multilevel: coarse levels built for the step
+  int position_sweeps = 0;  // generalized-α: sweeps of the position correction (included in solver.iterations)
   std::array<double, kPhaseCount> phase_seconds{};
   // CPU time of the calling thread per phase: the whole cost with one thread, and what the wall time of a
   // loaded machine cannot tell (time spent descheduled is not counted).
@@ -105,6 +133,9 @@ class GranularStepper {
   // touching a capsule.
   contact::ContactCache& contact_cache() { return cache_; }
   contact::ContactCache& capsule_contact_cache() { return general_.cache; }
+  // Generalized-α: the position corrections' warm start (impulse-like ν, world frame), bead and capsule contacts.
+  contact::ContactCache& position_cache() { return position_cache_; }
+  contact::ContactCache& capsule_position_cache() { return general_.position_cache; }
   // Forget the warm start (after beads were added, for instance: not needed, keys stay valid).
   void clear_cache() { cache_.clear(); }
 
@@ -117,6 +148,8 @@ class GranularStepper {
   void assemble();
   void solve();
   void integrate();
+  void correct_positions();
+  bool generalized_alpha() const { return params_.scheme == GranularScheme::GeneralizedAlpha; }
 
   GranularModel& m_;
   GranularParameters params_;
@@ -141,6 +174,13 @@ class GranularStepper {
   std::vector<double> gaps_;
   std::vector<Eigen::Vector3d> world_impulses_;
   contact::ContactCache cache_;
+  // Generalized-α: each contact's position-level normal target, the velocity solve's impulses while the
+  // position problem holds the contacts, and the bodies' v_k, ω_k (start) and v_{k+1}, ω_{k+1} (end).
+  std::vector<double> position_extra_;
+  std::vector<Eigen::Vector3d> velocity_r_;
+  std::vector<Eigen::Vector3d> v_start_, w_start_, v_end_, w_end_;
+  std::vector<Eigen::Vector3d> cap_v_start_, cap_w_start_, cap_v_end_, cap_w_end_;
+  contact::ContactCache position_cache_;
   MatrixFreeWorkspace work_;
   MultilevelWorkspace multilevel_;
   double q_norm_ = 0.0;

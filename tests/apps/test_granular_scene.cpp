@@ -73,6 +73,9 @@ TEST_CASE("overrides given with --set replace the file's values and are checked 
 
   CHECK(error_of(kSilo, {"n=abc"}) == "--set n=abc: field 'granular.n': is 'abc' (expected an integer)");
   CHECK(error_of(kSilo, {"n"}) == "--set n: expected key=value");
+  CHECK(error_of(kSilo, {"scheme=newmark"}) == "--set scheme=newmark: field 'granular.scheme': unknown value 'newmark' "
+                                                "(expected one of: moreau_jean, generalized_alpha)");
+  CHECK(error_of(kSilo, {"scheme=generalized_alpha"}).empty());
   CHECK(error_of(kSilo, {"orifice_diameter=4"}).rfind("--set orifice_diameter=4: field 'granular.orifice_diameter': unknown key (did you mean "
                                              "'orifice_diameters'?", 0) == 0);
 }

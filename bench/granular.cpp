@@ -8,7 +8,8 @@
 // and kinetic energy / (N m g r) at the end, the worst residual and the memory per bead.
 // Wall time on a shared machine measures the load as much as the code, so the CPU time of the stepping thread
 // is reported beside it (with one thread it is the code's whole cost); 2-thread speed-ups need a quiet machine.
-// --solver assembled runs the assembled-W path instead (for comparison).
+// --solver picks the friction-contact solver (assembled: the assembled-W path, for comparison); --scheme
+// generalized_alpha steps with the nonsmooth generalized-α scheme (two solves per step: velocity and position).
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 
@@ -102,7 +103,7 @@ int main(int argc, char** argv) {
   int steps = 50, settle_steps = 600;
   bool packed = true, settle_figure = false;
   GranularParameters p;
-  std::string json, solver = "matrix_free";
+  std::string json, solver = "matrix_free", scheme = "moreau_jean";
   app.add_option("--sizes", sizes, "bead counts (1e6 is opt-in)")->delimiter(',');
   app.add_option("--threads", threads, "thread counts")->delimiter(',');
   app.add_option("--steps", steps, "timed steps per record")->check(CLI::PositiveNumber);
@@ -119,11 +120,18 @@ int main(int argc, char** argv) {
   app.add_option("--relaxation", p.relaxation, "projected SOR factor in (0, 2)");
   app.add_flag("--symmetric", p.symmetric, "alternate forward and backward sweeps");
   app.add_option("--partitions", p.partitions, "sweep blocks (0 = automatic)");
-  app.add_option("--solver", solver, "matrix_free or assembled")->check(CLI::IsMember({"matrix_free", "assembled"}));
+  app.add_option("--solver", solver, "matrix_free, multilevel, nncg or assembled")
+      ->check(CLI::IsMember({"matrix_free", "multilevel", "nncg", "assembled"}));
+  app.add_option("--scheme", scheme, "moreau_jean or generalized_alpha")
+      ->check(CLI::IsMember({"moreau_jean", "generalized_alpha"}));
   app.add_option("--json", json, "write the records (with the command, version and units) as JSON");
   CLI11_PARSE(app, argc, argv);
   if (settle_figure) packed = false;  // the settling figure is the lattice's collapse
-  p.solver = solver == "assembled" ? GranularSolver::Assembled : GranularSolver::MatrixFree;
+  p.solver = solver == "assembled"    ? GranularSolver::Assembled
+             : solver == "multilevel" ? GranularSolver::Multilevel
+             : solver == "nncg"       ? GranularSolver::Nncg
+                                      : GranularSolver::MatrixFree;
+  p.scheme = scheme == "generalized_alpha" ? GranularScheme::GeneralizedAlpha : GranularScheme::MoreauJean;
 
   std::vector<Record> records;
   std::printf("cpu = CPU time of the stepping thread; phases in cpu s/step; ns/c/s = ns per contact per sweep "
@@ -182,6 +190,7 @@ int main(int argc, char** argv) {
                                {"n", r.n},
                                {"threads", r.threads},
                                {"solver", solver},
+                               {"scheme", scheme},
                                {"packed", packed},
                                {"steps", r.steps},
                                {"relaxation", p.relaxation},

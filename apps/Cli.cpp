@@ -122,9 +122,8 @@ int run_command(const RunFlags& f) {
     g.max_memory = max_memory;
     return run_granular(f.scene, g, std::cerr);
   }
-  if (!f.profile.empty() || !f.dump_fclib.empty())
-    throw std::invalid_argument(std::string(f.profile.empty() ? "--dump-fclib" : "--profile") +
-                                " applies to granular scenes only (" + f.scene + " is not one)");
+  if (!f.dump_fclib.empty())
+    throw std::invalid_argument("--dump-fclib applies to granular scenes only (" + f.scene + " is not one)");
   RunOptions options;
   Scene scene = load_with_overrides(f.scene, f.sets, f.t_end, f.h, max_memory, options.overrides);
   options.out_dir = f.out.empty() ? std::filesystem::path("out") / scene.name : std::filesystem::path(f.out);
@@ -134,6 +133,7 @@ int run_command(const RunFlags& f) {
   options.stop = &g_stop;
   options.overwrite = f.overwrite;
   options.restart = f.restart;
+  options.profile = f.profile;
   if (!f.quiet) std::cerr << "talus: " << scene.name << ": " << summary(scene) << '\n';
 
   RunResult r;
@@ -194,9 +194,10 @@ int cli_main(int argc, char** argv) {
   auto* run = app.add_subcommand(
       "run",
       "run a scene. Granular scenes write beads.pvd + beads_NNNNN.vtp, contacts.pvd + contacts_NNNNN.vtp, "
-      "snapshot.png, profile.txt, granular.json and restart.h5 (trace.json with --profile); other scenes write "
-      "timeseries.csv, timeseries.h5, run.json, restart.h5 (schemes moreau_jean and generalized_alpha), events.csv (scheme "
-      "event_driven) and PNG plots (positions, velocities, reactions, energy). A folder holding an earlier run is refused without "
+      "snapshot.png, profile.txt, granular.json and restart.h5; other scenes write "
+      "timeseries.csv, timeseries.h5, run.json (with the time per stage), restart.h5 (schemes moreau_jean and generalized_alpha), "
+      "events.csv (scheme event_driven) and PNG plots (positions, velocities, reactions, energy). --profile FILE writes a "
+      "Chrome trace (e.g. trace.json, for Perfetto) of every step's stages. A folder holding an earlier run is refused without "
       "--overwrite.");
   run->add_option("scene", run_flags.scene, "scene file (YAML)")->required();
   run->add_option("--out", run_flags.out, "output directory (default: out/<scene name>)");
@@ -215,7 +216,8 @@ int cli_main(int argc, char** argv) {
   run->add_option("--restart", run_flags.restart,
                   "moreau_jean and generalized_alpha scenes: continue from a restart.h5 an earlier run wrote, to the scene's t_end (the "
                   "result is bitwise that of one run)");
-  run->add_option("--profile", run_flags.profile, "granular scenes: write a Chrome trace-event JSON of the phases");
+  run->add_option("--profile", run_flags.profile,
+                  "write a Chrome trace-event JSON of every step's stages (granular and time-stepping scenes)");
   run->add_option("--dump-fclib", run_flags.dump_fclib, "granular scenes: dump one step's problem (FCLIB) into DIR");
 
   std::string check_scene, check_memory;

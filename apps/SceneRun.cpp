@@ -44,6 +44,9 @@ namespace {
 // next grid time t₀ + k h, the impulses of the impacts inside that interval are the interactions' impulses of
 // the row, and every event (impact, closing, release, rest) is listed in events.csv beside the time series.
 RunResult run_event_driven(Scene& scene, const RunOptions& options) {
+  if (!options.profile.empty())
+    throw std::invalid_argument("--profile: an event_driven scene has no time steps whose stages could be timed "
+                                "(it advances from event to event); profile a time-stepping scheme");
   eventdriven::EventDrivenParameters p;
   p.dae.method = eventdriven::parse_dae_method(scene.scheme.dae_method);
   p.dae.control.tolerance = scene.scheme.dae_tolerance;
@@ -213,6 +216,7 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
   result.rows = 1;
   long written_step = resume.step;
   const StepReport* last = nullptr;
+  PhaseProfile profile(!options.profile.empty());
   auto last_flush = start;
   for (long k = resume.step + 1; k <= result.planned_steps; ++k) {
     if (options.stop && options.stop->load(std::memory_order_relaxed)) {
@@ -220,7 +224,9 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
       break;
     }
     try {
+      const auto step_start = Clock::now();
       last = &step();
+      profile.record_step(step_start, last->phase_seconds, k);
     } catch (const std::exception& e) {
       result.status = RunStatus::StepFailed;
       result.failed_step = k;
@@ -232,9 +238,11 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
     series.accumulate(*last);
     progress.update(*last);
     if (k % scene.output_every == 0 || k == result.planned_steps) {
+      const auto output_start = Clock::now();
       outputs.append(series.row(model, last));
       ++result.rows;
       written_step = k;
+      profile.record(Phase::Output, output_start, Clock::now(), k);
     }
     if (const auto now = Clock::now(); now - last_flush >= kFlushPeriod) {
       outputs.flush();
@@ -249,6 +257,7 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
   progress.finish();
   result.time = model.time;
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (int q = 0; q < kPhaseCount; ++q) result.phase_seconds[q] = profile.total(static_cast<Phase>(q));
   // A stepper that cannot give its own state (run_scene with a Stepper) writes no archive that needs it.
   result.restart_written = restartable(scene) && (!restart_needs_accelerations(scene) || scheme_state);
   outputs.commit(run_json(scene, result, series.columns().size(), options.overrides, options.restart.string()));
@@ -259,6 +268,10 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
     state.energy = series.sums();
     if (scheme_state) scheme_state(state);
     write_scene_restart(options.out_dir / kRestartFile, scene, state, series.columns());
+  }
+  if (!options.profile.empty()) {
+    profile.write_chrome_trace(options.profile.string());
+    if (options.log) profile.print_summary(*options.log);
   }
   return result;
 }
@@ -304,12 +317,15 @@ std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns
   j["columns"] = columns;
   j["wall_seconds"] = number(r.wall_seconds);
   j["steps_per_second"] = number(r.wall_seconds > 0 ? r.steps / r.wall_seconds : 0.0);
+  ordered_json phases;
+  for (int q = 0; q < kPhaseCount; ++q) phases[to_string(static_cast<Phase>(q))] = number(r.phase_seconds[q]);
+  j["phase_seconds"] = phases;
   ordered_json files = ordered_json::array({kCsvFile, kHdf5File});
   if (scene.scheme.kind == SchemeKind::EventDriven) files.push_back(kEventsFile);
   if (r.restart_written) files.push_back(kRestartFile);
   j["files"] = files;
   j["units"] = {{"h", "s"},           {"t_end", "s"},         {"final_time", "s"},
-                {"failure.time", "s"}, {"wall_seconds", "s"},  {"steps_per_second", "1/s"},
+                {"failure.time", "s"}, {"wall_seconds", "s"}, {"phase_seconds", "s (wall, summed over the steps)"},  {"steps_per_second", "1/s"},
                 {"tolerance", "the one-step solver's residual measure"},
                 {"newton_tolerance", "relative increment"}};
   return j.dump(2) + "\n";

@@ -30,6 +30,9 @@ struct RunOptions {
   // A restart archive (apps/SceneRestart.hpp) to continue from: the run starts at its clock and step count
   // and ends at the scene's t_end. Empty: start from the scene's initial state.
   std::filesystem::path restart;
+  // --profile: a Chrome trace-event JSON of every step's stages (engine/StepProfile.hpp), written at the end;
+  // time-stepping schemes only (event_driven has no steps of its own: refused).
+  std::filesystem::path profile;
 };
 
 struct RunResult {
@@ -44,6 +47,7 @@ struct RunResult {
   std::string failure;         // StepFailed: the integrator's message
   long first_step = 0;         // steps already taken when the run started (a restart's step count)
   bool restart_written = false;  // restart.h5 holds the last good state (moreau_jean, generalized_alpha scenes)
+  PhaseSeconds phase_seconds{};  // wall time per stage summed over the steps (run.json, --profile's table)
 };
 
 // Advances the scene's model by one step and returns the step's report (e.g. MoreauJean::step).

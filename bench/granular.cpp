@@ -26,6 +26,7 @@
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 
+using namespace talus;
 using namespace talus::granular;
 
 namespace {

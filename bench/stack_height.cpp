@@ -41,6 +41,7 @@
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 
+using namespace talus;
 using namespace talus::granular;
 using json = nlohmann::ordered_json;
 

@@ -218,6 +218,7 @@ struct MoreauJean::Impl {
   }
 
   const StepReport& step() {
+    StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
     prepare();
     const double h = p.h, t0 = model.time, t1 = t0 + h;
     gather_coordinates(model, layout, q0);
@@ -226,7 +227,9 @@ struct MoreauJean::Impl {
     const Vector& qJ = wt.positions_first ? q1 : q0;
     if (!model.nonlinear.empty()) M_J = global_mass(model, layout, qJ);
     Mhat.set_lti(model, h * wt.force, h * h * wt.force * wt.position);
+    stages.stamp(Phase::Assembly);
     choose_active_set(qJ);
+    stages.stamp(Phase::Narrow);
     smooth_force(model, layout, t0, q0, v0, f0);
 
     OneStepSolveSettings settings;
@@ -270,13 +273,16 @@ struct MoreauJean::Impl {
       if (active.rows() > 0) {
         if (iterations == 0 || newton) Mhat.delassus(active.J, W);
         Jv_free = active.J * vfree;
+        stages.stamp(Phase::Assembly);
         stats = solve_one_step(model, active, W, Jv_free, U_k, settings, ws, P);
         jtp = active.J.transpose() * P;
         pgen = jtp;
         Mhat.solve_in_place(pgen);
         v = vfree + pgen;
+        stages.stamp(Phase::Solve);
       } else {
         v = vfree;
+        stages.stamp(Phase::Assembly);
       }
       ++iterations;
       if (!newton) break;
@@ -305,6 +311,7 @@ struct MoreauJean::Impl {
     report.active = static_cast<int>(active.interactions.size());
     report.solver = stats;
     report.newton_iterations = iterations;
+    stages.stamp(Phase::Integration);
     return report;
   }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/StepProfile.hpp"
 #include "solvers/core/SolverStats.hpp"
 
 namespace talus {
@@ -30,6 +31,8 @@ struct StepReport {
   solvers::SolverStats solver;
   int newton_iterations = 0;
   EnergyReport energy;
+  // Wall and CPU time of each stage of the step (StepProfile.hpp's phases; a Newton loop's stages summed).
+  PhaseSeconds phase_seconds{}, phase_cpu_seconds{};
 };
 
 // A step that could not be completed (non-converged solve, NaN, singular iteration matrix).

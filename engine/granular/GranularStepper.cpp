@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <ctime>
 
 #include "contact/ContactFrame.hpp"
 #include "contact/NarrowPhase.hpp"
@@ -18,12 +17,6 @@ namespace talus::granular {
 namespace {
 
 using Clock = ProfileClock;
-
-double thread_cpu_seconds() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
 
 template <class T>
 std::size_t bytes(const std::vector<T>& v) {

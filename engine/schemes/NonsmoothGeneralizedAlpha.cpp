@@ -127,6 +127,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
     const double cq = h * h * c.beta * c1, cv = h * c.gamma * c1;
     const double t1 = t + h;
     report = StepReport{};
+    StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
     report.time = t1;
 
     astar = (c.alpha_f * vdot - c.alpha_m * a) / (1.0 - c.alpha_m);
@@ -172,6 +173,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
     const bool exact_in_one = sys.linear_dynamics() && sys.linear_relations();
 
     int it = 0;
+    stages.stamp(Phase::Narrow);  // the activation forecast: which contacts enter the step
     for (;; ++it) {
       if (it >= p.newton_max_iterations)
         throw StepFailure(std::string(kScheme) + ": Newton did not converge in " +
@@ -299,7 +301,9 @@ struct NonsmoothGeneralizedAlpha::Impl {
       }
       problem.M = A.sparseView();
       problem.n_equality = int(3 * mB);
+      stages.stamp(Phase::Assembly);
       solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
+      stages.stamp(Phase::Solve);
 
       vdot_new = d0;
       q_new = q0;
@@ -359,6 +363,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
     report.step = steps;
     sys.scatter(q, v);
     sys.model().time = t;
+    stages.stamp(Phase::Integration);
     return report;
   }
 };

@@ -105,6 +105,7 @@ struct NonsmoothNewmark::Impl {
   const StepReport& step() {
     const double h = p.h, al = p.alpha, ga = p.gamma, be = p.beta, t1 = t + h;
     report = StepReport{};
+    StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
     report.time = t1;
 
     qb = q + h * v + (h * h * (0.5 - be)) * a;
@@ -128,6 +129,7 @@ struct NonsmoothNewmark::Impl {
     const bool exact_in_one = sys.linear_dynamics() && sys.linear_relations();
 
     int it = 0;
+    stages.stamp(Phase::Narrow);  // the activation forecast: which contacts enter the step
     for (;; ++it) {
       if (it >= p.newton_max_iterations)
         throw StepFailure(std::string(kScheme) + ": Newton did not converge in " +
@@ -163,7 +165,9 @@ struct NonsmoothNewmark::Impl {
       for (size_t i = 0; i < active.size(); ++i) problem.q[mB + Index(i)] += sys.restitution(active[i]) * U_prev[active[i]];
       problem.M = A.sparseView();
       problem.n_equality = int(mB);
+      stages.stamp(Phase::Assembly);
       solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
+      stages.stamp(Phase::Solve);
 
       a_new = d0;
       q_new = q0;
@@ -226,6 +230,7 @@ struct NonsmoothNewmark::Impl {
     report.step = ++steps;
     sys.scatter(q, v);
     sys.model().time = t;
+    stages.stamp(Phase::Integration);
     return report;
   }
 };

@@ -117,6 +117,7 @@ struct SchatzmanPaoli::Impl {
   const StepReport& step() {
     const double h = p.h, th = p.theta, t1 = t + h;
     report = StepReport{};
+    StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
     report.time = t1;
     update_matrices();
 
@@ -135,6 +136,7 @@ struct SchatzmanPaoli::Impl {
 
     qk = q_free;
     int it = 0;
+    stages.stamp(Phase::Narrow);  // the activation forecast: which contacts enter the step
     for (;; ++it) {
       if (it >= p.newton_max_iterations)
         throw StepFailure(std::string(kScheme) + ": Newton did not converge in " +
@@ -152,7 +154,9 @@ struct SchatzmanPaoli::Impl {
       problem.q.tail(mU) += scale.tail(mU).asDiagonal() * (J_all.bottomRows(mU) * tmpv);
       problem.M = A.sparseView();
       problem.n_equality = int(mB);
+      stages.stamp(Phase::Assembly);
       solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
+      stages.stamp(Phase::Solve);
       q_new = q_free;
       if (m) q_new.noalias() += R * z;
       if (sys.linear_relations()) break;
@@ -195,6 +199,7 @@ struct SchatzmanPaoli::Impl {
     report.step = ++steps;
     sys.scatter(q, v);
     sys.model().time = t;
+    stages.stamp(Phase::Integration);
     return report;
   }
 };

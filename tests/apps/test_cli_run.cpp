@@ -211,3 +211,34 @@ TEST_CASE("granular scenes get --max-memory and --overwrite from the command lin
   CHECK(restart.status == 1);
   CHECK(restart.err == "talus: --restart applies to single scenes; a granular scene restarts with --set restart=FILE\n");
 }
+
+TEST_CASE("a single scene's --profile times every step's stages: a Chrome trace and run.json's phase_seconds",
+          "[apps][cli]") {
+  TempDir dir;
+  fs::create_directories(dir.path);
+  const fs::path examples = fs::path(TALUS_SOURCE_DIR) / "examples";
+  const fs::path trace = dir.path / "trace.json";
+  // The rocking block under Moreau–Jean, the two-ball oscillator under generalized-α (their own schemes).
+  for (const char* scheme : {"rocking_block", "two_ball_oscillator"}) {
+    INFO(scheme);
+    const Result run = run_talus({"run", (examples / (std::string(scheme) + ".yaml")).string(), "--out",
+                                  (dir.path / scheme).string(), "--no-plot", "--t-end", "0.5", "--profile", trace.string()});
+    REQUIRE(run.status == 0);
+    CHECK(run.err.find("solve") != std::string::npos);  // the per-stage table
+    const auto json = nlohmann::json::parse(slurp(dir.path / scheme / "run.json"));
+    const auto events = nlohmann::json::parse(slurp(trace))["traceEvents"];
+    // Every step has its activation, assembly, solve and integration; the solve is timed, and the stages add up
+    // to no more than the run's wall time.
+    long solves = 0;
+    for (const auto& e : events) solves += e["name"] == "solve";
+    CHECK(solves >= json["steps"].get<long>() / 2);  // steps where a contact is active
+    double sum = 0.0;
+    for (const auto& [name, seconds] : json["phase_seconds"].items()) sum += seconds.get<double>();
+    CHECK(json["phase_seconds"]["solve"].get<double>() > 0.0);
+    CHECK(sum <= json["wall_seconds"].get<double>());
+  }
+  const Result ed = run_talus({"run", kBall.string(), "--out", (dir.path / "ed").string(), "--no-plot", "--set",
+                               "integrator.scheme=event_driven", "--profile", trace.string()});
+  CHECK(ed.status != 0);
+  CHECK(ed.err.find("--profile: an event_driven scene") != std::string::npos);
+}

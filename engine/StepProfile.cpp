@@ -1,11 +1,13 @@
-#include "engine/granular/PhaseProfile.hpp"
+#include "engine/StepProfile.hpp"
+
+#include <ctime>
 
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
 #include <stdexcept>
 
-namespace talus::granular {
+namespace talus {
 
 const char* to_string(Phase p) {
   switch (p) {
@@ -17,6 +19,37 @@ const char* to_string(Phase p) {
     case Phase::Output: return "output";
   }
   return "?";
+}
+
+double thread_cpu_seconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+StageTimer::StageTimer(PhaseSeconds& wall, PhaseSeconds& cpu)
+    : wall_(wall), cpu_(cpu), start_(ProfileClock::now()), last_(start_), cpu_last_(thread_cpu_seconds()) {
+  wall_.fill(0.0);
+  cpu_.fill(0.0);
+}
+
+ProfileClock::time_point StageTimer::stamp(Phase p) {
+  const ProfileClock::time_point now = ProfileClock::now();
+  const double cpu = thread_cpu_seconds();
+  wall_[static_cast<int>(p)] += std::chrono::duration<double>(now - last_).count();
+  cpu_[static_cast<int>(p)] += cpu - cpu_last_;
+  last_ = now, cpu_last_ = cpu;
+  return now;
+}
+
+void PhaseProfile::record_step(ProfileClock::time_point start, const PhaseSeconds& seconds, long step) {
+  for (int k = 0; k < kPhaseCount; ++k) {
+    if (seconds[k] <= 0.0) continue;
+    const auto end = start + std::chrono::duration_cast<ProfileClock::duration>(std::chrono::duration<double>(seconds[k]));
+    record(static_cast<Phase>(k), start, end, step);
+    start = end;
+  }
+  count_step();
 }
 
 PhaseProfile::PhaseProfile(bool keep_events) : keep_events_(keep_events), origin_(ProfileClock::now()) {}
@@ -43,7 +76,7 @@ void PhaseProfile::write_chrome_trace(const std::string& path) const {
   for (std::size_t i = 0; i < events_.size(); ++i) {
     const PhaseStamp& e = events_[i];
     std::snprintf(line, sizeof line,
-                  "{\"name\":\"%s\",\"cat\":\"granular\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,"
+                  "{\"name\":\"%s\",\"cat\":\"step\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,"
                   "\"args\":{\"step\":%ld}}%s\n",
                   to_string(e.phase), e.start_s * 1e6, e.seconds * 1e6, e.step, i + 1 < events_.size() ? "," : "");
     f << line;
@@ -67,4 +100,4 @@ void PhaseProfile::print_summary(std::ostream& out) const {
   out << line;
 }
 
-}  // namespace talus::granular
+}  // namespace talus

@@ -401,18 +401,14 @@ void GranularStepper::integrate() {
 const GranularStepReport& GranularStepper::step() {
   SphereBodies& b = m_.beads;
   const int T = params_.threads;
-  report_.phase_seconds.fill(0.0);
-  double cpu0 = thread_cpu_seconds();
+  // The stages as they happen, into the report and, when profiling, into the profile's trace.
+  StageTimer stages(report_.phase_seconds, report_.phase_cpu_seconds);
+  Clock::time_point t0 = stages.started();
   auto stamp = [&](Phase p, Clock::time_point start) {
-    const Clock::time_point end = Clock::now();
-    const double cpu1 = thread_cpu_seconds();
-    report_.phase_seconds[static_cast<int>(p)] = std::chrono::duration<double>(end - start).count();
-    report_.phase_cpu_seconds[static_cast<int>(p)] = cpu1 - cpu0;
-    cpu0 = cpu1;
+    const Clock::time_point end = stages.stamp(p);
     if (profile_) profile_->record(p, start, end, m_.step + 1);
     return end;
   };
-  Clock::time_point t0 = Clock::now();
   if (params_.resort_every > 0 && m_.step % params_.resort_every == 0) resort();
   double vmax = 0.0;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static) reduction(max : vmax)
@@ -439,6 +435,7 @@ const GranularStepReport& GranularStepper::step() {
   report_.time = m_.time;
   report_.step = m_.step;
   report_.contacts = static_cast<int>(contacts_.size());
+  report_.active = report_.contacts + static_cast<int>(general_.contacts.size());
   report_.colours = layout_.interface_colours();
   return report_;
 }

@@ -50,6 +50,7 @@
 #include "contact/ContactCache.hpp"
 #include "contact/NarrowPhase.hpp"
 #include "engine/StepProfile.hpp"
+#include "engine/StepReport.hpp"
 #include "engine/granular/BodyColouring.hpp"
 #include "engine/granular/GeneralDetection.hpp"
 #include "engine/granular/GranularModel.hpp"
@@ -89,21 +90,16 @@ struct GranularParameters {
   MultilevelParameters multilevel;  // solver == Multilevel
 };
 
-struct GranularStepReport {
-  double time = 0.0;
-  long step = 0;
-  int contacts = 0;
+// The engine's one report (engine/StepReport.hpp: time, step, active = every contact of the step, solver
+// statistics, per-stage wall and CPU times) with what only the granular path measures.
+struct GranularStepReport : StepReport {
+  int contacts = 0;         // bead contacts (the sweep kernel's); active adds the contacts touching a capsule
   int colours = 0;
   double max_penetration = 0.0;  // max(−gap) over the contacts at the start of the step [m]
-  solvers::SolverStats solver;
   int residual_checks = 0;  // matrix-free: residual evaluations beside the sweeps
   int cycles = 0;           // multilevel: V-cycles
   int levels = 0;           // multilevel: coarse levels built for the step
   int position_sweeps = 0;  // generalized-α: sweeps of the position correction (included in solver.iterations)
-  std::array<double, kPhaseCount> phase_seconds{};
-  // CPU time of the calling thread per phase: the whole cost with one thread, and what the wall time of a
-  // loaded machine cannot tell (time spent descheduled is not counted).
-  std::array<double, kPhaseCount> phase_cpu_seconds{};
 };
 
 class GranularStepper {

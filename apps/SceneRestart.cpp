@@ -128,6 +128,7 @@ class Reader {
       fail(name, "cannot be read as integers");
     return x;
   }
+  bool has_attribute(const char* name) const { return H5Aexists(id_, name) > 0; }
   std::vector<std::string> strings(const char* name) const {
     if (H5Aexists(id_, name) <= 0) fail(std::string("/@") + name, "missing attribute");
     Handle a{H5Aopen(id_, name, H5P_DEFAULT), H5Aclose};
@@ -159,6 +160,23 @@ void flatten(const Model& m, Vector Interaction::*field, std::vector<double>& fl
     sizes.push_back(x.size());
     flat.insert(flat.end(), x.data(), x.data() + x.size());
   }
+}
+
+// Every setting the scheme's step reads besides h, as text with all digits: an archive continues bit for bit
+// only under the settings it was written with (a changed ρ∞ or Newton tolerance would take other steps).
+std::string step_settings(const Scene& scene) {
+  const MoreauJeanParameters& p = scene.integrator;
+  std::ostringstream o;
+  o.precision(17);
+  o << to_string(scene.scheme.kind);
+  if (scene.scheme.kind == SchemeKind::MoreauJean)
+    o << " theta=" << p.theta << " gamma=" << p.gamma << " variant=" << to_string(p.variant)
+      << " solver=" << to_string(p.solver) << " tolerance=" << p.solver_tolerance
+      << " max_iterations=" << p.solver_max_iterations;
+  else
+    o << " rho_infinity=" << scene.scheme.rho_infinity;
+  o << " newton_tolerance=" << p.newton_tolerance << " newton_max_iterations=" << p.newton_max_iterations;
+  return o.str();
 }
 
 }  // namespace
@@ -196,6 +214,7 @@ void write_scene_restart(const fs::path& file, const Scene& scene, const Restart
     w.strings("format", {kFormat});
     w.strings("scene", {scene.name});
     w.strings("scheme", {to_string(scene.scheme.kind)});
+    w.strings("settings", {step_settings(scene)});
     w.strings("talus_version", {version()});
     w.strings("columns", columns);
     w.doubles("time", &m.time, 1, true);
@@ -246,6 +265,13 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
     r.fail("/@scheme", "is " + (scheme.empty() ? std::string("empty") : scheme.front()) + " (expected the scheme of " +
                            scene.file.string() + ", " + to_string(scene.scheme.kind) +
                            ": a restart continues with the scheme it was written with)");
+  // Archives written before the settings were recorded have none: they are taken on trust.
+  if (r.has_attribute("settings"))
+    if (const std::vector<std::string> settings = r.strings("settings");
+        settings != std::vector<std::string>{step_settings(scene)})
+      r.fail("/@settings", "is '" + (settings.empty() ? std::string() : settings.front()) + "' (expected the settings of " +
+                               scene.file.string() + ", '" + step_settings(scene) +
+                               "': a restart continues with the settings it was written with)");
   if (r.strings("columns") != columns)
     r.fail("/@columns", "names other systems or interactions than " + scene.file.string() +
                             " (expected an archive of the same scene)");

@@ -348,6 +348,17 @@ TEST_CASE("generalized_alpha archives are checked for their scheme and accelerat
   o.restart = good;
   CHECK_THROWS_WITH(run_scene(mj, o), Catch::Contains("dataset '/@scheme': is generalized_alpha (expected the scheme of") &&
                                           Catch::Contains("moreau_jean: a restart continues with the scheme"));
+  // The same scheme under other settings (ρ∞, the Newton tolerance) would take other steps: refused, naming both.
+  Scene other_rho = load_scene(kExamples / "two_ball_oscillator.yaml", ending_at(0.2));
+  other_rho.scheme.rho_infinity = 0.5;
+  CHECK_THROWS_WITH(run_scene(other_rho, o), Catch::Contains("dataset '/@settings': is 'generalized_alpha rho_infinity=0.80") &&
+                                                 Catch::Contains("rho_infinity=0.5 newton_tolerance=") &&
+                                                 Catch::Contains("a restart continues with the settings it was written with"));
+  Scene other_newton = load_scene(kExamples / "two_ball_oscillator.yaml", ending_at(0.2));
+  other_newton.integrator.newton_tolerance = 1e-6;
+  CHECK_THROWS_WITH(run_scene(other_newton, o), Catch::Contains("dataset '/@settings'"));
+  Scene same = load_scene(kExamples / "two_ball_oscillator.yaml", ending_at(0.2));
+  CHECK(run_scene(same, o).status == RunStatus::Completed);
 }
 
 TEST_CASE("schemes whose state the engine cannot restore refuse a restart and say why", "[apps][restart]") {

@@ -54,7 +54,7 @@ const std::initializer_list<std::string_view> kKeys = {
     "t_end",        "tolerance",     "max_sweeps", "threads",        "frame_every",        "solver",
     "resort_every", "orifice_diameters", "angle",  "length_diameters", "ball_radius_factor", "ball_density",
     "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
-    "capsule_fraction", "scheme"};
+    "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude"};
 
 // The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
 // names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
@@ -165,7 +165,8 @@ class Settings {
 };
 
 // The sizes the scene asks for, against the memory, before the generator allocates anything.
-void check_sizes(const Settings& s, const BeadSpec& b, std::uint64_t max_memory) {
+// `field` is the key that decides the count (n, or a drum's radius_diameters).
+void check_sizes(const Settings& s, const BeadSpec& b, std::uint64_t max_memory, const char* field = "n") {
   const double capsules = std::ceil(b.capsule_fraction * static_cast<double>(b.n));
   const double beads = static_cast<double>(b.n) - capsules + 1.0;  // + the ball of perturbed_stack
   const std::uint64_t need = granular_memory_estimate(beads, capsules);
@@ -177,12 +178,12 @@ void check_sizes(const Settings& s, const BeadSpec& b, std::uint64_t max_memory)
                              "), more than the " + format_bytes(double(have)) +
                              (max_memory > 0 ? " allowed by --max-memory" : " of memory available") +
                              " (expected fewer beads, or a larger --max-memory)";
-    if (s.has("n")) s.fail("n", what);
-    s.fail_scene("granular.n: " + what);
+    if (s.has(field)) s.fail(field, what);
+    s.fail_scene(std::string("granular.") + field + ": " + what);
   }
   // Bodies are indexed with int in the engine (and the ball is added to the beads).
   if (b.n > std::numeric_limits<int>::max() - 1)
-    s.fail("n", "is " + std::to_string(b.n) + " (expected at most " + std::to_string(std::numeric_limits<int>::max() - 1) +
+    s.fail(field, "asks for " + std::to_string(b.n) + " bodies (expected at most " + std::to_string(std::numeric_limits<int>::max() - 1) +
                     ": bodies are indexed with 32-bit integers)");
 }
 
@@ -198,8 +199,23 @@ GranularScene build_scene(const Settings& s, std::string& kind, std::uint64_t ma
   b.jitter = s.non_negative("jitter", b.jitter);
   b.seed = static_cast<std::uint64_t>(s.integer("seed", 0, std::numeric_limits<long>::max(), static_cast<long>(b.seed)));
   b.capsule_fraction = s.in_range("capsule_fraction", 0.0, 1.0, b.capsule_fraction);
+  kind = s.choice("scene", {"bead_stack", "perturbed_stack", "silo", "chute", "drum"}, "bead_stack");
+  if (kind == "drum") {
+    const double radius = s.positive("radius_diameters", 10.0), thickness = s.positive("thickness_diameters", 4.0);
+    const double fill = s.in_range("fill", 0.0, 0.6, 0.35), froude = s.in_range("froude", 0.0, 0.999, 1e-2);
+    // The lattice's count, bounded before anything is allocated (n does not apply).
+    BeadSpec estimate = b;
+    const double per_diameter = 2.0 / std::max(b.spacing, 1e-3);
+    estimate.n = static_cast<long>(std::min(
+        1e15, std::ceil(fill * std::numbers::pi * std::pow(radius * per_diameter, 2) * (thickness * per_diameter + 1.0))));
+    check_sizes(s, estimate, max_memory, "radius_diameters");
+    try {
+      return drum(b, radius, thickness, fill, froude);
+    } catch (const std::invalid_argument& e) {
+      s.fail_scene(e.what());
+    }
+  }
   check_sizes(s, b, max_memory);
-  kind = s.choice("scene", {"bead_stack", "perturbed_stack", "silo", "chute"}, "bead_stack");
   try {
     if (kind == "bead_stack") return bead_stack(b);
     if (kind == "perturbed_stack")
@@ -581,7 +597,8 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   long failed_step = -1;
   double failed_time = 0.0;
   const auto wall_start = std::chrono::steady_clock::now();
-  double rate = 0.0, ke_ratio = 0.0;
+  double rate = 0.0, ke_ratio = 0.0, angle_sum = 0.0;
+  long angle_count = 0;
 
   // granular.json: the run's inputs, its units and its results; written at the start (status "running") and
   // at the end, so that a killed run says so.
@@ -601,7 +618,8 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
                               : nlohmann::json(BeadSpec{}.seed);
     j["units"] = {{"h", "s"},          {"t_end", "s"},         {"start_time", "s"},
                   {"time", "s"},       {"wall_seconds", "s"},  {"max_penetration_over_r", "bead radius"},
-                  {"discharge_rate_kg_per_s", "kg/s"}, {"final_ke_over_Nmgr", "N m g r"}};
+                  {"discharge_rate_kg_per_s", "kg/s"}, {"final_ke_over_Nmgr", "N m g r"},
+                  {"repose_angle_deg", "degree (drum: mean over the second half of the run)"}};
     j["status"] = status < 0 ? "running" : status == 0 ? "completed" : status == 2 ? "step_failed" : "interrupted";
     j["failure"] = failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(failure);
     j["failed_step"] = failed_step >= 0 ? nlohmann::json(failed_step) : nlohmann::json(nullptr);
@@ -631,6 +649,10 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     j["final_ke_over_Nmgr"] = ke_ratio;
     j["removed_beads"] = counters.removed;
     j["discharge_rate_kg_per_s"] = rate;
+    if (!m.drums.empty()) {
+      j["drum_froude"] = m.drums[0].angular_velocity * m.drums[0].angular_velocity * m.drums[0].radius / m.gravity.norm();
+      j["repose_angle_deg"] = angle_count > 0 ? nlohmann::json(angle_sum / angle_count) : nlohmann::json(nullptr);
+    }
     j["frames"] = frame;
     written("granular.json");
     j["outputs"] = outputs;
@@ -709,6 +731,11 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
       if (m.capsules.size() > 0 && remove_escaped_bodies(m, sc.events, remove_flags) > 0) contacts_valid = false;
       counters.removed += gone;
       counters.discharge.emplace_back(m.time, counters.removed);
+    }
+    // Drums: the dynamic angle of repose, averaged over the second half of the run (the bed's start-up excluded).
+    if (!m.drums.empty() && m.beads.size() > 0 && m.time >= 0.5 * (t0 + t_final)) {
+      angle_sum += drum_repose_angle(m);
+      ++angle_count;
     }
     if (frame_due) save_restart();
     const auto now = std::chrono::steady_clock::now();

@@ -77,6 +77,21 @@ inline bool sphere_wall_point(const Wall& w, const Eigen::Vector3d& x, double r,
 // inside the box is pushed out through the nearest face. feature = number of clamped coordinates (1 face,
 // 2 edge, 3 corner; 0 inside): informative only, cache keys do not use it, so a bead rolling over an edge
 // keeps its warm start.
+// A sphere inside a drum: gap = R − ρ − r (ρ: distance of the centre from the axis), n from the drum's surface
+// towards the axis (into the drum), pb = −r n. False for a centre on the axis (no direction).
+inline bool sphere_drum_point(const Drum& d, const Eigen::Vector3d& x, double r, ContactPoint& c) {
+  const Eigen::Vector3d rel = x - d.centre;
+  const Eigen::Vector3d radial = rel - d.axis.dot(rel) * d.axis;
+  const double rho = radial.norm();
+  if (!(rho > 0.0)) return false;
+  c.n = -radial / rho;
+  c.gap = d.radius - rho - r;
+  c.pa = Eigen::Vector3d::Zero();
+  c.pb = -r * c.n;
+  c.feature = 0;
+  return true;
+}
+
 inline bool sphere_box_point(const Box& box, const Eigen::Vector3d& x, double r, ContactPoint& c) {
   const Eigen::Vector3d local = box.axes.transpose() * (x - box.centre);
   const Eigen::Vector3d clamped = local.cwiseMax(-box.half_extent).cwiseMin(box.half_extent);

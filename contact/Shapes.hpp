@@ -48,6 +48,18 @@ struct Wall {
 // Floor z = z0 and four side walls of the box [x0, x1] × [y0, y1], normals pointing inwards.
 std::vector<Wall> box_walls(const Eigen::Vector3d& lower, const Eigen::Vector3d& upper);
 
+// The inside of a circular cylinder turning about its own axis at a prescribed rate: a rotating drum (issue 11
+// item 6). It is unbounded along its axis (scenes make that axis periodic). As a set it never moves, so its
+// motion enters contacts only through the velocity of its surface, Ω a × (p − c), tangential to it.
+struct Drum {
+  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitY();  // unit
+  double radius = 1.0;                              // [m]
+  double angular_velocity = 0.0;                    // [rad/s], right-handed about axis
+
+  Eigen::Vector3d velocity_at(const Eigen::Vector3d& p) const { return angular_velocity * axis.cross(p - centre); }
+};
+
 // A solid box fixed in space: centre, axes (the columns of an orthonormal matrix, world frame) and half
 // extents along them. Beads stay outside.
 struct Box {

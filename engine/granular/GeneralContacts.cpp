@@ -96,7 +96,7 @@ Eigen::Vector3d general_contact_velocity(const GeneralContact& c, const SphereBo
                                          const CapsuleBodies& capsules) {
   const Eigen::Vector3d rel =
       point_velocity(c.kind_b, c.b, c.pb, beads, capsules) - point_velocity(c.kind_a, c.a, c.pa, beads, capsules);
-  return Eigen::Vector3d(c.n.dot(rel) + c.extra, c.t1.dot(rel), c.t2.dot(rel));
+  return Eigen::Vector3d(c.n.dot(rel) + c.extra, c.t1.dot(rel) + c.extra_t[0], c.t2.dot(rel) + c.extra_t[1]);
 }
 
 void apply_general_impulses(GeneralContactSet& set) {

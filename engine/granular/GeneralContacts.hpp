@@ -34,6 +34,8 @@ struct GeneralContact {
   Eigen::Vector3d n, t1, t2;    // frame, n from a to b
   Eigen::Vector3d pa, pb;       // lever arms, world
   double extra = 0.0;           // normal target: u_N + extra >= 0 (gap/h − wall speed, or e u_N,k)
+  Eigen::Vector2d extra_t = Eigen::Vector2d::Zero();  // u_T = t·(v_b − v_a) + extra_t: minus a moving surface's
+                                                      // tangential velocity (a drum's), so friction drags with it
   solvers::LocalContact<3> local;  // the block of W and what the local solver derives from it (μ inside)
   Eigen::Vector3d r = Eigen::Vector3d::Zero();  // impulse in the frame
 };
@@ -57,7 +59,8 @@ struct GeneralContactSet {
 };
 
 // Cache keys: the kinds and ids of both bodies and the feature (contact/CapsuleContact.hpp). Obstacles (walls,
-// boxes) use their index as id; ids must stay below 2^26.
+// boxes) use their index as id, drums kDrumKeyBase + their index under the Box kind; ids must stay below 2^26.
+constexpr std::uint32_t kDrumKeyBase = 1u << 25;
 enum class KeyKind : std::uint64_t { Wall = 0, Box = 1, Sphere = 2, Capsule = 3 };
 inline contact::ContactKey general_key(KeyKind ka, std::uint32_t id_a, KeyKind kb, std::uint32_t id_b, int feature) {
   return (static_cast<std::uint64_t>(ka) << 62) | (static_cast<std::uint64_t>(kb) << 60) |

@@ -55,6 +55,10 @@ double second_order_drift(const GeneralCandidate& g, const GranularModel& m, con
     contact::CapsuleShape b = advanced(caps, g.b, h);
     if (m.periodic.any()) b.centre = caps.x[g.a] + m.periodic.minimum_image(b.centre - caps.x[g.a]);
     gap = pick(contact::capsule_capsule_points(advanced(caps, g.a, h), b, pts));
+  } else if (g.kind_a == BodyKind::Fixed && g.kind_b == BodyKind::Sphere) {
+    // A bead in a drum: inside a concave surface a straight path leaves it, so the gap closes by ~(v_T h)²/2R.
+    const contact::Drum& drum = m.drums[((g.key >> 26) & 0x3ffffff) - kDrumKeyBase];
+    if (contact::sphere_drum_point(drum, m.beads.x[g.b] + h * m.beads.v[g.b], m.beads.radius[g.b], pts[0])) gap = pts[0].gap;
   } else if (g.key >> 62 == static_cast<std::uint64_t>(KeyKind::Wall)) {
     gap = pick(contact::capsule_wall_points(walls[(g.key >> 26) & 0x3ffffff], advanced(caps, g.b, h), pts));
   } else {
@@ -64,6 +68,25 @@ double second_order_drift(const GeneralCandidate& g, const GranularModel& m, con
     gap = pick(contact::capsule_box_points(box, b, pts));
   }
   return std::min(0.0, gap - g.point.gap - h * un_kinematic);
+}
+
+// Beads inside drums, appended in bead order (serial: one cheap test per bead and drum). A drum's axis must be
+// the periodic one, if any: the radial distance does not depend on the position along it.
+void detect_drum_contacts(const GranularModel& m, double margin, std::vector<GeneralCandidate>& out) {
+  const SphereBodies& beads = m.beads;
+  contact::ContactPoint cp;
+  for (int d = 0; d < static_cast<int>(m.drums.size()); ++d) {
+    const contact::Drum& drum = m.drums[d];
+    for (int j = 0; j < beads.size(); ++j) {
+      if (!contact::sphere_drum_point(drum, beads.x[j], beads.radius[j], cp) || cp.gap > margin) continue;
+      GeneralCandidate g;
+      g.a = -1, g.b = j, g.kind_a = BodyKind::Fixed, g.kind_b = BodyKind::Sphere;
+      g.point = cp, g.mu = m.mu_wall;
+      g.key = general_key(KeyKind::Box, kDrumKeyBase + static_cast<std::uint32_t>(d), KeyKind::Sphere, beads.id[j], 0);
+      g.wall_velocity = drum.velocity_at(beads.x[j] + cp.pb);
+      out.push_back(g);
+    }
+  }
 }
 
 }  // namespace
@@ -82,7 +105,10 @@ void detect_general_contacts(const GranularModel& m, const contact::CellGrid& gr
   const int nc = caps.size();
   buf.per_thread.resize(threads);
   buf.all.clear();
-  if (nc == 0) return;
+  if (nc == 0) {
+    detect_drum_contacts(m, margin, buf.all);
+    return;
+  }
   const bool periodic = m.periodic.any();
   const double rmax = max_bead_radius(beads);
   const int nw = static_cast<int>(walls_now.size());
@@ -149,6 +175,7 @@ void detect_general_contacts(const GranularModel& m, const contact::CellGrid& gr
     }
   }
   for (int t = 0; t < threads; ++t) buf.all.insert(buf.all.end(), buf.per_thread[t].begin(), buf.per_thread[t].end());
+  detect_drum_contacts(m, margin, buf.all);
 }
 
 double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel& m,
@@ -205,6 +232,8 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel&
     const double un = general_contact_velocity(c, m.beads, m.capsules)[0] - c.extra;
     const double drift = second_order_drift(g, m, walls_now, h, un) / h;
     c.extra += drift;
+    // A moving surface's tangential velocity: the contact's relative velocity is the bead's minus the surface's.
+    c.extra_t = Eigen::Vector2d(-c.t1.dot(g.wall_velocity), -c.t2.dot(g.wall_velocity));
     if (generalized_alpha) set.position_extra[s] += drift;
     const Eigen::Vector3d R = set.cache.find(g.key);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));

@@ -21,6 +21,7 @@ struct GeneralCandidate {
   contact::ContactPoint point;
   contact::ContactKey key = 0;
   double wall_speed = 0.0;
+  Eigen::Vector3d wall_velocity = Eigen::Vector3d::Zero();  // a drum's surface velocity at the contact (world)
   double mu = 0.0;
 };
 

@@ -17,6 +17,7 @@ struct GranularModel {
   CapsuleBodies capsules;             // contact parameters as the beads' (mu_bead between bodies)
   std::vector<contact::Wall> walls;
   std::vector<contact::Box> boxes;    // fixed obstacles (μ = mu_wall)
+  std::vector<contact::Drum> drums;   // rotating drums holding the beads (μ = mu_wall); contacts: GeneralContacts
   contact::Periodicity periodic;      // no wall may cut a periodic axis
   Eigen::Vector3d gravity{0.0, 0.0, -9.81};  // [m/s²]
   double mu_bead = 0.3;                      // Coulomb coefficient bead–bead

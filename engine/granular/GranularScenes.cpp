@@ -164,6 +164,63 @@ GranularScene chute(const BeadSpec& s, double angle_degrees, double length_diame
   return sc;
 }
 
+GranularScene drum(const BeadSpec& s, double radius_diameters, double thickness_diameters, double fill,
+                   double froude) {
+  check(s);
+  if (!(radius_diameters >= 4.0) || !(thickness_diameters >= 4.0))
+    throw std::invalid_argument("drum: radius_diameters and thickness_diameters must be >= 4 (the period spans at least 3 contact cells)");
+  if (!(fill > 0.0 && fill <= 0.6)) throw std::invalid_argument("drum: fill must be in (0, 0.6]");
+  if (!(froude >= 0.0 && froude < 1.0)) throw std::invalid_argument("drum: froude must be in [0, 1)");
+  if (s.capsule_fraction != 0.0) throw std::invalid_argument("drum: beads only (capsule_fraction must be 0)");
+  GranularScene sc;
+  sc.kind = "drum";
+  sc.model = base_model(s);
+  const double r = s.radius, d = 2.0 * r, R = radius_diameters * d, L = thickness_diameters * d;
+  contact::Drum drum;
+  drum.radius = R;
+  drum.angular_velocity = std::sqrt(froude * sc.model.gravity.norm() / R);
+  sc.model.drums.push_back(drum);
+  sc.model.periodic.axis[1] = true;
+  sc.model.periodic.lower = Eigen::Vector3d::Zero();
+  sc.model.periodic.length = Eigen::Vector3d(0.0, L, 0.0);
+  // The chord height z_f below which the disc's area is the fill fraction: A(z) = R² acos(−z/R) + z √(R² − z²).
+  double lo = -R, hi = R;
+  for (int it = 0; it < 100; ++it) {
+    const double z = 0.5 * (lo + hi);
+    const double area = R * R * std::acos(-z / R) + z * std::sqrt(R * R - z * z);
+    (area < fill * std::numbers::pi * R * R ? lo : hi) = z;
+  }
+  const double z_fill = 0.5 * (lo + hi);
+  std::mt19937_64 gen(s.seed);
+  const double a = s.spacing * r;
+  const int ny = std::max(1, static_cast<int>(std::floor(L / a)));
+  const double reach = R - r * (1.0 + s.polydispersity) - s.jitter * r - 1e-3 * r;
+  for (double z = -R + a * 0.5; z <= z_fill; z += a)
+    for (double x = -R + a * 0.5; x <= R; x += a)
+      for (int j = 0; j < ny; ++j) {
+        const Eigen::Vector3d p(x + s.jitter * r * symmetric(gen), (j + 0.5) * L / ny, z);
+        const double radius = r * (1.0 + s.polydispersity * symmetric(gen));
+        if (std::hypot(p.x(), p.z()) <= reach) sc.model.beads.add(p, radius, s.density);
+      }
+  if (sc.model.beads.size() == 0) throw std::invalid_argument("drum: no bead fits the filled part (raise fill)");
+  sc.t_end = 2.0;
+  return sc;
+}
+
+double drum_repose_angle(const GranularModel& m) {
+  if (m.drums.empty() || m.beads.size() == 0) throw std::invalid_argument("drum_repose_angle: no drum or no beads");
+  const contact::Drum& drum = m.drums.front();
+  // Two directions across the axis: "down" (gravity's part across it) and "ahead" (where a positive rotation
+  // carries the bottom of the drum).
+  const Eigen::Vector3d g = m.gravity - m.gravity.dot(drum.axis) * drum.axis;
+  const Eigen::Vector3d down = g.normalized(), ahead = drum.axis.cross(down);
+  Eigen::Vector3d c = Eigen::Vector3d::Zero();
+  for (const Eigen::Vector3d& x : m.beads.x) c += x - drum.centre;
+  c /= m.beads.size();
+  // Dragged by the bottom, the bed climbs the wall that the bottom moves towards: its centroid moves "ahead".
+  return std::atan2(c.dot(ahead), c.dot(down)) * 180.0 / std::numbers::pi;
+}
+
 namespace {
 
 void check_stack(const BeadSpec& s, int width, int layers, const char* what, bool exact) {

@@ -10,6 +10,10 @@
 //                    removed and counted (discharge rate);
 //   chute            a rough inclined channel (gravity tilted by the angle), periodic in the flow direction
 //                    (or open at its lower end), optionally with a box obstacle across it;
+//   drum             a rotating drum (issue 11 item 6): a cylinder of radius R about the y axis, periodic along
+//                    it, a fraction of its cross-section filled with beads on a lattice, turning at the rate
+//                    of a given Froude number Fr = Ω² R / g (rolling regime below ~1e-2, cascading above,
+//                    centrifuging at 1); drum_repose_angle measures the bed's inclination;
 // and the stack-height scenes of issue 10 (bench/stack_height, docs/stack-height.md), where the cost of the
 // friction-contact solve is measured against the number of layers L:
 //   bead_column      L beads in one vertical column on a floor, every gap exactly 0 (a static problem whose
@@ -75,6 +79,18 @@ GranularScene silo(const BeadSpec& spec, double orifice_diameters = 5.0);
 // across the channel at mid-length.
 GranularScene chute(const BeadSpec& spec, double angle_degrees = 25.0, double length_diameters = 60.0,
                     bool periodic = true, double obstacle_diameters = 0.0);
+
+// radius_diameters (R / bead diameter) >= 4, thickness_diameters (the period along the axis) >= 4, fill in
+// (0, 0.6], froude in [0, 1). The spec's n is ignored (the count follows from the fill). The drum's surface has
+// the beads' friction with the wall (mu_wall).
+GranularScene drum(const BeadSpec& spec, double radius_diameters = 10.0, double thickness_diameters = 4.0,
+                   double fill = 0.35, double froude = 1e-2);
+// The dynamic angle of repose of the bed in the model's first drum [deg]: the angle between the downward
+// vertical and the direction from the drum's axis to the beads' centroid in the plane across the axis. A bed
+// whose cross-section is a circular segment has its centroid on the perpendicular through the axis to its
+// free surface, so this is the free surface's inclination (its mean inclination when the surface is curved,
+// as in the cascading regime); positive when the bed is lifted by a positive rotation.
+double drum_repose_angle(const GranularModel& model);
 
 // Stack-height scenes (issue 10). The spec's radius, density, mu and restitution apply; its n is ignored (the
 // counts follow from width and layers). bead_column and packed_box need monodisperse beads and no capsules

@@ -229,7 +229,7 @@ void GranularStepper::narrow() {
   }
   report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, ga));
   if (!general_.empty() && params_.solver != GranularSolver::MatrixFree)
-    throw std::invalid_argument("granular: the assembled solver handles bead contacts only (capsules present)");
+    throw std::invalid_argument("granular: the assembled and multilevel solvers handle bead contacts only (capsules or drums present)");
 }
 
 void GranularStepper::assemble() {

@@ -94,7 +94,12 @@ TEST_CASE("malformed granular scenes are refused with FILE:LINE:COL and the fiel
   CHECK(error_of("granular:\n  mu: [0.3]\n") == at(2, 7) + "field 'granular.mu': is a list (expected a number >= 0)");
   CHECK(error_of("granular:\n  scene: hopper\n") ==
         at(2, 10) + "field 'granular.scene': unknown value 'hopper' (expected one of: bead_stack, perturbed_stack, "
-                    "silo, chute)");
+                    "silo, chute, drum)");
+  // A drum too large for the memory is refused on its size before anything is allocated.
+  CHECK(error_of("granular:\n  scene: drum\n  radius_diameters: 1e6\n").rfind(
+            at(3, 21) + "field 'granular.radius_diameters': ", 0) == 0);
+  CHECK(error_of("granular:\n  scene: drum\n  fill: 0.9\n") ==
+        at(3, 9) + "field 'granular.fill': is 0.9 (expected a number in [0, 0.6])");
   CHECK(error_of("granular:\n  solver: cg\n") ==
         at(2, 11) + "field 'granular.solver': unknown value 'cg' (expected one of: matrix_free, multilevel, nncg, assembled)");
   CHECK(error_of("granular:\n  name: a/b\n").rfind(at(2, 9) + "field 'granular.name': 'a/b' has the character '/'", 0) == 0);

@@ -14,6 +14,7 @@
 
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/granular/InclineModel.hpp"
 
 using namespace talus::granular;
 
@@ -29,16 +30,8 @@ GranularParameters ga(double tolerance = 1e-10) {
   return p;
 }
 
-// A bead on the plane z = 0 with gravity tilted by θ along +x (the incline of test_incline.cpp).
 GranularModel incline(double theta_deg, double mu, bool rotation_locked) {
-  GranularModel m;
-  const double th = theta_deg * std::numbers::pi / 180.0;
-  m.gravity = kG * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
-  m.mu_wall = mu;
-  m.walls.push_back(talus::contact::Wall{});
-  m.beads.add(Eigen::Vector3d(0, 0, kR), kR, 2500.0);
-  if (rotation_locked) m.beads.inv_inertia[0] = 0.0;
-  return m;
+  return testing::incline_model(theta_deg, mu, rotation_locked, kR);
 }
 
 double potential_energy(const GranularModel& m) {

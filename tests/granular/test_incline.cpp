@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/granular/InclineModel.hpp"
 
 using namespace talus::granular;
 
@@ -23,13 +24,8 @@ struct Motion {
 };
 
 Motion roll_down(double theta_deg, double mu, bool rotation_locked = false) {
-  GranularModel m;
-  const double th = theta_deg * std::numbers::pi / 180.0, g = 9.81, r = 0.01;
-  m.gravity = g * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
-  m.mu_wall = mu;
-  m.walls.push_back(talus::contact::Wall{});
-  m.beads.add(Eigen::Vector3d(0, 0, r), r, 2500.0);
-  if (rotation_locked) m.beads.inv_inertia[0] = 0.0;
+  const double r = 0.01;
+  GranularModel m = testing::incline_model(theta_deg, mu, rotation_locked, r);
   GranularParameters p;
   p.h = 1e-3;
   p.tolerance = 1e-10;

@@ -267,18 +267,6 @@ void visit_level(AggregateLevel& L, int sweeps, double weight, bool normal_only,
     c.r += d;
     push_impulse(c, d, beads);
   }
-  w.log.insert(w.log.end(), w.touched.begin(), w.touched.end());
-}
-
-// Takes back every change in the log, last first (each was applied through M⁻¹ Hᵀ, so its negative undoes it
-// to round-off).
-void revert(MultilevelWorkspace& w, std::vector<SweepContact>& contacts, SphereBodies& beads) {
-  for (auto it = w.log.rbegin(); it != w.log.rend(); ++it) {
-    SweepContact& c = contacts[it->first];
-    c.r -= it->second;
-    push_impulse(c, -it->second, beads);
-  }
-  w.log.clear();
 }
 
 }  // namespace
@@ -378,7 +366,6 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
       saved_res = res;
     }
     const auto coarse_start = Clock::now();
-    w.log.clear();
     for (int l = 0; l < levels; ++l)
       visit_level(w.levels[l], l == levels - 1 ? p.coarsest_sweeps : p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
     if (p.up_leg)

@@ -100,7 +100,6 @@ struct MultilevelWorkspace {
   std::vector<char> visited;
   std::vector<Eigen::Vector3d> deficit;                            // per bead
   std::vector<std::pair<std::int32_t, Eigen::Vector3d>> touched;   // reaction changes of a visit
-  std::vector<std::pair<std::int32_t, Eigen::Vector3d>> log;       // of a cycle's coarse part (to take back)
   std::vector<Eigen::Vector3d> saved_r, saved_v, saved_w;  // checkpoint of a cycle
   MatrixFreeWorkspace fine;
   int cycles = 0;

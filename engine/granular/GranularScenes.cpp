@@ -195,9 +195,12 @@ GranularScene drum(const BeadSpec& s, double radius_diameters, double thickness_
   const double a = s.spacing * r;
   const int ny = std::max(1, static_cast<int>(std::floor(L / a)));
   const double reach = R - r * (1.0 + s.polydispersity) - s.jitter * r - 1e-3 * r;
+  // Columns symmetric about the axis, so that a bed at rest is symmetric but for the jitter.
+  const int nx = static_cast<int>(std::floor(2.0 * R / a));
   for (double z = -R + a * 0.5; z <= z_fill; z += a)
-    for (double x = -R + a * 0.5; x <= R; x += a)
+    for (int i = 0; i < nx; ++i)
       for (int j = 0; j < ny; ++j) {
+        const double x = (i - 0.5 * (nx - 1)) * a;
         const Eigen::Vector3d p(x + s.jitter * r * symmetric(gen), (j + 0.5) * L / ny, z);
         const double radius = r * (1.0 + s.polydispersity * symmetric(gen));
         if (std::hypot(p.x(), p.z()) <= reach) sc.model.beads.add(p, radius, s.density);

@@ -1,0 +1,205 @@
+#include "engine/bodies/RigidBodies.hpp"
+
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace talus {
+
+namespace {
+
+// Applies f to every per-body array of b (one place that lists them, so insert/remove/permute cannot forget one).
+template <class B, class F>
+void for_each_array(B& b, F&& f) {
+  f(b.x), f(b.v), f(b.w), f(b.q), f(b.mass), f(b.inv_mass), f(b.inertia), f(b.inv_inertia);
+  f(b.inv_inertia_world), f(b.radius), f(b.half_length), f(b.force), f(b.torque), f(b.id);
+}
+
+template <class B1, class B2, class F>
+void for_each_array_pair(B1& a, B2& b, F&& f) {
+  f(a.x, b.x), f(a.v, b.v), f(a.w, b.w), f(a.q, b.q), f(a.mass, b.mass), f(a.inv_mass, b.inv_mass);
+  f(a.inertia, b.inertia), f(a.inv_inertia, b.inv_inertia), f(a.inv_inertia_world, b.inv_inertia_world);
+  f(a.radius, b.radius), f(a.half_length, b.half_length), f(a.force, b.force), f(a.torque, b.torque);
+  f(a.id, b.id);
+}
+
+}  // namespace
+
+int RigidBodies::insert_at(ShapeKind k) {
+  const int at = group_end(k);
+  for_each_array(*this, [at](auto& a) { a.insert(a.begin() + at, typename std::decay_t<decltype(a)>::value_type{}); });
+  for (int g = static_cast<int>(k) + 1; g <= kShapeKinds; ++g) ++group_start[g];
+  w[at].setZero();
+  force[at].setZero();
+  torque[at].setZero();
+  q[at].setIdentity();
+  inertia[at].setZero();
+  inv_inertia_world[at].setZero();
+  inv_inertia[at] = 0.0;
+  half_length[at] = 0.0;
+  return at;
+}
+
+std::uint32_t RigidBodies::add_sphere(const Eigen::Vector3d& c, double r, double rho, const Eigen::Vector3d& vel) {
+  if (!(r > 0.0) || !(rho > 0.0) || !c.allFinite())
+    throw std::invalid_argument("bead: radius and density must be positive and the centre finite (r = " +
+                                std::to_string(r) + ", rho = " + std::to_string(rho) + ")");
+  const double m = rho * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+  const double I = 0.4 * m * r * r;
+  const int i = insert_at(ShapeKind::Sphere);
+  x[i] = c, v[i] = vel, radius[i] = r, mass[i] = m, inv_mass[i] = 1.0 / m;
+  inertia[i] = Eigen::Vector3d::Constant(I);
+  inv_inertia[i] = 1.0 / I;
+  id[i] = next_id[0];
+  return next_id[0]++;
+}
+
+void capsule_mass_properties(double L, double r, double rho, double& mass, Eigen::Vector3d& inertia) {
+  // Cylinder of height H = 2L plus two hemispheres (together one sphere); the hemispheres' moments about the
+  // centre add the parallel-axis shift of their centroids (3r/8 beyond the cylinder's ends).
+  const double H = 2.0 * L;
+  const double mc = rho * std::numbers::pi * r * r * H;
+  const double ms = rho * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+  const double axial = mc * r * r / 2.0 + ms * 2.0 * r * r / 5.0;
+  const double perp = mc * (H * H / 12.0 + r * r / 4.0) + ms * (2.0 * r * r / 5.0 + H * H / 4.0 + 3.0 * H * r / 8.0);
+  mass = mc + ms;
+  inertia = Eigen::Vector3d(perp, perp, axial);
+}
+
+std::uint32_t RigidBodies::add_capsule(const Eigen::Vector3d& centre, const Eigen::Vector3d& ax, double L, double r,
+                                       double rho, const Eigen::Vector3d& vel) {
+  if (!(L > 0.0) || !(r > 0.0) || !(rho > 0.0) || !(ax.norm() > 0.0) || !centre.allFinite())
+    throw std::invalid_argument("capsule: half length, radius and density must be positive and the axis non-zero "
+                                "(L = " + std::to_string(L) + ", r = " + std::to_string(r) + ", rho = " +
+                                std::to_string(rho) + ")");
+  double m;
+  Eigen::Vector3d I;
+  capsule_mass_properties(L, r, rho, m, I);
+  const int i = insert_at(ShapeKind::Capsule);
+  x[i] = centre, v[i] = vel;
+  q[i] = Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), ax.normalized());
+  half_length[i] = L, radius[i] = r, mass[i] = m, inv_mass[i] = 1.0 / m, inertia[i] = I;
+  id[i] = next_id[1];
+  return next_id[1]++;
+}
+
+int RigidBodies::add_general(const Eigen::Vector3d& pos, const Eigen::Quaterniond& orientation, double m,
+                             const Eigen::Vector3d& I, double bounding) {
+  const int i = insert_at(ShapeKind::General);
+  x[i] = pos, v[i].setZero();
+  q[i] = orientation.normalized();
+  mass[i] = m, inv_mass[i] = m > 0.0 ? 1.0 / m : 0.0, inertia[i] = I, radius[i] = bounding;
+  id[i] = next_id[2]++;
+  return i;
+}
+
+void RigidBodies::remove(const std::vector<char>& flags) {
+  std::array<int, kShapeKinds + 1> start{};
+  int k = 0;
+  for (int g = 0; g < kShapeKinds; ++g) {
+    start[g] = k;
+    for (int i = group_start[g]; i < group_start[g + 1]; ++i) {
+      if (flags[i]) continue;
+      if (k != i) for_each_array(*this, [i, k](auto& a) { a[k] = a[i]; });
+      ++k;
+    }
+  }
+  start[kShapeKinds] = k;
+  for_each_array(*this, [k](auto& a) { a.resize(k); });
+  group_start = start;
+}
+
+void RigidBodies::permute_spheres(const std::vector<std::int32_t>& order, RigidBodies& s) {
+  const int n = spheres();
+  for_each_array_pair(*this, s, [&order, n](auto& a, auto& scratch) {
+    scratch.resize(n);
+    for (int k = 0; k < n; ++k) scratch[k] = a[order[k]];
+    std::copy(scratch.begin(), scratch.end(), a.begin());
+  });
+}
+
+void RigidBodies::reserve(int n) {
+  for_each_array(*this, [n](auto& a) { a.reserve(n); });
+}
+
+void refresh_world_inertia(RigidBodies& b) {
+  for (int i = b.group_begin(ShapeKind::Capsule); i < b.count(); ++i) {
+    if (b.inv_mass[i] == 0.0) {
+      b.inv_inertia_world[i].setZero();
+      continue;
+    }
+    const Eigen::Matrix3d R = b.q[i].toRotationMatrix();
+    b.inv_inertia_world[i] = R * b.inertia[i].cwiseInverse().asDiagonal() * R.transpose();
+  }
+}
+
+double kinetic_energy(const RigidBodies& b, ShapeKind kind) {
+  double e = 0.0;
+  for (int i = b.group_begin(kind); i < b.group_end(kind); ++i) {
+    if (b.inv_mass[i] == 0.0) continue;
+    if (kind == ShapeKind::Sphere) {
+      e += 0.5 * b.mass[i] * b.v[i].squaredNorm() + 0.5 / b.inv_inertia[i] * b.w[i].squaredNorm();
+    } else {
+      const Eigen::Vector3d wb = b.q[i].conjugate() * b.w[i];
+      e += 0.5 * b.mass[i] * b.v[i].squaredNorm() + 0.5 * wb.dot(b.inertia[i].cwiseProduct(wb));
+    }
+  }
+  return e;
+}
+
+double kinetic_energy(const RigidBodies& b) {
+  double e = 0.0;
+  for (int k = 0; k < kShapeKinds; ++k) e += kinetic_energy(b, static_cast<ShapeKind>(k));
+  return e;
+}
+
+std::uint64_t state_hash(const RigidBodies& b) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the raw bytes
+  auto mix = [&](const void* p, std::size_t n) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    for (std::size_t k = 0; k < n; ++k) h = (h ^ c[k]) * 1099511628211ull;
+  };
+  for (int i = 0; i < b.spheres(); ++i) {
+    mix(b.x[i].data(), 3 * sizeof(double));
+    mix(b.v[i].data(), 3 * sizeof(double));
+    mix(b.w[i].data(), 3 * sizeof(double));
+    mix(&b.id[i], sizeof(std::uint32_t));
+  }
+  return h;
+}
+
+void add_capsule_free_velocities(RigidBodies& b, const Eigen::Vector3d& g, double h) {
+  auto skew = [](const Eigen::Vector3d& a) {
+    Eigen::Matrix3d m;
+    m << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
+    return m;
+  };
+  for (int i = b.group_begin(ShapeKind::Capsule); i < b.group_end(ShapeKind::Capsule); ++i) {
+    if (b.inv_mass[i] == 0.0) continue;
+    b.v[i] += h * g;
+    // Euler's equations in the body frame by the implicit midpoint rule, I (ω₁ − ω₀) + h ω_m × I ω_m = 0 with
+    // ω_m = (ω₀ + ω₁)/2, solved by Newton: it keeps ½ ωᵀIω and |Iω| (quadratic invariants) exactly, whereas the
+    // explicit update gains energy (+23 % in one second for a capsule tumbling at 36 rad/s, measured) and
+    // implicit Euler loses it (−17 %). The orientation update exp(h ω) q leaves the body-frame ω unchanged.
+    const Eigen::Vector3d& I = b.inertia[i];
+    const Eigen::Vector3d w0 = b.q[i].conjugate() * b.w[i];
+    Eigen::Vector3d w1 = w0;
+    for (int it = 0; it < 4; ++it) {
+      const Eigen::Vector3d wm = 0.5 * (w0 + w1), Iwm = I.cwiseProduct(wm);
+      const Eigen::Vector3d f = I.cwiseProduct(w1 - w0) + h * wm.cross(Iwm);
+      const Eigen::Matrix3d J = Eigen::Matrix3d(I.asDiagonal()) + 0.5 * h * (skew(wm) * I.asDiagonal() - skew(Iwm));
+      w1 -= J.partialPivLu().solve(f);
+    }
+    b.w[i] = b.q[i] * w1;
+  }
+}
+
+void integrate_capsules(RigidBodies& b, double h) {
+  for (int i = b.group_begin(ShapeKind::Capsule); i < b.group_end(ShapeKind::Capsule); ++i) {
+    b.x[i] += h * b.v[i];
+    const double angle = h * b.w[i].norm();
+    if (angle > 0.0) b.q[i] = (Eigen::Quaterniond(Eigen::AngleAxisd(angle, b.w[i].normalized())) * b.q[i]).normalized();
+  }
+}
+
+}  // namespace talus

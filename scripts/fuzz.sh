@@ -1,30 +1,34 @@
 #!/usr/bin/env bash
 # Fuzzes Talus's readers (docs/fuzzing.md): builds the libFuzzer harnesses of tests/fuzz with clang, ASan and
 # UBSan in build-fuzz/ (or $TALUS_FUZZ_BUILD_DIR) and runs each in turn, seeded from tests/fuzz/corpus/<harness>.
-#   scripts/fuzz.sh [--seconds S] [--runs N] [--jobs J] [HARNESS ...]      harnesses: fclib restart scene
+#   scripts/fuzz.sh [--seconds S] [--runs N] [--jobs J] [--timeout T] [HARNESS ...]  harnesses: fclib restart scene
 # Each harness runs until N inputs (default 1000000) or S seconds (default: no limit), in libFuzzer's fork mode
-# with J worker processes (default 1): a crash, a timeout (10 s) or running out of memory (2 GB) is recorded in
-# build-fuzz/fuzz-artifacts/<harness>/ and fuzzing goes on. At the end, one line per harness: inputs executed,
-# crashes, timeouts, out-of-memory. Exit status 1 when any was found.
+# with J worker processes (default 1): a crash, a timeout (one input over T seconds, default 10) or running out
+# of memory (2 GB) is recorded in build-fuzz/fuzz-artifacts/<harness>/ and fuzzing goes on. At the end, one line
+# per harness: inputs executed, crashes, timeouts, out-of-memory. Exit status 1 when any was found.
+# At nice 19 on a busy machine a worker can be starved for seconds: raise T (--timeout 120) so that a timeout
+# means a hang, not a wait for the CPU.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TALUS_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=0
 runs=1000000
 jobs=1
+timeout=10
 harnesses=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --timeout) timeout=$2; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     fclib|restart|scene) harnesses+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
   esac
 done
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(fclib restart scene)
-for n in "$seconds" "$runs" "$jobs"; do
+for n in "$seconds" "$runs" "$jobs" "$timeout"; do
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: '$n' is not a whole number" >&2; exit 2; }
 done
 
@@ -61,12 +65,12 @@ for h in "${harnesses[@]}"; do
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   limit=(-runs="$runs")
   [ "$seconds" -gt 0 ] && limit+=(-max_total_time="$seconds")
-  echo "== fuzz_$h: ${limit[*]}, $jobs job(s); log $log"
+  echo "== fuzz_$h: ${limit[*]}, $jobs job(s), timeout ${timeout} s; log $log"
   start=$(date +%s)
   # Fork mode keeps going after a crash, timeout or OOM (each saved to $artifacts); -max_len bounds the inputs
   # (the seeds are under 4 KiB but for two real FCLIB files).
   "$build/fuzz/fuzz_$h" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 "${limit[@]}" \
-    -max_len=16384 -timeout=10 -rss_limit_mb=2048 -dict="$root/tests/fuzz/dict/$h.dict" \
+    -max_len=16384 -timeout="$timeout" -rss_limit_mb=2048 -dict="$root/tests/fuzz/dict/$h.dict" \
     -artifact_prefix="$artifacts/" "$corpus" "$root/tests/fuzz/corpus/$h" >"$log" 2>&1 || true
   elapsed=$(( $(date +%s) - start ))
   last=$(grep -E '^#[0-9]+:' "$log" | tail -1 || true)

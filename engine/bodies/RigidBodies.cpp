@@ -3,6 +3,7 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace talus {
 
@@ -23,20 +24,20 @@ void for_each_array_pair(B1& a, B2& b, F&& f) {
   f(a.id, b.id);
 }
 
+// A zero (identity for an orientation) of each array's type: Eigen's default constructors leave values unset.
+template <class T>
+T blank() {
+  if constexpr (std::is_arithmetic_v<T>) return T{};
+  else if constexpr (std::is_same_v<T, Eigen::Quaterniond>) return Eigen::Quaterniond::Identity();
+  else return T::Zero();
+}
+
 }  // namespace
 
 int RigidBodies::insert_at(ShapeKind k) {
   const int at = group_end(k);
-  for_each_array(*this, [at](auto& a) { a.insert(a.begin() + at, typename std::decay_t<decltype(a)>::value_type{}); });
+  for_each_array(*this, [at](auto& a) { a.insert(a.begin() + at, blank<typename std::decay_t<decltype(a)>::value_type>()); });
   for (int g = static_cast<int>(k) + 1; g <= kShapeKinds; ++g) ++group_start[g];
-  w[at].setZero();
-  force[at].setZero();
-  torque[at].setZero();
-  q[at].setIdentity();
-  inertia[at].setZero();
-  inv_inertia_world[at].setZero();
-  inv_inertia[at] = 0.0;
-  half_length[at] = 0.0;
   return at;
 }
 

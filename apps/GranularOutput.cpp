@@ -16,10 +16,8 @@ namespace talus::app {
 namespace {
 
 using granular::BodyKind;
-using granular::CapsuleBodies;
 using granular::GeneralContact;
 using granular::GranularModel;
-using granular::SphereBodies;
 using granular::SweepContact;
 
 // Opens the temporary name of f; finish() closes it and renames it to f.
@@ -54,19 +52,16 @@ void data_array(std::ofstream& o, const char* name, int components, int count, F
 Eigen::Vector3d world_force(const SweepContact& c, double h) { return (c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2) / h; }
 Eigen::Vector3d world_force(const GeneralContact& c, double h) { return (c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2) / h; }
 
-// Sum of the contact forces on every bead and every capsule (the force acts on b, its opposite on a).
-void body_forces(const GranularModel& m, const FrameContacts& fc, double h, std::vector<Eigen::Vector3d>& beads,
-                 std::vector<Eigen::Vector3d>& capsules) {
-  beads.assign(m.beads.size(), Eigen::Vector3d::Zero());
-  capsules.assign(m.capsules.size(), Eigen::Vector3d::Zero());
+// Sum of the contact forces on every body, by body index (the force acts on b, its opposite on a).
+void body_forces(const GranularModel& m, const FrameContacts& fc, double h, std::vector<Eigen::Vector3d>& force) {
+  force.assign(m.bodies.count(), Eigen::Vector3d::Zero());
   for (const SweepContact& c : fc.beads) {
     const Eigen::Vector3d f = world_force(c, h);
-    beads[c.b] += f;
-    if (c.a >= 0) beads[c.a] -= f;
+    force[c.b] += f;
+    if (c.a >= 0) force[c.a] -= f;
   }
   auto add = [&](BodyKind kind, int i, const Eigen::Vector3d& f) {
-    if (kind == BodyKind::Sphere) beads[i] += f;
-    if (kind == BodyKind::Capsule) capsules[i] += f;
+    if (kind != BodyKind::Fixed) force[i] += f;
   };
   for (const GeneralContact& c : fc.general) {
     const Eigen::Vector3d f = world_force(c, h);
@@ -110,28 +105,29 @@ std::string non_finite_body(const GranularModel& m) {
   auto where = [](const char* kind, std::uint32_t id, int i, const char* what) {
     return std::string(kind) + " id " + std::to_string(id) + " (index " + std::to_string(i) + "): " + what + " ";
   };
-  const SphereBodies& b = m.beads;
-  for (int i = 0; i < b.size(); ++i) {
+  // Indices are within each kind's group, as the outputs number them.
+  const RigidBodies& b = m.bodies;
+  for (int i = 0; i < b.spheres(); ++i) {
     if (!b.x[i].allFinite()) return where("bead", b.id[i], i, "position") + v3(b.x[i]);
     if (!b.v[i].allFinite()) return where("bead", b.id[i], i, "velocity") + v3(b.v[i]);
     if (!b.w[i].allFinite()) return where("bead", b.id[i], i, "angular velocity") + v3(b.w[i]);
   }
-  const CapsuleBodies& k = m.capsules;
-  for (int i = 0; i < k.size(); ++i) {
-    if (!k.x[i].allFinite()) return where("capsule", k.id[i], i, "position") + v3(k.x[i]);
-    if (!k.v[i].allFinite()) return where("capsule", k.id[i], i, "velocity") + v3(k.v[i]);
-    if (!k.w[i].allFinite()) return where("capsule", k.id[i], i, "angular velocity") + v3(k.w[i]);
-    if (!k.q[i].coeffs().allFinite()) return where("capsule", k.id[i], i, "orientation") + v3(k.q[i].vec());
+  for (int c = 0; c < b.capsules(); ++c) {
+    const int i = b.capsule(c);
+    if (!b.x[i].allFinite()) return where("capsule", b.id[i], c, "position") + v3(b.x[i]);
+    if (!b.v[i].allFinite()) return where("capsule", b.id[i], c, "velocity") + v3(b.v[i]);
+    if (!b.w[i].allFinite()) return where("capsule", b.id[i], c, "angular velocity") + v3(b.w[i]);
+    if (!b.q[i].coeffs().allFinite()) return where("capsule", b.id[i], c, "orientation") + v3(b.q[i].vec());
   }
   if (!std::isfinite(m.time)) return "the clock: time " + std::to_string(m.time);
   return "";
 }
 
 void write_beads_vtp(const std::filesystem::path& file, const GranularModel& m, const FrameContacts& fc, double h) {
-  const SphereBodies& b = m.beads;
-  const int n = b.size();
-  std::vector<Eigen::Vector3d> force, capsule_force;
-  body_forces(m, fc, h, force, capsule_force);
+  const RigidBodies& b = m.bodies;
+  const int n = b.spheres();
+  std::vector<Eigen::Vector3d> force;
+  body_forces(m, fc, h, force);
   std::ofstream o = open_out(file);
   piece_header(o, "NumberOfVerts", n, n);
   o << "<Points>\n";
@@ -150,32 +146,33 @@ void write_beads_vtp(const std::filesystem::path& file, const GranularModel& m, 
 
 void write_capsules_vtp(const std::filesystem::path& file, const GranularModel& m, const FrameContacts& fc,
                         double h) {
-  const CapsuleBodies& k = m.capsules;
-  const int n = k.size();
-  std::vector<Eigen::Vector3d> bead_force, force;
-  body_forces(m, fc, h, bead_force, force);
+  // The capsule group of the one store, numbered from 0 in the file.
+  const RigidBodies& k = m.bodies;
+  const int n = k.capsules(), c0 = k.capsule(0);
+  std::vector<Eigen::Vector3d> force;
+  body_forces(m, fc, h, force);
   std::ofstream o = open_out(file);
   piece_header(o, "NumberOfVerts", n, n);
   o << "<Points>\n";
-  data_array(o, "points", 3, n, [&](int i, int c) { return k.x[i][c]; });
+  data_array(o, "points", 3, n, [&](int i, int c) { return k.x[c0 + i][c]; });
   o << "</Points>\n";
   cells(o, "Verts", n, 1);
   o << "<PointData Scalars=\"radius\" Vectors=\"axis\">\n";
-  data_array(o, "radius", 1, n, [&](int i, int) { return k.radius[i]; });
-  data_array(o, "half_length", 1, n, [&](int i, int) { return k.half_length[i]; });
-  data_array(o, "axis", 3, n, [&](int i, int c) { return k.axis(i)[c]; });
-  data_array(o, "orientation", 4, n, [&](int i, int c) { return c == 0 ? k.q[i].w() : k.q[i].vec()[c - 1]; });
-  data_array(o, "velocity", 3, n, [&](int i, int c) { return k.v[i][c]; });
-  data_array(o, "angular_velocity", 3, n, [&](int i, int c) { return k.w[i][c]; });
-  data_array(o, "contact_force", 3, n, [&](int i, int c) { return force[i][c]; });
-  data_array(o, "id", 1, n, [&](int i, int) { return static_cast<double>(k.id[i]); });
+  data_array(o, "radius", 1, n, [&](int i, int) { return k.radius[c0 + i]; });
+  data_array(o, "half_length", 1, n, [&](int i, int) { return k.half_length[c0 + i]; });
+  data_array(o, "axis", 3, n, [&](int i, int c) { return k.axis(c0 + i)[c]; });
+  data_array(o, "orientation", 4, n, [&](int i, int c) { return c == 0 ? k.q[c0 + i].w() : k.q[c0 + i].vec()[c - 1]; });
+  data_array(o, "velocity", 3, n, [&](int i, int c) { return k.v[c0 + i][c]; });
+  data_array(o, "angular_velocity", 3, n, [&](int i, int c) { return k.w[c0 + i][c]; });
+  data_array(o, "contact_force", 3, n, [&](int i, int c) { return force[c0 + i][c]; });
+  data_array(o, "id", 1, n, [&](int i, int) { return static_cast<double>(k.id[c0 + i]); });
   o << "</PointData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
   finish(o, file);
 }
 
 void write_contacts_vtp(const std::filesystem::path& file, const GranularModel& m, const FrameContacts& fc,
                         double h) {
-  const SphereBodies& b = m.beads;
+  const RigidBodies& b = m.bodies;
   // Active contacts: bead ones first (k ≥ 0), then general ones (−1 − k).
   std::vector<int> active;
   for (int k = 0; k < static_cast<int>(fc.beads.size()); ++k)
@@ -184,7 +181,7 @@ void write_contacts_vtp(const std::filesystem::path& file, const GranularModel& 
     if (fc.general[k].r[0] > 0.0) active.push_back(-1 - k);
   const int n = static_cast<int>(active.size());
   // A line per contact from body a's centre (an obstacle: the contact point) to body b's centre.
-  auto centre = [&](BodyKind kind, int i) { return kind == BodyKind::Sphere ? b.x[i] : m.capsules.x[i]; };
+  auto centre = [&](BodyKind, int i) { return b.x[i]; };
   auto end_point = [&](int p) -> Eigen::Vector3d {
     const int k = active[p / 2];
     if (k >= 0) {
@@ -448,7 +445,19 @@ struct Reader {
 
 Eigen::Vector3d row3(const std::vector<double>& a, hsize_t i) { return {a[3 * i], a[3 * i + 1], a[3 * i + 2]}; }
 
-void write_bead_group(Writer& w, const SphereBodies& b) {
+// Elements [begin, end) of one of the store's arrays: a kind's group as the archive stores it.
+template <class T>
+std::vector<T> slice(const std::vector<T>& a, int begin, int end) {
+  return std::vector<T>(a.begin() + begin, a.begin() + end);
+}
+
+// The sphere group of the one store.
+void write_bead_group(Writer& w, const RigidBodies& all) {
+  RigidBodies b;
+  const int e = all.spheres();
+  b.x = slice(all.x, 0, e), b.v = slice(all.v, 0, e), b.w = slice(all.w, 0, e), b.radius = slice(all.radius, 0, e);
+  b.mass = slice(all.mass, 0, e), b.inv_mass = slice(all.inv_mass, 0, e), b.inv_inertia = slice(all.inv_inertia, 0, e);
+  b.id = slice(all.id, 0, e);
   w.vectors("x", b.x, "m", "bead centres, world frame");
   w.vectors("v", b.v, "m/s", "bead velocities, world frame");
   w.vectors("w", b.w, "rad/s", "bead angular velocities, world frame");
@@ -459,7 +468,13 @@ void write_bead_group(Writer& w, const SphereBodies& b) {
   w.ids("id", b.id, "stable bead ids (contact cache keys use them)");
 }
 
-void write_capsule_group(Writer& w, const CapsuleBodies& k) {
+// The capsule group of the one store.
+void write_capsule_group(Writer& w, const RigidBodies& all) {
+  RigidBodies k;
+  const int s = all.group_begin(ShapeKind::Capsule), e = all.group_end(ShapeKind::Capsule);
+  k.x = slice(all.x, s, e), k.v = slice(all.v, s, e), k.w = slice(all.w, s, e), k.q = slice(all.q, s, e);
+  k.radius = slice(all.radius, s, e), k.half_length = slice(all.half_length, s, e), k.mass = slice(all.mass, s, e);
+  k.inv_mass = slice(all.inv_mass, s, e), k.inertia = slice(all.inertia, s, e), k.id = slice(all.id, s, e);
   w.vectors("x", k.x, "m", "capsule centres of mass, world frame");
   w.vectors("v", k.v, "m/s", "capsule velocities, world frame");
   w.vectors("w", k.w, "rad/s", "capsule angular velocities, world frame");
@@ -475,7 +490,8 @@ void write_capsule_group(Writer& w, const CapsuleBodies& k) {
 
 // Beads keep the archive's masses and inverses (not recomputed from a density) so that the state comes back
 // bitwise.
-SphereBodies read_bead_group(const Reader& r) {
+// Appends the archive's beads to the sphere group of `b` (read before any capsule).
+void read_bead_group(const Reader& r, RigidBodies& b) {
   const hsize_t n = r.rows("radius");
   const auto x = r.doubles("x", n, 3), v = r.doubles("v", n, 3), w = r.doubles("w", n, 3);
   const auto radius = r.doubles("radius", n, 1), mass = r.doubles("mass", n, 1);
@@ -501,20 +517,21 @@ SphereBodies read_bead_group(const Reader& r) {
     }
   }
   const std::vector<std::uint32_t> id = r.ids("id", n);
-  SphereBodies b;
-  b.reserve(static_cast<int>(n));
-  for (hsize_t i = 0; i < n; ++i) {
-    b.add(row3(x, i), radius[i], 1.0, row3(v, i));
-    b.w[i] = row3(w, i);
-    b.mass[i] = mass[i];
-    b.inv_mass[i] = inv_mass[i];
-    b.inv_inertia[i] = inv_inertia[i];
-    b.id[i] = id[i];
+  b.reserve(b.count() + static_cast<int>(n));
+  for (hsize_t k = 0; k < n; ++k) {
+    b.add_sphere(row3(x, k), radius[k], 1.0, row3(v, k));
+    const int i = b.spheres() - 1;
+    b.w[i] = row3(w, k);
+    b.mass[i] = mass[k];
+    b.inv_mass[i] = inv_mass[k];
+    b.inv_inertia[i] = inv_inertia[k];
+    b.inertia[i] = Eigen::Vector3d::Constant(inv_inertia[k] > 0.0 ? 1.0 / inv_inertia[k] : 0.4 * mass[k] * radius[k] * radius[k]);
+    b.id[i] = id[k];
   }
-  return b;
 }
 
-CapsuleBodies read_capsule_group(const Reader& r) {
+// Appends the archive's capsules to the capsule group of `k`.
+void read_capsule_group(const Reader& r, RigidBodies& k) {
   const hsize_t n = r.rows("radius");
   const auto x = r.doubles("x", n, 3), v = r.doubles("v", n, 3), w = r.doubles("w", n, 3);
   const auto q = r.doubles("q", n, 4), radius = r.doubles("radius", n, 1);
@@ -524,12 +541,12 @@ CapsuleBodies read_capsule_group(const Reader& r) {
   r.positive("radius", radius), r.positive("half_length", half), r.positive("mass", mass);
   r.non_negative("inv_mass", inv_mass);
   r.each("inertia", inertia, 3, [](double s) { return std::isfinite(s) && s > 0.0; }, "a positive finite number");
-  // The shape (radius, half length) and the mass give the principal inertia (CapsuleBodies.hpp); a dimension
+  // The shape (radius, half length) and the mass give the principal inertia (RigidBodies.hpp); a dimension
   // changed alone is refused.
   for (hsize_t i = 0; i < n; ++i) {
     double m1 = 0.0;
     Eigen::Vector3d I1;
-    granular::capsule_mass_properties(half[i], radius[i], 1.0, m1, I1);
+    capsule_mass_properties(half[i], radius[i], 1.0, m1, I1);
     const Eigen::Vector3d expected = I1 * (mass[i] / m1);
     for (int c = 0; c < 3; ++c)
       if (!(std::abs(inertia[3 * i + c] / expected[c] - 1.0) <= 1e-9))
@@ -543,18 +560,17 @@ CapsuleBodies read_capsule_group(const Reader& r) {
       r.fail("q", "row " + std::to_string(i) + " has norm " + Reader::num(norm) + " (expected a unit quaternion)");
   }
   const std::vector<std::uint32_t> id = r.ids("id", n);
-  CapsuleBodies k;
-  for (hsize_t i = 0; i < n; ++i) {
-    k.add(row3(x, i), Eigen::Vector3d::UnitZ(), half[i], radius[i], 1.0, row3(v, i));
-    k.w[i] = row3(w, i);
-    k.q[i] = Eigen::Quaterniond(q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]);
-    k.mass[i] = mass[i];
-    k.inv_mass[i] = inv_mass[i];
-    k.inertia[i] = row3(inertia, i);
-    k.id[i] = id[i];
+  for (hsize_t j = 0; j < n; ++j) {
+    const int i = k.capsule(k.capsules());
+    k.add_capsule(row3(x, j), Eigen::Vector3d::UnitZ(), half[j], radius[j], 1.0, row3(v, j));
+    k.w[i] = row3(w, j);
+    k.q[i] = Eigen::Quaterniond(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+    k.mass[i] = mass[j];
+    k.inv_mass[i] = inv_mass[j];
+    k.inertia[i] = row3(inertia, j);
+    k.id[i] = id[j];
   }
   refresh_world_inertia(k);
-  return k;
 }
 
 // An integer archived as a double: finite, integral, in [lo, hi].
@@ -581,16 +597,16 @@ void write_restart(const Path& file, const granular::GranularModel& m, const con
     {
       Group g(f, "beads", true, file);
       Writer w{g.id, "/beads/", file, {}};
-      write_bead_group(w, m.beads);
+      write_bead_group(w, m.bodies);
     }
-    if (m.capsules.size() > 0) {
+    if (m.bodies.capsules() > 0) {
       Group g(f, "capsules", true, file);
       Writer w{g.id, "/capsules/", file, {}};
-      write_capsule_group(w, m.capsules);
+      write_capsule_group(w, m.bodies);
     }
     Writer root{f, "/", file, {}};
-    const double clock[4] = {m.time, static_cast<double>(m.step), static_cast<double>(m.beads.next_id),
-                             static_cast<double>(m.capsules.next_id)};
+    const double clock[4] = {m.time, static_cast<double>(m.step), static_cast<double>(m.bodies.next_id[0]),
+                             static_cast<double>(m.bodies.next_id[1])};
     root.matrix("clock", clock, 4, 1, "s, 1, 1, 1",
                 "time [s], step (steps taken since t = 0), next bead id, next capsule id");
     if (bead_cache || capsule_cache) {
@@ -638,15 +654,14 @@ void read_restart(const Path& file, granular::GranularModel& m, RestartExtras* e
   try {
     if (H5Lexists(f, "beads", H5P_DEFAULT) <= 0)
       throw std::runtime_error(file.string() + ": not a granular restart archive (no /beads)");
-    SphereBodies b;
-    CapsuleBodies k;
+    RigidBodies b;
     {
       Group g(f, "beads", false, file);
-      b = read_bead_group(Reader{g.id, "/beads/", file});
+      read_bead_group(Reader{g.id, "/beads/", file}, b);
     }
     if (H5Lexists(f, "capsules", H5P_DEFAULT) > 0) {
       Group g(f, "capsules", false, file);
-      k = read_capsule_group(Reader{g.id, "/capsules/", file});
+      read_capsule_group(Reader{g.id, "/capsules/", file}, b);
     }
     const Reader root{f, "/", file};
     // Archives written before capsules existed hold 3 clock entries.
@@ -658,13 +673,14 @@ void read_restart(const Path& file, granular::GranularModel& m, RestartExtras* e
     const double step = integral(root, "clock", clock[1], 0.0, kMaxExactInteger, "step");
     const double next_bead = integral(root, "clock", clock[2], 0.0, 4294967295.0, "the next bead id");
     const double next_capsule =
-        entries == 4 ? integral(root, "clock", clock[3], 0.0, 4294967295.0, "the next capsule id") : k.size();
-    for (std::uint32_t id : b.id)
-      if (id >= next_bead)
-        root.fail("clock", "the next bead id " + Reader::num(next_bead) + " is not above bead id " + std::to_string(id));
-    for (std::uint32_t id : k.id)
-      if (id >= next_capsule)
-        root.fail("clock", "the next capsule id " + Reader::num(next_capsule) + " is not above capsule id " + std::to_string(id));
+        entries == 4 ? integral(root, "clock", clock[3], 0.0, 4294967295.0, "the next capsule id") : b.capsules();
+    for (int i = 0; i < b.count(); ++i) {
+      const bool bead = i < b.spheres();
+      if (b.id[i] >= (bead ? next_bead : next_capsule))
+        root.fail("clock", std::string("the next ") + (bead ? "bead" : "capsule") + " id " +
+                               Reader::num(bead ? next_bead : next_capsule) + " is not above " +
+                               (bead ? "bead" : "capsule") + " id " + std::to_string(b.id[i]));
+    }
     RestartExtras x;
     if (H5Lexists(f, "contacts", H5P_DEFAULT) > 0) {
       Group g(f, "contacts", false, file);
@@ -690,10 +706,9 @@ void read_restart(const Path& file, granular::GranularModel& m, RestartExtras* e
       for (std::size_t i = 0; i + 1 < d.size(); i += 2) x.counters.discharge.emplace_back(d[i], static_cast<long>(d[i + 1]));
       x.has_counters = true;
     }
-    b.next_id = static_cast<std::uint32_t>(next_bead);
-    k.next_id = static_cast<std::uint32_t>(next_capsule);
-    m.beads = std::move(b);
-    m.capsules = std::move(k);
+    b.next_id[0] = static_cast<std::uint32_t>(next_bead);
+    b.next_id[1] = static_cast<std::uint32_t>(next_capsule);
+    m.bodies = std::move(b);
     m.time = clock[0];
     m.step = static_cast<long>(step);
     if (extras) *extras = std::move(x);

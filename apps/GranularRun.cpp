@@ -399,14 +399,13 @@ struct TerminateHandler {
 // The state the next step reads, copied before each step: a step that fails (solver or non-finite values) is
 // undone, so that restart.h5 and the last frame hold the last good state. Copies reuse their capacity.
 struct Snapshot {
-  SphereBodies beads;
-  CapsuleBodies capsules;
+  RigidBodies bodies;
   double time = 0.0;
   long step = 0;
   CacheContent bead_cache, capsule_cache, bead_position_cache, capsule_position_cache;
 
   void take(const GranularModel& m, GranularStepper& st) {
-    beads = m.beads, capsules = m.capsules, time = m.time, step = m.step;
+    bodies = m.bodies, time = m.time, step = m.step;
     auto copy = [](CacheContent& to, const contact::ContactCache& from) { to.keys = from.keys(), to.impulses = from.impulses(); };
     copy(bead_cache, st.contact_cache());
     copy(capsule_cache, st.capsule_contact_cache());
@@ -414,7 +413,7 @@ struct Snapshot {
     copy(capsule_position_cache, st.capsule_position_cache());
   }
   void restore(GranularModel& m, GranularStepper& st) const {
-    m.beads = beads, m.capsules = capsules, m.time = time, m.step = step;
+    m.bodies = bodies, m.time = time, m.step = step;
     bead_cache.load_into(st.contact_cache());
     capsule_cache.load_into(st.capsule_contact_cache());
     bead_position_cache.load_into(st.position_cache());
@@ -424,7 +423,7 @@ struct Snapshot {
 
 // "" when the last step's impulses and the bodies are finite; else which contact or body is not.
 std::string non_finite_after_step(const GranularModel& m, const GranularStepper& st) {
-  const auto& ids = m.beads.id;
+  const auto& ids = m.bodies.id;
   for (const SweepContact& c : st.contacts())
     if (!c.r.allFinite())
       return "contact of bead id " + std::to_string(ids[c.b]) +
@@ -441,11 +440,10 @@ std::string non_finite_after_step(const GranularModel& m, const GranularStepper&
 std::string fastest_body(const GranularModel& m) {
   double vmax = -1.0;
   std::string which = "no bodies";
-  for (int i = 0; i < m.beads.size(); ++i)
-    if (m.beads.v[i].norm() > vmax) vmax = m.beads.v[i].norm(), which = "bead id " + std::to_string(m.beads.id[i]);
-  for (int i = 0; i < m.capsules.size(); ++i)
-    if (m.capsules.v[i].norm() > vmax)
-      vmax = m.capsules.v[i].norm(), which = "capsule id " + std::to_string(m.capsules.id[i]);
+  for (int i = 0; i < m.bodies.spheres(); ++i)
+    if (m.bodies.v[i].norm() > vmax) vmax = m.bodies.v[i].norm(), which = "bead id " + std::to_string(m.bodies.id[i]);
+  for (int i = m.bodies.capsule(0); i < m.bodies.capsule(m.bodies.capsules()); ++i)
+    if (m.bodies.v[i].norm() > vmax) vmax = m.bodies.v[i].norm(), which = "capsule id " + std::to_string(m.bodies.id[i]);
   return "the fastest body after it: " + which + " at " + num(vmax) + " m/s";
 }
 
@@ -479,7 +477,7 @@ GranularSceneSummary check_granular_scene(const fs::path& scene_file, const std:
     s.fail_scene(e.what());
   }
   out.name = r.name;
-  out.beads = sc.model.beads.size();
+  out.beads = sc.model.bodies.spheres();
   out.walls = static_cast<int>(sc.model.walls.size());
   out.h = r.params.h;
   out.t_end = r.t_end;
@@ -523,13 +521,13 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     log << "talus: " << restart << " holds no contact cache (an older archive): the first step starts cold\n";
   const TerminateHandler terminate_handler;
 
-  const double bead_mass = m.beads.size() > 0 ? m.beads.mass[0] : 0.0;
-  const double radius = m.beads.size() > 0 ? m.beads.radius[0] : 0.0;
-  const long n0 = m.beads.size(), n_capsules0 = m.capsules.size();
+  const double bead_mass = m.bodies.spheres() > 0 ? m.bodies.mass[0] : 0.0;
+  const double radius = m.bodies.spheres() > 0 ? m.bodies.radius[0] : 0.0;
+  const long n0 = m.bodies.spheres(), n_capsules0 = m.bodies.capsules();
   const double t0 = m.time;
   if (!o.quiet) {
     log << "talus: " << name << " (" << kind << "): " << n0 << " beads, "
-        << (m.capsules.size() > 0 ? std::to_string(m.capsules.size()) + " capsules, " : "") << m.walls.size()
+        << (m.bodies.capsules() > 0 ? std::to_string(m.bodies.capsules()) + " capsules, " : "") << m.walls.size()
         << " walls, h = " << p.h << ", t_end = " << t_end << ", threads = " << p.threads
         << ", tolerance = " << p.tolerance << '\n';
     if (t_final < t_end - 1e-6 * p.h)
@@ -547,7 +545,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   std::vector<std::pair<double, std::string>> bead_frames, contact_frames, capsule_frames;
   int frame = 0;
   // The capsule series exists when the scene starts with capsules (and goes on once they have all left).
-  const bool capsule_series = m.capsules.size() > 0;
+  const bool capsule_series = m.bodies.capsules() > 0;
   // The last step's contacts index the bodies as they were; after an outflow removal, or a failed step undone,
   // they are left out.
   bool contacts_valid = false;
@@ -625,9 +623,9 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     j["failed_step"] = failed_step >= 0 ? nlohmann::json(failed_step) : nlohmann::json(nullptr);
     j["failed_time"] = failed_step >= 0 ? nlohmann::json(failed_time) : nlohmann::json(nullptr);
     j["beads"] = n0;
-    j["beads_left"] = m.beads.size();
+    j["beads_left"] = m.bodies.spheres();
     j["capsules"] = n_capsules0;
-    j["capsules_left"] = m.capsules.size();
+    j["capsules_left"] = m.bodies.capsules();
     j["scheme"] = p.scheme == GranularScheme::GeneralizedAlpha ? "generalized_alpha" : "moreau_jean";
     j["solver"] = p.solver == GranularSolver::Multilevel ? "multilevel"
                   : p.solver == GranularSolver::Nncg     ? "nncg"
@@ -682,7 +680,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
       break;
     }
     if (!counters.dropped && m.time >= sc.events.drop_time - 1e-12) {
-      m.beads.add(sc.events.drop_position, sc.events.drop_radius, sc.events.drop_density, sc.events.drop_velocity);
+      m.bodies.add_sphere(sc.events.drop_position, sc.events.drop_radius, sc.events.drop_density, sc.events.drop_velocity);
       counters.dropped = true;
     }
     before.take(m, stepper);
@@ -697,7 +695,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     if (!o.dump_fclib.empty() && r.step == dump_step) {
       const fs::path f = o.dump_fclib / (name + "_step" + std::to_string(r.step) + ".hdf5");
       solvers::FclibInfo info{name + " step " + std::to_string(r.step),
-                              "Talus granular scene " + kind + ", " + std::to_string(m.beads.size()) + " beads", "3D"};
+                              "Talus granular scene " + kind + ", " + std::to_string(m.bodies.spheres()) + " beads", "3D"};
       solvers::write_fclib_local(f.string(), stepper.last_problem(), info);
       if (!o.quiet) log << "\ntalus: wrote " << f.string() << " (" << r.contacts << " contacts)\n";
     }
@@ -721,19 +719,19 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     }
     // Outflow: beads that left the container are removed between steps (ids and the cache stay valid).
     if (std::isfinite(sc.events.remove_below_z) || std::isfinite(sc.events.remove_beyond_x)) {
-      remove_flags.assign(m.beads.size(), 0);
+      remove_flags.assign(m.bodies.count(), 0);
       long gone = 0;
-      for (int i = 0; i < m.beads.size(); ++i)
-        if (m.beads.x[i].z() < sc.events.remove_below_z || m.beads.x[i].x() > sc.events.remove_beyond_x)
+      for (int i = 0; i < m.bodies.spheres(); ++i)
+        if (m.bodies.x[i].z() < sc.events.remove_below_z || m.bodies.x[i].x() > sc.events.remove_beyond_x)
           remove_flags[i] = 1, ++gone;
-      if (gone > 0) m.beads.remove(remove_flags), contacts_valid = false;
+      if (gone > 0) m.bodies.remove(remove_flags), contacts_valid = false;
       // Capsules (the beads are already out, so only capsules go here).
-      if (m.capsules.size() > 0 && remove_escaped_bodies(m, sc.events, remove_flags) > 0) contacts_valid = false;
+      if (m.bodies.capsules() > 0 && remove_escaped_bodies(m, sc.events, remove_flags) > 0) contacts_valid = false;
       counters.removed += gone;
       counters.discharge.emplace_back(m.time, counters.removed);
     }
     // Drums: the dynamic angle of repose, averaged over the second half of the run (the bed's start-up excluded).
-    if (!m.drums.empty() && m.beads.size() > 0 && m.time >= 0.5 * (t0 + t_final)) {
+    if (!m.drums.empty() && m.bodies.spheres() > 0 && m.time >= 0.5 * (t0 + t_final)) {
       angle_sum += drum_repose_angle(m);
       ++angle_count;
     }
@@ -756,8 +754,8 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   if (bead_frames.back().first < m.time) write_frame();
   if (restart_step != m.step) save_restart();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  const double ke = kinetic_energy(m.beads);
-  ke_ratio = bead_mass > 0 ? ke / (std::max<long>(m.beads.size(), 1) * bead_mass * 9.81 * radius) : 0.0;
+  const double ke = kinetic_energy(m.bodies, ShapeKind::Sphere);
+  ke_ratio = bead_mass > 0 ? ke / (std::max<long>(m.bodies.spheres(), 1) * bead_mass * 9.81 * radius) : 0.0;
 
   // Discharge rate: slope of the removed mass over the middle half of the outflow.
   const long removed = counters.removed;

@@ -73,9 +73,9 @@ void run_steps(GranularStepper& s, GranularModel& m, const BeadSpec& spec, int s
   for (int q = 0; q < kPhaseCount; ++q) r.seconds_per_step += r.phase[q], r.cpu_seconds_per_step += r.phase_cpu[q];
   r.ns_per_contact_sweep = contact_sweeps > 0 ? 1e9 * solve_s / contact_sweeps : 0.0;
   r.cpu_ns_per_contact_sweep = contact_sweeps > 0 ? 1e9 * solve_cpu / contact_sweeps : 0.0;
-  r.ke_ratio = kinetic_energy(m.beads) / (m.beads.size() * m.beads.mass[0] * 9.81 * spec.radius);
-  r.bytes_per_bead = double(s.memory_bytes()) / m.beads.size();
-  r.peak_rss_bytes_per_bead = peak_rss_bytes() / m.beads.size();
+  r.ke_ratio = kinetic_energy(m.bodies, talus::ShapeKind::Sphere) / (m.bodies.spheres() * m.bodies.mass[0] * 9.81 * spec.radius);
+  r.bytes_per_bead = double(s.memory_bytes()) / m.bodies.spheres();
+  r.peak_rss_bytes_per_bead = peak_rss_bytes() / m.bodies.spheres();
 }
 
 void print(const Record& r, double h) {

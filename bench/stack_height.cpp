@@ -215,7 +215,7 @@ Case run_case(const std::string& family, int layers, const std::string& solver, 
   c.family = family, c.solver = solver, c.layers = layers;
   GranularScene sc = make_scene(family, layers, o.width);
   GranularModel& m = sc.model;
-  c.beads = m.beads.size();
+  c.beads = m.bodies.spheres();
   const bool collapse = family == "lattice_collapse";
   const int nsteps = collapse ? o.steps : 1 + o.warm_steps;
   GranularParameters p = base;
@@ -356,7 +356,7 @@ int run(int argc, char** argv) {
         GranularScene sc = make_scene(family, L, o.width);
         shared = calibrate(sc.model, base, 1e-3 * o.calibration_ms, o.calibration_sweeps);
         std::fprintf(stderr, "%s L=%d: %d beads, one sweep %.3g ms CPU (%ld sweeps + %ld checks in %d runs)\n",
-                     family.c_str(), L, sc.model.beads.size(), 1e3 * shared.sweep_cpu, shared.sweeps, shared.checks,
+                     family.c_str(), L, sc.model.bodies.spheres(), 1e3 * shared.sweep_cpu, shared.sweeps, shared.checks,
                      shared.runs);
       }
       for (const std::string& solver : o.solvers) {

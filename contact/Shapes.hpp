@@ -2,7 +2,7 @@
 // Obstacles of the granular path (issue 4 item 1): planes, optionally pierced by a circular orifice (silo
 // floors) and optionally moving along their normal (pistons, shaken floors), and oriented boxes fixed in space
 // (obstacles, hoppers). A box container is five planes (box_walls). Beads themselves are spheres stored in
-// engine/granular/SphereBodies.hpp; walls and boxes are few, so they are plain values scanned per bead rather
+// engine/bodies/RigidBodies.hpp; walls and boxes are few, so they are plain values scanned per bead rather
 // than entries of the broad-phase grid.
 #include <Eigen/Dense>
 #include <cmath>

@@ -14,9 +14,9 @@ Eigen::Matrix3d skew(const Eigen::Vector3d& p) {
 
 }  // namespace
 
-solvers::FrictionContactProblem assemble_problem(const std::vector<SweepContact>& contacts, const SphereBodies& beads) {
+solvers::FrictionContactProblem assemble_problem(const std::vector<SweepContact>& contacts, const RigidBodies& beads) {
   const int n = static_cast<int>(contacts.size());
-  const int nb = beads.size();
+  const int nb = beads.spheres();
   // Contacts of each bead (CSR), with the bead's side and lever arm.
   std::vector<int> start(nb + 1, 0);
   for (const SweepContact& c : contacts) {

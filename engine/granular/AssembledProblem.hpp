@@ -6,13 +6,13 @@
 // so W_ij = Σ_k s_ik s_jk Rᵢᵀ (1/m_k I − (1/I_k) [p_ik]× [p_jk]×) R_j over the beads k the two contacts share.
 #include <vector>
 
-#include "engine/granular/SphereBodies.hpp"
+#include "engine/bodies/RigidBodies.hpp"
 #include "engine/granular/SweepContact.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 
 namespace talus::granular {
 
 // Beads' velocities must be the free ones v* (no impulse applied).
-solvers::FrictionContactProblem assemble_problem(const std::vector<SweepContact>& contacts, const SphereBodies& beads);
+solvers::FrictionContactProblem assemble_problem(const std::vector<SweepContact>& contacts, const RigidBodies& beads);
 
 }  // namespace talus::granular

@@ -22,51 +22,47 @@ inline Eigen::Matrix3d cross_matrix(const Eigen::Vector3d& p) {
 }
 
 // m⁻¹ 1 − [p]× I⁻¹ [p]× of one body (zero when fixed).
-Eigen::Matrix3d body_block(BodyKind kind, int i, const Eigen::Vector3d& p, const SphereBodies& beads,
-                           const CapsuleBodies& capsules) {
+// A sphere's inverse inertia is the scalar inv_inertia, a capsule's the world tensor of the step.
+Eigen::Matrix3d body_block(BodyKind kind, int i, const Eigen::Vector3d& p, const RigidBodies& b) {
   if (kind == BodyKind::Fixed) return Eigen::Matrix3d::Zero();
   const Eigen::Matrix3d px = cross_matrix(p);
-  if (kind == BodyKind::Sphere)
-    return beads.inv_mass[i] * Eigen::Matrix3d::Identity() - beads.inv_inertia[i] * px * px;
-  return capsules.inv_mass[i] * Eigen::Matrix3d::Identity() - px * capsules.inv_inertia_world[i] * px;
+  if (kind == BodyKind::Sphere) return b.inv_mass[i] * Eigen::Matrix3d::Identity() - b.inv_inertia[i] * px * px;
+  return b.inv_mass[i] * Eigen::Matrix3d::Identity() - px * b.inv_inertia_world[i] * px;
 }
 
-inline Eigen::Vector3d point_velocity(BodyKind kind, int i, const Eigen::Vector3d& p, const SphereBodies& beads,
-                                      const CapsuleBodies& capsules) {
-  if (kind == BodyKind::Sphere) return beads.v[i] + beads.w[i].cross(p);
-  if (kind == BodyKind::Capsule) return capsules.v[i] + capsules.w[i].cross(p);
-  return Eigen::Vector3d::Zero();
+inline Eigen::Vector3d point_velocity(BodyKind kind, int i, const Eigen::Vector3d& p, const RigidBodies& b) {
+  if (kind == BodyKind::Fixed) return Eigen::Vector3d::Zero();
+  return b.v[i] + b.w[i].cross(p);
 }
 
 // The impulse d (world) applied at lever arm p of one body.
-inline void apply(BodyKind kind, int i, const Eigen::Vector3d& p, const Eigen::Vector3d& d, SphereBodies& beads,
-                  CapsuleBodies& capsules) {
+inline void apply(BodyKind kind, int i, const Eigen::Vector3d& p, const Eigen::Vector3d& d, RigidBodies& b) {
   if (kind == BodyKind::Sphere) {
-    beads.v[i] += beads.inv_mass[i] * d;
-    beads.w[i] += beads.inv_inertia[i] * p.cross(d);
+    b.v[i] += b.inv_mass[i] * d;
+    b.w[i] += b.inv_inertia[i] * p.cross(d);
   } else if (kind == BodyKind::Capsule) {
-    capsules.v[i] += capsules.inv_mass[i] * d;
-    capsules.w[i] += capsules.inv_inertia_world[i] * p.cross(d);
+    b.v[i] += b.inv_mass[i] * d;
+    b.w[i] += b.inv_inertia_world[i] * p.cross(d);
   }
 }
 
-inline void push(const GeneralContact& c, const Eigen::Vector3d& dr, SphereBodies& beads, CapsuleBodies& capsules) {
+inline void push(const GeneralContact& c, const Eigen::Vector3d& dr, RigidBodies& b) {
   const Eigen::Vector3d d = dr[0] * c.n + dr[1] * c.t1 + dr[2] * c.t2;
-  apply(c.kind_b, c.b, c.pb, d, beads, capsules);
-  apply(c.kind_a, c.a, c.pa, -d, beads, capsules);
+  apply(c.kind_b, c.b, c.pb, d, b);
+  apply(c.kind_a, c.a, c.pa, -d, b);
 }
 
-inline void update(GeneralContact& c, SphereBodies& beads, CapsuleBodies& capsules) {
-  const Eigen::Vector3d u = general_contact_velocity(c, beads, capsules);
-  const Eigen::Vector3d b = u - c.local.W * c.r;
+inline void update(GeneralContact& c, RigidBodies& b) {
+  const Eigen::Vector3d u = general_contact_velocity(c, b);
+  const Eigen::Vector3d rhs = u - c.local.W * c.r;
   Eigen::Vector3d r = c.r;
-  solvers::solve_local_contact<3>(solvers::LocalSolverKind::Analytic, c.local, b, r, kLocalSettings);
-  push(c, r - c.r, beads, capsules);
+  solvers::solve_local_contact<3>(solvers::LocalSolverKind::Analytic, c.local, rhs, r, kLocalSettings);
+  push(c, r - c.r, b);
   c.r = r;
 }
 
-inline double contact_error(const GeneralContact& c, const SphereBodies& beads, const CapsuleBodies& capsules) {
-  const Eigen::Vector3d u = general_contact_velocity(c, beads, capsules);
+inline double contact_error(const GeneralContact& c, const RigidBodies& b) {
+  const Eigen::Vector3d u = general_contact_velocity(c, b);
   return solvers::contact_residual_squared(c.r.data(), u.data(), 3, c.local.mu);
 }
 
@@ -79,32 +75,29 @@ void for_each_colour(GeneralContactSet& set, F&& f) {
 }  // namespace
 
 void prepare_general_contact(GeneralContact& c, const Eigen::Vector3d& normal, const Eigen::Vector3d& pa,
-                             const Eigen::Vector3d& pb, double mu, const SphereBodies& beads,
-                             const CapsuleBodies& capsules) {
+                             const Eigen::Vector3d& pb, double mu, const RigidBodies& b) {
   const contact::ContactFrame f = contact::make_frame(normal);
   c.n = f.n, c.t1 = f.t1, c.t2 = f.t2;
   c.pa = pa, c.pb = pb;
   Eigen::Matrix3d F;
   F.row(0) = c.n.transpose(), F.row(1) = c.t1.transpose(), F.row(2) = c.t2.transpose();
   const Eigen::Matrix3d M =
-      body_block(c.kind_a, c.a, pa, beads, capsules) + body_block(c.kind_b, c.b, pb, beads, capsules);
+      body_block(c.kind_a, c.a, pa, b) + body_block(c.kind_b, c.b, pb, b);
   const Eigen::Matrix<double, 3, 3, Eigen::RowMajor> W = F * M * F.transpose();
   c.local = solvers::prepare_local_contact<3>(W.data(), mu);
 }
 
-Eigen::Vector3d general_contact_velocity(const GeneralContact& c, const SphereBodies& beads,
-                                         const CapsuleBodies& capsules) {
-  const Eigen::Vector3d rel =
-      point_velocity(c.kind_b, c.b, c.pb, beads, capsules) - point_velocity(c.kind_a, c.a, c.pa, beads, capsules);
+Eigen::Vector3d general_contact_velocity(const GeneralContact& c, const RigidBodies& b) {
+  const Eigen::Vector3d rel = point_velocity(c.kind_b, c.b, c.pb, b) - point_velocity(c.kind_a, c.a, c.pa, b);
   return Eigen::Vector3d(c.n.dot(rel) + c.extra, c.t1.dot(rel) + c.extra_t[0], c.t2.dot(rel) + c.extra_t[1]);
 }
 
 void apply_general_impulses(GeneralContactSet& set) {
-  for_each_colour(set, [&](const GeneralContact& c) { push(c, c.r, *set.beads, *set.capsules); });
+  for_each_colour(set, [&](const GeneralContact& c) { push(c, c.r, *set.bodies); });
 }
 
 void sweep_general_contacts(GeneralContactSet& set) {
-  for_each_colour(set, [&](GeneralContact& c) { update(c, *set.beads, *set.capsules); });
+  for_each_colour(set, [&](GeneralContact& c) { update(c, *set.bodies); });
 }
 
 void general_residual_blocks(GeneralContactSet& set) {
@@ -114,7 +107,7 @@ void general_residual_blocks(GeneralContactSet& set) {
   for (int k = 0; k < blocks; ++k) {
     double s = 0.0;
     for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i)
-      s += contact_error(set.contacts[i], *set.beads, *set.capsules);
+      s += contact_error(set.contacts[i], *set.bodies);
     set.block_sums[k] = s;
   }
 }
@@ -127,7 +120,7 @@ double general_squared_error(const GeneralContactSet& set) {
 
 double general_squared_velocity(const GeneralContactSet& set) {
   double s = 0.0;
-  for (const GeneralContact& c : set.contacts) s += general_contact_velocity(c, *set.beads, *set.capsules).squaredNorm();
+  for (const GeneralContact& c : set.contacts) s += general_contact_velocity(c, *set.bodies).squaredNorm();
   return s;
 }
 

@@ -20,8 +20,7 @@
 
 #include "contact/ContactCache.hpp"
 #include "engine/granular/BodyColouring.hpp"
-#include "engine/granular/CapsuleBodies.hpp"
-#include "engine/granular/SphereBodies.hpp"
+#include "engine/bodies/RigidBodies.hpp"
 #include "solvers/fc/LocalContactSolvers.hpp"
 
 namespace talus::granular {
@@ -29,7 +28,7 @@ namespace talus::granular {
 enum class BodyKind : std::int8_t { Fixed, Sphere, Capsule };
 
 struct GeneralContact {
-  std::int32_t a = -1, b = -1;  // indices in their kind's array (a = −1 when fixed)
+  std::int32_t a = -1, b = -1;  // body indices in the one store (a = −1 when fixed); the kinds pick the kernel
   BodyKind kind_a = BodyKind::Fixed, kind_b = BodyKind::Sphere;
   Eigen::Vector3d n, t1, t2;    // frame, n from a to b
   Eigen::Vector3d pa, pb;       // lever arms, world
@@ -45,8 +44,7 @@ struct GeneralContactSet {
   std::vector<GeneralContact> contacts;
   std::vector<contact::ContactKey> keys;  // same order
   ContactColours colours;
-  SphereBodies* beads = nullptr;
-  CapsuleBodies* capsules = nullptr;
+  RigidBodies* bodies = nullptr;
   std::vector<double> block_sums;  // residual blocks
   contact::ContactCache cache;     // impulses of the last step, world frame
   std::vector<Eigen::Vector3d> world_impulses;  // scratch of store_general_cache
@@ -71,12 +69,10 @@ inline contact::ContactKey general_key(KeyKind ka, std::uint32_t id_a, KeyKind k
 // Frame, lever arms, block of W (from the bodies' current inverse inertias) and μ of a contact whose a, b,
 // kinds are set.
 void prepare_general_contact(GeneralContact& c, const Eigen::Vector3d& normal, const Eigen::Vector3d& pa,
-                             const Eigen::Vector3d& pb, double mu, const SphereBodies& beads,
-                             const CapsuleBodies& capsules);
+                             const Eigen::Vector3d& pb, double mu, const RigidBodies& bodies);
 
 // u = H v + extra of a contact, in its frame (the bodies' current velocities).
-Eigen::Vector3d general_contact_velocity(const GeneralContact& c, const SphereBodies& beads,
-                                         const CapsuleBodies& capsules);
+Eigen::Vector3d general_contact_velocity(const GeneralContact& c, const RigidBodies& bodies);
 
 // Adds M⁻¹ Hᵀ r of every contact to the bodies' velocities (warm start). Inside or outside a parallel region.
 void apply_general_impulses(GeneralContactSet& set);

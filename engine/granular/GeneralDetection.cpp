@@ -13,15 +13,20 @@ namespace talus::granular {
 
 namespace {
 
-double max_bead_radius(const SphereBodies& b) {
+double max_bead_radius(const RigidBodies& b) {
   double r = 0.0;
-  for (double v : b.radius) r = std::max(r, v);
+  for (int i = 0; i < b.spheres(); ++i) r = std::max(r, b.radius[i]);
   return r;
 }
 
 // The capsule where its start-of-step velocities carry it in one step (x + h v, exp(h ω) q).
-contact::CapsuleShape advanced(const CapsuleBodies& c, int i, double h) {
-  contact::CapsuleShape s = c.shape(i);
+contact::CapsuleShape capsule_shape(const RigidBodies& c, int i) {
+  return {c.x[i], c.axis(i), c.half_length[i], c.radius[i]};
+}
+
+// Capsule i (body index) moved rigidly over h with its current velocities.
+contact::CapsuleShape advanced(const RigidBodies& c, int i, double h) {
+  contact::CapsuleShape s = capsule_shape(c, i);
   s.centre += h * c.v[i];
   const double angle = h * c.w[i].norm();
   if (angle > 0.0) s.axis = Eigen::AngleAxisd(angle, c.w[i].normalized()) * s.axis;
@@ -36,7 +41,7 @@ contact::CapsuleShape advanced(const CapsuleBodies& c, int i, double h) {
 // Only the closing part is kept (a gap opening by curvature is not relied on).
 double second_order_drift(const GeneralCandidate& g, const GranularModel& m, const std::vector<contact::Wall>& walls,
                           double h, double un_kinematic) {
-  const CapsuleBodies& caps = m.capsules;
+  const RigidBodies& caps = m.bodies;
   contact::ContactPoint pts[5];
   double gap = g.point.gap;
   auto pick = [&](int n) {
@@ -48,9 +53,9 @@ double second_order_drift(const GeneralCandidate& g, const GranularModel& m, con
   };
   if (g.kind_a == BodyKind::Capsule && g.kind_b == BodyKind::Sphere) {
     const contact::CapsuleShape a = advanced(caps, g.a, h);
-    const Eigen::Vector3d xb0 = m.periodic.any() ? Eigen::Vector3d(caps.x[g.a] + m.periodic.minimum_image(m.beads.x[g.b] - caps.x[g.a]))
-                                                 : m.beads.x[g.b];
-    if (contact::capsule_sphere_point(a, xb0 + h * m.beads.v[g.b], m.beads.radius[g.b], pts[0])) gap = pts[0].gap;
+    const Eigen::Vector3d xb0 = m.periodic.any() ? Eigen::Vector3d(caps.x[g.a] + m.periodic.minimum_image(caps.x[g.b] - caps.x[g.a]))
+                                                 : caps.x[g.b];
+    if (contact::capsule_sphere_point(a, xb0 + h * caps.v[g.b], caps.radius[g.b], pts[0])) gap = pts[0].gap;
   } else if (g.kind_a == BodyKind::Capsule && g.kind_b == BodyKind::Capsule) {
     contact::CapsuleShape b = advanced(caps, g.b, h);
     if (m.periodic.any()) b.centre = caps.x[g.a] + m.periodic.minimum_image(b.centre - caps.x[g.a]);
@@ -58,7 +63,7 @@ double second_order_drift(const GeneralCandidate& g, const GranularModel& m, con
   } else if (g.kind_a == BodyKind::Fixed && g.kind_b == BodyKind::Sphere) {
     // A bead in a drum: inside a concave surface a straight path leaves it, so the gap closes by ~(v_T h)²/2R.
     const contact::Drum& drum = m.drums[((g.key >> 26) & 0x3ffffff) - kDrumKeyBase];
-    if (contact::sphere_drum_point(drum, m.beads.x[g.b] + h * m.beads.v[g.b], m.beads.radius[g.b], pts[0])) gap = pts[0].gap;
+    if (contact::sphere_drum_point(drum, caps.x[g.b] + h * caps.v[g.b], caps.radius[g.b], pts[0])) gap = pts[0].gap;
   } else if (g.key >> 62 == static_cast<std::uint64_t>(KeyKind::Wall)) {
     gap = pick(contact::capsule_wall_points(walls[(g.key >> 26) & 0x3ffffff], advanced(caps, g.b, h), pts));
   } else {
@@ -73,11 +78,11 @@ double second_order_drift(const GeneralCandidate& g, const GranularModel& m, con
 // Beads inside drums, appended in bead order (serial: one cheap test per bead and drum). A drum's axis must be
 // the periodic one, if any: the radial distance does not depend on the position along it.
 void detect_drum_contacts(const GranularModel& m, double margin, std::vector<GeneralCandidate>& out) {
-  const SphereBodies& beads = m.beads;
+  const RigidBodies& beads = m.bodies;
   contact::ContactPoint cp;
   for (int d = 0; d < static_cast<int>(m.drums.size()); ++d) {
     const contact::Drum& drum = m.drums[d];
-    for (int j = 0; j < beads.size(); ++j) {
+    for (int j = 0; j < beads.spheres(); ++j) {
       if (!contact::sphere_drum_point(drum, beads.x[j], beads.radius[j], cp) || cp.gap > margin) continue;
       GeneralCandidate g;
       g.a = -1, g.b = j, g.kind_a = BodyKind::Fixed, g.kind_b = BodyKind::Sphere;
@@ -91,18 +96,20 @@ void detect_drum_contacts(const GranularModel& m, double margin, std::vector<Gen
 
 }  // namespace
 
-double max_capsule_point_speed(const CapsuleBodies& c) {
+double max_capsule_point_speed(const RigidBodies& c) {
   double s = 0.0;
-  for (int i = 0; i < c.size(); ++i) s = std::max(s, c.v[i].norm() + c.w[i].norm() * c.bounding_radius(i));
+  for (int i = c.group_begin(ShapeKind::Capsule); i < c.group_end(ShapeKind::Capsule); ++i)
+    s = std::max(s, c.v[i].norm() + c.w[i].norm() * c.bounding_radius(i));
   return s;
 }
 
 void detect_general_contacts(const GranularModel& m, const contact::CellGrid& grid,
                              const std::vector<contact::Wall>& walls_now, const std::vector<double>& wall_speed,
                              double margin, double h, int threads, GeneralDetectionBuffers& buf) {
-  const CapsuleBodies& caps = m.capsules;
-  const SphereBodies& beads = m.beads;
-  const int nc = caps.size();
+  // Capsule candidates name bodies by their index in the one store (the capsule group follows the spheres).
+  const RigidBodies& caps = m.bodies;
+  const RigidBodies& beads = m.bodies;
+  const int c0 = caps.group_begin(ShapeKind::Capsule), nc = caps.capsules();
   buf.per_thread.resize(threads);
   buf.all.clear();
   if (nc == 0) {
@@ -127,8 +134,8 @@ void detect_general_contacts(const GranularModel& m, const contact::CellGrid& gr
     const int lo = static_cast<int>(static_cast<long>(nc) * t / threads);
     const int hi = static_cast<int>(static_cast<long>(nc) * (t + 1) / threads);
     contact::ContactPoint pts[5];
-    for (int i = lo; i < hi; ++i) {
-      const contact::CapsuleShape ci = caps.shape(i);
+    for (int i = c0 + lo; i < c0 + hi; ++i) {
+      const contact::CapsuleShape ci = capsule_shape(caps, i);
       // Beads near the capsule (their image nearest to it).
       contact::for_bodies_near(grid, ci.centre, ci.half_length + ci.radius + rmax + margin, [&](std::int32_t j) {
         const Eigen::Vector3d xj =
@@ -138,9 +145,9 @@ void detect_general_contacts(const GranularModel& m, const contact::CellGrid& gr
                general_key(KeyKind::Capsule, caps.id[i], KeyKind::Sphere, beads.id[j], 0), 0.0, m.mu_bead);
       });
       // Capsules with a larger id (each pair once, a = the smaller id).
-      for (int j = 0; j < nc; ++j) {
+      for (int j = c0; j < c0 + nc; ++j) {
         if (caps.id[j] <= caps.id[i]) continue;
-        contact::CapsuleShape cj = caps.shape(j);
+        contact::CapsuleShape cj = capsule_shape(caps, j);
         if (periodic) cj.centre = ci.centre + m.periodic.minimum_image(cj.centre - ci.centre);
         const double reach = ci.half_length + ci.radius + cj.half_length + cj.radius + margin;
         if ((cj.centre - ci.centre).squaredNorm() > reach * reach) continue;
@@ -182,16 +189,16 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel&
                               const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set,
                               bool generalized_alpha) {
   const int n = static_cast<int>(buf.all.size());
-  const int nb = m.beads.size();
   if (n == 0 && set.contacts.empty()) return 0.0;  // a bead-only step: nothing to colour
-  auto body = [&](BodyKind k, int i) { return k == BodyKind::Fixed ? -1 : (k == BodyKind::Sphere ? i : nb + i); };
+  // Colour on body indices of the one store (spheres first, then capsules).
+  auto body = [&](BodyKind k, int i) { return k == BodyKind::Fixed ? -1 : i; };
   buf.colour_a.resize(n);
   buf.colour_b.resize(n);
   for (int k = 0; k < n; ++k) {
     const GeneralCandidate& g = buf.all[k];
     buf.colour_a[k] = body(g.kind_a, g.a), buf.colour_b[k] = body(g.kind_b, g.b);
   }
-  colour_contacts_on_bodies(buf.colour_a.data(), buf.colour_b.data(), n, nb + m.capsules.size(), set.colours);
+  colour_contacts_on_bodies(buf.colour_a.data(), buf.colour_b.data(), n, m.bodies.group_end(ShapeKind::Capsule), set.colours);
   set.contacts.resize(n);
   set.keys.resize(n);
   set.block_sums.assign((n + 2047) / 2048, 0.0);
@@ -199,7 +206,7 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel&
   if (generalized_alpha) set.position_extra.resize(n);
   // The smooth acceleration of a body: gravity when it is free, none when fixed.
   auto gravity = [&](BodyKind kind, int i) -> Eigen::Vector3d {
-    const double inv_mass = kind == BodyKind::Sphere ? m.beads.inv_mass[i] : kind == BodyKind::Capsule ? m.capsules.inv_mass[i] : 0.0;
+    const double inv_mass = kind == BodyKind::Fixed ? 0.0 : m.bodies.inv_mass[i];
     return inv_mass > 0.0 ? m.gravity : Eigen::Vector3d::Zero();
   };
   double max_pen = 0.0;
@@ -208,14 +215,14 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel&
     const int s = set.colours.slot[k];
     GeneralContact& c = set.contacts[s];
     c.a = g.a, c.b = g.b, c.kind_a = g.kind_a, c.kind_b = g.kind_b;
-    prepare_general_contact(c, g.point.n, g.point.pa, g.point.pb, g.mu, m.beads, m.capsules);
+    prepare_general_contact(c, g.point.n, g.point.pa, g.point.pb, g.mu, m.bodies);
     set.keys[s] = g.key;
     max_pen = std::max(max_pen, -g.point.gap);
     if (generalized_alpha) {
       // The laws of GranularStepper.hpp's generalized-α: Newton's law when the smooth prediction
       // q* = q_k + h v_k + ½h² g closes the contact, else the open law; the position target is g(q_{k+1}) >= 0.
       c.extra = -g.wall_speed;
-      const double un_k = general_contact_velocity(c, m.beads, m.capsules)[0];
+      const double un_k = general_contact_velocity(c, m.bodies)[0];
       const double g_star = g.point.gap + h * un_k + 0.5 * h * h * c.n.dot(gravity(c.kind_b, c.b) - gravity(c.kind_a, c.a));
       if (g_star > 0.0)
         c.extra = g.point.gap / h - g.wall_speed;
@@ -226,10 +233,10 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel&
       c.extra = g.point.gap / h - g.wall_speed;
     } else {
       c.extra = -g.wall_speed;
-      if (e > 0.0) c.extra += e * std::min(0.0, general_contact_velocity(c, m.beads, m.capsules)[0]);
+      if (e > 0.0) c.extra += e * std::min(0.0, general_contact_velocity(c, m.bodies)[0]);
     }
     // u_N,k without the wall's motion (the drift is that of the bodies' own motion).
-    const double un = general_contact_velocity(c, m.beads, m.capsules)[0] - c.extra;
+    const double un = general_contact_velocity(c, m.bodies)[0] - c.extra;
     const double drift = second_order_drift(g, m, walls_now, h, un) / h;
     c.extra += drift;
     // A moving surface's tangential velocity: the contact's relative velocity is the bead's minus the surface's.

@@ -47,6 +47,6 @@ double build_general_contacts(GeneralDetectionBuffers& buffers, const GranularMo
                               bool generalized_alpha = false);
 
 // max over capsules of |v| + |ω| (half length + radius): a bound on their surface points' speed.
-double max_capsule_point_speed(const CapsuleBodies& c);
+double max_capsule_point_speed(const RigidBodies& c);
 
 }  // namespace talus::granular

@@ -7,14 +7,12 @@
 
 #include "contact/Periodicity.hpp"
 #include "contact/Shapes.hpp"
-#include "engine/granular/CapsuleBodies.hpp"
-#include "engine/granular/SphereBodies.hpp"
+#include "engine/bodies/RigidBodies.hpp"
 
 namespace talus::granular {
 
 struct GranularModel {
-  SphereBodies beads;
-  CapsuleBodies capsules;             // contact parameters as the beads' (mu_bead between bodies)
+  RigidBodies bodies;  // beads (the sphere group) and capsules (contact parameters as the beads': mu_bead)
   std::vector<contact::Wall> walls;
   std::vector<contact::Box> boxes;    // fixed obstacles (μ = mu_wall)
   std::vector<contact::Drum> drums;   // rotating drums holding the beads (μ = mu_wall); contacts: GeneralContacts

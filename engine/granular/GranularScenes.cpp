@@ -30,7 +30,13 @@ double symmetric(std::mt19937_64& g) { return 2.0 * static_cast<double>(g() >> 1
 void fill_lattice(GranularModel& m, const BeadSpec& s, long n, int per_side, const Eigen::Vector3d& corner) {
   std::mt19937_64 gen(s.seed), shapes(s.seed ^ 0x9e3779b97f4a7c15ull);
   const double a = s.spacing * s.radius;
-  m.beads.reserve(static_cast<int>(m.beads.size() + n));
+  m.bodies.reserve(static_cast<int>(m.bodies.count() + n));
+  // Capsules are added after the beads: each kind keeps its own id sequence, so ids are those of adding them
+  // in lattice order, and no bead insertion has to shift the capsule group.
+  struct CapsuleSite {
+    Eigen::Vector3d x, axis;
+  };
+  std::vector<CapsuleSite> capsule_sites;
   for (long k = 0; k < n; ++k) {
     const long layer = k / (static_cast<long>(per_side) * per_side);
     const long in = k % (static_cast<long>(per_side) * per_side);
@@ -42,11 +48,13 @@ void fill_lattice(GranularModel& m, const BeadSpec& s, long n, int per_side, con
     // sequence, and so the plain scene, does not change with the fraction).
     if (s.capsule_fraction > 0.0 && 0.5 * (symmetric(shapes) + 1.0) < s.capsule_fraction) {
       const Eigen::Vector3d axis(symmetric(shapes), symmetric(shapes), symmetric(shapes));
-      m.capsules.add(x, axis.norm() > 1e-3 ? axis : Eigen::Vector3d::UnitZ(), 0.5 * s.radius, 0.5 * s.radius, s.density);
+      capsule_sites.push_back({x, axis.norm() > 1e-3 ? axis : Eigen::Vector3d::UnitZ()});
       continue;
     }
-    m.beads.add(x, r, s.density);
+    m.bodies.add_sphere(x, r, s.density);
   }
+  for (const CapsuleSite& c : capsule_sites)
+    m.bodies.add_capsule(c.x, c.axis, 0.5 * s.radius, 0.5 * s.radius, s.density);
 }
 
 GranularModel base_model(const BeadSpec& s) {
@@ -64,15 +72,10 @@ double remove_escaped_bodies(GranularModel& m, const SceneEvents& ev, std::vecto
   };
   double mass = 0.0;
   bool any = false;
-  flags.assign(m.beads.size(), 0);
-  for (int i = 0; i < m.beads.size(); ++i)
-    if (gone(m.beads.x[i])) flags[i] = 1, mass += m.beads.mass[i], any = true;
-  if (any) m.beads.remove(flags);
-  any = false;
-  flags.assign(m.capsules.size(), 0);
-  for (int i = 0; i < m.capsules.size(); ++i)
-    if (gone(m.capsules.x[i])) flags[i] = 1, mass += m.capsules.mass[i], any = true;
-  if (any) m.capsules.remove(flags);
+  flags.assign(m.bodies.count(), 0);
+  for (int i = 0; i < m.bodies.count(); ++i)
+    if (gone(m.bodies.x[i])) flags[i] = 1, mass += m.bodies.mass[i], any = true;
+  if (any) m.bodies.remove(flags);
   return mass;
 }
 
@@ -95,7 +98,10 @@ GranularScene perturbed_stack(const BeadSpec& s, double ball_factor, double ball
   GranularScene sc = bead_stack(s);
   sc.kind = "perturbed_stack";
   double top = 0.0, width = 0.0;
-  for (const auto& x : sc.model.beads.x) top = std::max(top, x.z()), width = std::max(width, x.x());
+  for (int i = 0; i < sc.model.bodies.spheres(); ++i) {
+    const Eigen::Vector3d& x = sc.model.bodies.x[i];
+    top = std::max(top, x.z()), width = std::max(width, x.x());
+  }
   const int k = static_cast<int>(std::ceil(std::cbrt(static_cast<double>(s.n)) - 1e-9));
   width = k * s.spacing * s.radius;
   sc.events.drop_time = drop_time;
@@ -203,23 +209,23 @@ GranularScene drum(const BeadSpec& s, double radius_diameters, double thickness_
         const double x = (i - 0.5 * (nx - 1)) * a;
         const Eigen::Vector3d p(x + s.jitter * r * symmetric(gen), (j + 0.5) * L / ny, z);
         const double radius = r * (1.0 + s.polydispersity * symmetric(gen));
-        if (std::hypot(p.x(), p.z()) <= reach) sc.model.beads.add(p, radius, s.density);
+        if (std::hypot(p.x(), p.z()) <= reach) sc.model.bodies.add_sphere(p, radius, s.density);
       }
-  if (sc.model.beads.size() == 0) throw std::invalid_argument("drum: no bead fits the filled part (raise fill)");
+  if (sc.model.bodies.spheres() == 0) throw std::invalid_argument("drum: no bead fits the filled part (raise fill)");
   sc.t_end = 2.0;
   return sc;
 }
 
 double drum_repose_angle(const GranularModel& m) {
-  if (m.drums.empty() || m.beads.size() == 0) throw std::invalid_argument("drum_repose_angle: no drum or no beads");
+  if (m.drums.empty() || m.bodies.spheres() == 0) throw std::invalid_argument("drum_repose_angle: no drum or no beads");
   const contact::Drum& drum = m.drums.front();
   // Two directions across the axis: "down" (gravity's part across it) and "ahead" (where a positive rotation
   // carries the bottom of the drum).
   const Eigen::Vector3d g = m.gravity - m.gravity.dot(drum.axis) * drum.axis;
   const Eigen::Vector3d down = g.normalized(), ahead = drum.axis.cross(down);
   Eigen::Vector3d c = Eigen::Vector3d::Zero();
-  for (const Eigen::Vector3d& x : m.beads.x) c += x - drum.centre;
-  c /= m.beads.size();
+  for (int i = 0; i < m.bodies.spheres(); ++i) c += m.bodies.x[i] - drum.centre;
+  c /= m.bodies.spheres();
   // Dragged by the bottom, the bed climbs the wall that the bottom moves towards: its centroid moves "ahead".
   return std::atan2(c.dot(ahead), c.dot(down)) * 180.0 / std::numbers::pi;
 }
@@ -246,8 +252,8 @@ GranularScene bead_column(const BeadSpec& s, int layers) {
   // contacts whose exact reactions are all zero.
   sc.model.walls = {contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d::Ones())[0]};
   const double r = s.radius;
-  sc.model.beads.reserve(layers);
-  for (int j = 0; j < layers; ++j) sc.model.beads.add(Eigen::Vector3d(0.0, 0.0, r + 2.0 * r * j), r, s.density);
+  sc.model.bodies.reserve(layers);
+  for (int j = 0; j < layers; ++j) sc.model.bodies.add_sphere(Eigen::Vector3d(0.0, 0.0, r + 2.0 * r * j), r, s.density);
   sc.t_end = 1.0;
   return sc;
 }
@@ -266,7 +272,7 @@ GranularScene packed_box(const BeadSpec& s, int width, int layers) {
   sc.model = base_model(s);
   const double r = s.radius, side = 2.0 * r * width;
   sc.model.walls = contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d(side, side, 1.0));
-  sc.model.beads.reserve(static_cast<int>(packed_box_beads(width, layers)));
+  sc.model.bodies.reserve(static_cast<int>(packed_box_beads(width, layers)));
   // Layer j at height r + √2 r j: a bead of an odd layer sits over the centre of four beads 2 r apart, at
   // horizontal offset √2 r from each, so the centres are √(2 r² + 2 r²) = 2 r apart: touching.
   for (int j = 0; j < layers; ++j) {
@@ -274,7 +280,7 @@ GranularScene packed_box(const BeadSpec& s, int width, int layers) {
     const int n = odd ? width - 1 : width;
     const double z = r + std::numbers::sqrt2 * r * j, x0 = odd ? 2.0 * r : r;
     for (int i = 0; i < n; ++i)
-      for (int l = 0; l < n; ++l) sc.model.beads.add(Eigen::Vector3d(x0 + 2.0 * r * i, x0 + 2.0 * r * l, z), r, s.density);
+      for (int l = 0; l < n; ++l) sc.model.bodies.add_sphere(Eigen::Vector3d(x0 + 2.0 * r * i, x0 + 2.0 * r * l, z), r, s.density);
   }
   sc.t_end = 1.0;
   return sc;

@@ -23,9 +23,10 @@ std::size_t bytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
 }
 
-double max_radius(const SphereBodies& b) {
+// The largest bead (sphere group): the cell grid and the Morton cells are sized by it.
+double max_radius(const RigidBodies& b) {
   double r = 0.0;
-  for (double v : b.radius) r = std::max(r, v);
+  for (int i = 0; i < b.spheres(); ++i) r = std::max(r, b.radius[i]);
   return r;
 }
 
@@ -46,14 +47,14 @@ GranularStepper::GranularStepper(GranularModel& model, const GranularParameters&
   wall_buffers_.resize(params_.threads);
   work_.record_history = params_.record_history;
   multilevel_.fine.record_history = params_.record_history;
-  general_.beads = &m_.beads;
-  general_.capsules = &m_.capsules;
+  general_.bodies = &m_.bodies;
 }
 
 std::size_t GranularStepper::memory_bytes() const {
-  const SphereBodies& b = m_.beads;
-  std::size_t s = bytes(b.x) + bytes(b.v) + bytes(b.w) + bytes(b.radius) + bytes(b.mass) + bytes(b.inv_mass) +
-                  bytes(b.inv_inertia) + bytes(b.id);
+  const RigidBodies& b = m_.bodies;
+  std::size_t s = bytes(b.x) + bytes(b.v) + bytes(b.w) + bytes(b.q) + bytes(b.radius) + bytes(b.half_length) +
+                  bytes(b.mass) + bytes(b.inv_mass) + bytes(b.inertia) + bytes(b.inv_inertia) +
+                  bytes(b.inv_inertia_world) + bytes(b.force) + bytes(b.torque) + bytes(b.id);
   s += bytes(grid_.cell_start) + bytes(grid_.sorted) + bytes(grid_.body_cell);
   for (const auto& v : pair_buffers_) s += bytes(v);
   for (const auto& v : wall_buffers_) s += bytes(v);
@@ -64,30 +65,31 @@ std::size_t GranularStepper::memory_bytes() const {
   s += bytes(contacts_) + bytes(keys_) + bytes(gaps_) + bytes(world_impulses_) + bytes(work_.block_sums);
   // The cache: a key, a world impulse and a sort index per contact, twice (its rebuild buffers).
   s += 2 * cache_.size() * (sizeof(contact::ContactKey) + sizeof(Eigen::Vector3d) + sizeof(std::uint32_t));
-  s += bytes(order_) + bytes(sort_scratch_) + bytes(permute_scratch_.x) + bytes(permute_scratch_.v) +
-       bytes(permute_scratch_.w) + bytes(permute_scratch_.radius) + bytes(permute_scratch_.mass) +
-       bytes(permute_scratch_.inv_mass) + bytes(permute_scratch_.inv_inertia) + bytes(permute_scratch_.id);
+  const RigidBodies& p = permute_scratch_;
+  s += bytes(order_) + bytes(sort_scratch_) + bytes(p.x) + bytes(p.v) + bytes(p.w) + bytes(p.q) + bytes(p.radius) +
+       bytes(p.half_length) + bytes(p.mass) + bytes(p.inv_mass) + bytes(p.inertia) + bytes(p.inv_inertia) +
+       bytes(p.inv_inertia_world) + bytes(p.force) + bytes(p.torque) + bytes(p.id);
   return s;
 }
 
 void GranularStepper::resort() {
-  morton_order(m_.beads.x, 2.0 * std::max(max_radius(m_.beads), 1e-12), order_, sort_scratch_);
-  m_.beads.permute(order_, permute_scratch_);
+  morton_order(m_.bodies.x.data(), m_.bodies.spheres(), 2.0 * std::max(max_radius(m_.bodies), 1e-12), order_, sort_scratch_);
+  m_.bodies.permute_spheres(order_, permute_scratch_);
 }
 
 void GranularStepper::wrap_positions() {
   if (!m_.periodic.any()) return;
-  SphereBodies& b = m_.beads;
+  RigidBodies& b = m_.bodies;
   const int T = params_.threads;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
-  for (int i = 0; i < b.size(); ++i) m_.periodic.wrap(b.x[i]);
-  for (Eigen::Vector3d& x : m_.capsules.x) m_.periodic.wrap(x);
+  for (int i = 0; i < b.spheres(); ++i) m_.periodic.wrap(b.x[i]);
+  for (int i = b.spheres(); i < b.count(); ++i) m_.periodic.wrap(b.x[i]);
 }
 
 void GranularStepper::detect(double margin) {
-  SphereBodies& b = m_.beads;
+  RigidBodies& b = m_.bodies;
   wrap_positions();
-  const int n = b.size();
+  const int n = b.spheres();
   const int T = params_.threads;
   const double rmax = max_radius(b);
   // Walls where they are at the start of the step, and their mean normal velocity over it (a moving wall's
@@ -130,12 +132,12 @@ void GranularStepper::detect(double margin) {
     pairs_.insert(pairs_.end(), pair_buffers_[t].begin(), pair_buffers_[t].end());
     wall_hits_.insert(wall_hits_.end(), wall_buffers_[t].begin(), wall_buffers_[t].end());
   }
-  refresh_world_inertia(m_.capsules);
+  refresh_world_inertia(m_.bodies);
   detect_general_contacts(m_, grid_, walls_now_, wall_speed_, margin, h, T, general_buffers_);
 }
 
 bool GranularStepper::obstacle_point(int obstacle, int bead, contact::ContactPoint& cp) const {
-  const SphereBodies& b = m_.beads;
+  const RigidBodies& b = m_.bodies;
   const int nw = static_cast<int>(m_.walls.size());
   if (obstacle < nw) return contact::sphere_wall_point(walls_now_[obstacle], b.x[bead], b.radius[bead], cp);
   const contact::Box& box = m_.boxes[obstacle - nw];
@@ -147,15 +149,15 @@ bool GranularStepper::obstacle_point(int obstacle, int bead, contact::ContactPoi
 
 void GranularStepper::narrow() {
   // Narrow phase, frames, colouring, diagonal blocks and warm start: the contacts go to their slot in sweep order.
-  SphereBodies& b = m_.beads;
+  RigidBodies& b = m_.bodies;
   const int np = static_cast<int>(pairs_.size());
   const int n = np + static_cast<int>(wall_hits_.size());
   cand_a_.resize(n);
   cand_b_.resize(n);
   for (int k = 0; k < np; ++k) cand_a_[k] = pairs_[k].a, cand_b_[k] = pairs_[k].b;
   for (int k = np; k < n; ++k) cand_a_[k] = -1, cand_b_[k] = wall_hits_[k - np].bead;
-  build_sweep_layout(cand_a_.data(), cand_b_.data(), n, b.size(),
-                     params_.partitions > 0 ? params_.partitions : default_partitions(b.size()), layout_);
+  build_sweep_layout(cand_a_.data(), cand_b_.data(), n, b.spheres(),
+                     params_.partitions > 0 ? params_.partitions : default_partitions(b.spheres()), layout_);
   contacts_.resize(n);
   keys_.resize(n);
   gaps_.resize(n);
@@ -233,20 +235,17 @@ void GranularStepper::narrow() {
 }
 
 void GranularStepper::assemble() {
-  SphereBodies& b = m_.beads;
+  RigidBodies& b = m_.bodies;
   const double h = params_.h;
   const int T = params_.threads;
   // Generalized-α keeps v_k, ω_k: the position problem's prediction starts from them.
-  if (generalized_alpha()) {
-    v_start_ = b.v, w_start_ = b.w;
-    cap_v_start_ = m_.capsules.v, cap_w_start_ = m_.capsules.w;
-  }
+  if (generalized_alpha()) v_start_ = b.v, w_start_ = b.w;
   // Free velocities, then q = H v* + extra (its norm scales the residual).
   const Eigen::Vector3d dv = h * m_.gravity;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
-  for (int i = 0; i < b.size(); ++i)
+  for (int i = 0; i < b.spheres(); ++i)
     if (b.inv_mass[i] > 0.0) b.v[i] += dv;
-  add_free_velocities(m_.capsules, m_.gravity, h);
+  add_capsule_free_velocities(b, m_.gravity, h);
   const double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, b, T, work_);
   q_norm_ = std::sqrt(qq);
   if (keep_problem_) {
@@ -256,7 +255,7 @@ void GranularStepper::assemble() {
 }
 
 void GranularStepper::solve() {
-  SphereBodies& b = m_.beads;
+  RigidBodies& b = m_.bodies;
   if (params_.solver == GranularSolver::Multilevel) {
     apply_impulses(contacts_, layout_, b, params_.threads);
     apply_general_impulses(general_);
@@ -304,15 +303,13 @@ void GranularStepper::solve() {
 // bodies the smooth prediction (q̃_{k+1} − q_k)/h = v_k + ½h g (ω_k for rotations); the solve turns it into
 // (q_{k+1} − q_k)/h, with which the positions move. Then the velocity solve's impulses and v_{k+1} come back.
 void GranularStepper::correct_positions() {
-  SphereBodies& b = m_.beads;
-  CapsuleBodies& caps = m_.capsules;
+  RigidBodies& b = m_.bodies;
   const double h = params_.h;
   const int T = params_.threads;
   const int nc = static_cast<int>(contacts_.size());
   const solvers::SolverStats velocity = report_.solver;
   const int velocity_checks = report_.residual_checks, velocity_cycles = report_.cycles;
   v_end_ = b.v, w_end_ = b.w;
-  cap_v_end_ = caps.v, cap_w_end_ = caps.w;
   velocity_r_.resize(nc);
   const Eigen::Vector3d half_step = 0.5 * h * m_.gravity;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
@@ -326,13 +323,9 @@ void GranularStepper::correct_positions() {
     c.r = r;
   }
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
-  for (int i = 0; i < b.size(); ++i) {
+  for (int i = 0; i < b.count(); ++i) {
     b.v[i] = b.inv_mass[i] > 0.0 ? Eigen::Vector3d(v_start_[i] + half_step) : v_start_[i];
     b.w[i] = w_start_[i];
-  }
-  for (int i = 0; i < caps.size(); ++i) {
-    caps.v[i] = caps.inv_mass[i] > 0.0 ? Eigen::Vector3d(cap_v_start_[i] + half_step) : cap_v_start_[i];
-    caps.w[i] = cap_w_start_[i];
   }
   const int ng = static_cast<int>(general_.contacts.size());
   general_.velocity_r.resize(ng);
@@ -349,8 +342,8 @@ void GranularStepper::correct_positions() {
   solve();
   const solvers::SolverStats position = report_.solver;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
-  for (int i = 0; i < b.size(); ++i) b.x[i] += h * b.v[i];
-  integrate_capsules(caps, h);
+  for (int i = 0; i < b.spheres(); ++i) b.x[i] += h * b.v[i];
+  integrate_capsules(b, h);
   world_impulses_.resize(nc);
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
   for (int k = 0; k < nc; ++k) {
@@ -362,7 +355,6 @@ void GranularStepper::correct_positions() {
   store_general_cache(general_, general_.position_cache);
   for (int k = 0; k < ng; ++k) general_.contacts[k].r = general_.velocity_r[k];
   b.v.swap(v_end_), b.w.swap(w_end_);
-  caps.v.swap(cap_v_end_), caps.w.swap(cap_w_end_);
   // One report for the two solves: sweeps and time summed, the larger residual, the first failure.
   report_.position_sweeps = position.iterations;
   report_.residual_checks += velocity_checks;
@@ -380,13 +372,13 @@ void GranularStepper::correct_positions() {
 }
 
 void GranularStepper::integrate() {
-  SphereBodies& b = m_.beads;
+  RigidBodies& b = m_.bodies;
   const double h = params_.h;
   const int T = params_.threads;
   if (!generalized_alpha()) {
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
-    for (int i = 0; i < b.size(); ++i) b.x[i] += h * b.v[i];
-    integrate_capsules(m_.capsules, h);
+    for (int i = 0; i < b.spheres(); ++i) b.x[i] += h * b.v[i];
+    integrate_capsules(b, h);
   }
   const int nc = static_cast<int>(contacts_.size());
   world_impulses_.resize(nc);
@@ -399,7 +391,7 @@ void GranularStepper::integrate() {
 }
 
 const GranularStepReport& GranularStepper::step() {
-  SphereBodies& b = m_.beads;
+  RigidBodies& b = m_.bodies;
   const int T = params_.threads;
   // The stages as they happen, into the report and, when profiling, into the profile's trace.
   StageTimer stages(report_.phase_seconds, report_.phase_cpu_seconds);
@@ -412,8 +404,8 @@ const GranularStepReport& GranularStepper::step() {
   if (params_.resort_every > 0 && m_.step % params_.resort_every == 0) resort();
   double vmax = 0.0;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static) reduction(max : vmax)
-  for (int i = 0; i < b.size(); ++i) vmax = std::max(vmax, b.v[i].norm());
-  vmax = std::max(vmax, max_capsule_point_speed(m_.capsules));
+  for (int i = 0; i < b.spheres(); ++i) vmax = std::max(vmax, b.v[i].norm());
+  vmax = std::max(vmax, max_capsule_point_speed(b));
   const double h = params_.h;
   const double margin = h * (2.0 * vmax + h * m_.gravity.norm()) + 1e-9 * max_radius(b);
   detect(margin);

@@ -171,11 +171,10 @@ class GranularStepper {
   std::vector<Eigen::Vector3d> world_impulses_;
   contact::ContactCache cache_;
   // Generalized-α: each contact's position-level normal target, the velocity solve's impulses while the
-  // position problem holds the contacts, and the bodies' v_k, ω_k (start) and v_{k+1}, ω_{k+1} (end).
+  // position problem holds the contacts, and the bodies' v_k, ω_k (start) and v_{k+1}, ω_{k+1} (end), beads and capsules alike.
   std::vector<double> position_extra_;
   std::vector<Eigen::Vector3d> velocity_r_;
   std::vector<Eigen::Vector3d> v_start_, w_start_, v_end_, w_end_;
-  std::vector<Eigen::Vector3d> cap_v_start_, cap_w_start_, cap_v_end_, cap_w_end_;
   contact::ContactCache position_cache_;
   MatrixFreeWorkspace work_;
   MultilevelWorkspace multilevel_;
@@ -184,7 +183,7 @@ class GranularStepper {
   solvers::FrictionContactProblem problem_;
   std::vector<std::int32_t> order_;
   std::vector<std::pair<std::uint64_t, std::int32_t>> sort_scratch_;
-  SphereBodies permute_scratch_;
+  RigidBodies permute_scratch_;
   GeneralDetectionBuffers general_buffers_;
   GeneralContactSet general_;
 };

@@ -7,7 +7,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 
-#include "engine/granular/SphereBodies.hpp"
+#include "engine/bodies/RigidBodies.hpp"
 #include "engine/granular/SweepContact.hpp"
 
 namespace talus::granular {
@@ -48,7 +48,7 @@ inline void project_isotropic(Eigen::Vector3d& r, double mu) {
 }
 
 // Moves the contact's beads by M⁻¹ Hᵀ dr (dr in the contact frame).
-inline void push_impulse(const SweepContact& c, const Eigen::Vector3d& dr, SphereBodies& beads) {
+inline void push_impulse(const SweepContact& c, const Eigen::Vector3d& dr, RigidBodies& beads) {
   const Eigen::Vector3d d = dr[0] * c.n + dr[1] * c.t1 + dr[2] * c.t2;
   const Eigen::Vector3d nd = c.n.cross(d);  // p × d with p = ±r n
   beads.v[c.b] += beads.inv_mass[c.b] * d;

@@ -17,7 +17,7 @@ namespace {
 constexpr int kBlock = 2048;  // contacts per residual block: fixed, so the sum's order never changes
 
 template <bool Relaxed>
-inline void update(SweepContact& c, SphereBodies& beads, double omega) {
+inline void update(SweepContact& c, RigidBodies& beads, double omega) {
   const Eigen::Vector3d u = contact_velocity(c, beads);
   Eigen::Vector3d r = c.r;
   isotropic_local_solve(c.wn, c.wt, c.mu, u, r);
@@ -31,7 +31,7 @@ inline void update(SweepContact& c, SphereBodies& beads, double omega) {
 }
 
 template <bool Relaxed>
-void sweep_range(std::vector<SweepContact>& contacts, int s, int e, bool backward, SphereBodies& beads,
+void sweep_range(std::vector<SweepContact>& contacts, int s, int e, bool backward, RigidBodies& beads,
                  double omega) {
   if (backward) {
     for (int i = e - 1; i >= s; --i) update<Relaxed>(contacts[i], beads, omega);
@@ -44,7 +44,7 @@ void sweep_range(std::vector<SweepContact>& contacts, int s, int e, bool backwar
 // blocks are independent, so the result does not depend on who sweeps which), then the interface colours.
 // A backward sweep reverses the whole order.
 template <bool Relaxed>
-void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodies& beads, double omega,
+void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, RigidBodies& beads, double omega,
            bool backward) {
   const ContactColours& ic = L.interface;
   const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
@@ -63,7 +63,7 @@ void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodi
 // sweep, inside the parallel region: Δ = r − r_prev, β = ‖Δ‖² / ‖Δ_prev‖²; β > 1 restarts (p = Δ), otherwise
 // r += β p, the beads move by M⁻¹ Hᵀ (β p) (so velocities stay those of the reactions), and p = Δ + β p. The
 // next sweep projects back on the cones. Sums over fixed blocks: β does not depend on the thread count.
-void nncg_step(std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodies& beads,
+void nncg_step(std::vector<SweepContact>& contacts, const SweepLayout& L, RigidBodies& beads,
                MatrixFreeWorkspace& work) {
   const int n = static_cast<int>(contacts.size());
   const int blocks = static_cast<int>(work.block_sums.size());
@@ -103,13 +103,13 @@ void nncg_step(std::vector<SweepContact>& contacts, const SweepLayout& L, Sphere
   for (int k = 0; k < nc; ++k) for_colour(ic, k, base, false, accelerate);
 }
 
-inline double contact_error(const SweepContact& c, const SphereBodies& beads) {
+inline double contact_error(const SweepContact& c, const RigidBodies& beads) {
   const Eigen::Vector3d u = contact_velocity(c, beads);
   return solvers::contact_residual_squared(c.r.data(), u.data(), 3, c.mu);
 }
 
 // Inside a parallel region (or alone): the blocks' squared errors into work.block_sums.
-void residual_blocks(const std::vector<SweepContact>& contacts, const SphereBodies& beads, std::vector<double>& sums) {
+void residual_blocks(const std::vector<SweepContact>& contacts, const RigidBodies& beads, std::vector<double>& sums) {
   const int n = static_cast<int>(contacts.size());
   const int blocks = static_cast<int>(sums.size());
 #pragma omp for schedule(static)
@@ -120,7 +120,7 @@ void residual_blocks(const std::vector<SweepContact>& contacts, const SphereBodi
   }
 }
 
-void velocity_blocks(const std::vector<SweepContact>& contacts, const SphereBodies& beads, std::vector<double>& sums) {
+void velocity_blocks(const std::vector<SweepContact>& contacts, const RigidBodies& beads, std::vector<double>& sums) {
   const int n = static_cast<int>(contacts.size());
   const int blocks = static_cast<int>(sums.size());
 #pragma omp for schedule(static)
@@ -157,7 +157,7 @@ void set_solve_outcome(solvers::SolverStats& stats, int sweeps, double residual,
   }
 }
 
-void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& L, SphereBodies& beads,
+void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& L, RigidBodies& beads,
                     int threads) {
   const ContactColours& ic = L.interface;
   const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
@@ -171,7 +171,7 @@ void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout
   }
 }
 
-void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, SphereBodies& beads, int count,
+void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, RigidBodies& beads, int count,
                        int threads, GeneralContactSet* general) {
   if (count <= 0) return;
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -181,7 +181,7 @@ void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& l
   }
 }
 
-double matrix_free_residual(const std::vector<SweepContact>& contacts, const SphereBodies& beads, double q_norm,
+double matrix_free_residual(const std::vector<SweepContact>& contacts, const RigidBodies& beads, double q_norm,
                             int threads, MatrixFreeWorkspace& work, GeneralContactSet* general) {
   work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -192,7 +192,7 @@ double matrix_free_residual(const std::vector<SweepContact>& contacts, const Sph
   return total(work.block_sums, q_norm, general ? general_squared_error(*general) : 0.0);
 }
 
-double squared_contact_velocities(const std::vector<SweepContact>& contacts, const SphereBodies& beads, int threads,
+double squared_contact_velocities(const std::vector<SweepContact>& contacts, const RigidBodies& beads, int threads,
                                   MatrixFreeWorkspace& work) {
   work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -203,7 +203,7 @@ double squared_contact_velocities(const std::vector<SweepContact>& contacts, con
 }
 
 solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout,
-                                       SphereBodies& beads, double q_norm, const MatrixFreeParameters& p,
+                                       RigidBodies& beads, double q_norm, const MatrixFreeParameters& p,
                                        MatrixFreeWorkspace& work, GeneralContactSet* general) {
   const auto start = std::chrono::steady_clock::now();
   solvers::SolverStats stats;

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "engine/granular/ResidualSample.hpp"
-#include "engine/granular/SphereBodies.hpp"
+#include "engine/bodies/RigidBodies.hpp"
 #include "engine/granular/SweepContact.hpp"
 #include "engine/granular/SweepPartition.hpp"
 #include "solvers/core/SolverStats.hpp"
@@ -59,11 +59,11 @@ struct GeneralContactSet;  // GeneralContacts.hpp
 // other shapes, with their impulses already applied) is swept after the bead contacts in every sweep and
 // counted in the residual.
 solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout,
-                                       SphereBodies& beads, double q_norm, const MatrixFreeParameters& params,
+                                       RigidBodies& beads, double q_norm, const MatrixFreeParameters& params,
                                        MatrixFreeWorkspace& work, GeneralContactSet* general = nullptr);
 
 // `count` plain forward sweeps (ω = 1), no residual evaluation: the smoother of MultilevelNsgs.hpp.
-void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, SphereBodies& beads, int count,
+void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, RigidBodies& beads, int count,
                        int threads, GeneralContactSet* general = nullptr);
 
 // Fills stats' sweeps, residual and status (Converged, MaxIterations, or Diverged for a non-finite residual),
@@ -72,20 +72,20 @@ void set_solve_outcome(solvers::SolverStats& stats, int sweeps, double residual,
                        const std::string& solver, const std::string& detail);
 
 // Adds M⁻¹ Hᵀ r of every contact to the beads' velocities (parallel over blocks, then interface colours).
-void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& layout, SphereBodies& beads,
+void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& layout, RigidBodies& beads,
                     int threads);
 
 // The common residual of the current impulses, with u read from the beads' velocities (`general`'s contacts
 // counted too).
-double matrix_free_residual(const std::vector<SweepContact>& contacts, const SphereBodies& beads, double q_norm,
+double matrix_free_residual(const std::vector<SweepContact>& contacts, const RigidBodies& beads, double q_norm,
                             int threads, MatrixFreeWorkspace& work, GeneralContactSet* general = nullptr);
 
 // Σ ‖H v + extra‖² over the contacts (‖q‖² on the free velocities), summed over fixed blocks in parallel.
-double squared_contact_velocities(const std::vector<SweepContact>& contacts, const SphereBodies& beads, int threads,
+double squared_contact_velocities(const std::vector<SweepContact>& contacts, const RigidBodies& beads, int threads,
                                   MatrixFreeWorkspace& work);
 
 // The relative velocity u = H v + extra of one contact, in its frame.
-inline Eigen::Vector3d contact_velocity(const SweepContact& c, const SphereBodies& beads) {
+inline Eigen::Vector3d contact_velocity(const SweepContact& c, const RigidBodies& beads) {
   Eigen::Vector3d rel = beads.v[c.b] - c.rb * beads.w[c.b].cross(c.n);
   if (c.a >= 0) rel -= beads.v[c.a] + c.ra * beads.w[c.a].cross(c.n);
   return Eigen::Vector3d(c.n.dot(rel) + c.extra, c.t1.dot(rel), c.t2.dot(rel));

@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "engine/granular/MatrixFreeNsgs.hpp"
-#include "engine/granular/SphereBodies.hpp"
+#include "engine/bodies/RigidBodies.hpp"
 #include "engine/granular/SweepContact.hpp"
 #include "engine/granular/SweepPartition.hpp"
 #include "solvers/core/SolverStats.hpp"
@@ -110,13 +110,13 @@ struct MultilevelWorkspace {
 
 // Builds the aggregate levels of the step's contacts (positions and contacts are those of the step; gaps[k] is
 // contact k's gap at the start of the step: only closed contacts bind beads into aggregates).
-void build_aggregate_levels(const std::vector<SweepContact>& contacts, const double* gaps, const SphereBodies& beads,
+void build_aggregate_levels(const std::vector<SweepContact>& contacts, const double* gaps, const RigidBodies& beads,
                             const MultilevelParameters& params, MultilevelWorkspace& work);
 
 // Solves like solve_matrix_free (same entry conditions, residual and statistics: stats.counters.sweeps are the
 // fine sweeps, and so are the iterations; the cycles are in work.cycles), with V-cycles over the levels that build_aggregate_levels made.
 solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const SweepLayout& layout,
-                                      SphereBodies& beads, double q_norm, const MatrixFreeParameters& fine,
+                                      RigidBodies& beads, double q_norm, const MatrixFreeParameters& fine,
                                       const MultilevelParameters& params, MultilevelWorkspace& work,
                                       GeneralContactSet* general = nullptr);
 

@@ -19,9 +19,8 @@ std::uint64_t spread_bits(std::uint64_t v) {  // 21 bits → every third bit
 
 }  // namespace
 
-void morton_order(const std::vector<Eigen::Vector3d>& x, double cell, std::vector<std::int32_t>& order,
+void morton_order(const Eigen::Vector3d* x, int n, double cell, std::vector<std::int32_t>& order,
                   std::vector<std::pair<std::uint64_t, std::int32_t>>& scratch) {
-  const int n = static_cast<int>(x.size());
   Eigen::Vector3d lo = n > 0 ? x[0] : Eigen::Vector3d::Zero();
   for (int i = 1; i < n; ++i) lo = lo.cwiseMin(x[i]);
   scratch.resize(n);

@@ -10,9 +10,9 @@
 
 namespace talus::granular {
 
-// order[k] = the bead that goes to index k: beads sorted by the Morton code of their cell (cells of size
-// `cell`, 21 bits per axis), ties kept in index order. `scratch` is reused storage.
-void morton_order(const std::vector<Eigen::Vector3d>& x, double cell, std::vector<std::int32_t>& order,
+// order[k] = the bead that goes to index k: the n beads at x sorted by the Morton code of their cell (cells of
+// size `cell`, 21 bits per axis), ties kept in index order. `scratch` is reused storage.
+void morton_order(const Eigen::Vector3d* x, int n, double cell, std::vector<std::int32_t>& order,
                   std::vector<std::pair<std::uint64_t, std::int32_t>>& scratch);
 
 }  // namespace talus::granular

@@ -66,15 +66,15 @@ GranularScene capsule_stack() {
 TEST_CASE("the restart archive gives back beads and capsules bitwise", "[apps][granular][capsules]") {
   GranularScene sc = capsule_stack();
   GranularModel& m = sc.model;
-  REQUIRE(m.capsules.size() > 0);
-  REQUIRE(m.beads.size() > 0);
+  REQUIRE(m.bodies.capsules() > 0);
+  REQUIRE(m.bodies.spheres() > 0);
   GranularParameters p;
   p.h = 1e-3;
   GranularStepper stepper(m, p);
   for (int k = 0; k < 60; ++k) REQUIRE(stepper.step().solver.converged());
   // The capsules have started turning: their orientations are no longer the ones the lattice gave them.
   double spin = 0.0;
-  for (int i = 0; i < m.capsules.size(); ++i) spin = std::max(spin, m.capsules.w[i].norm());
+  for (int i = 0; i < m.bodies.capsules(); ++i) spin = std::max(spin, m.bodies.w[m.bodies.capsule(i)].norm());
   REQUIRE(spin > 0.0);
 
   const fs::path dir = scratch_dir("restart");
@@ -84,7 +84,9 @@ TEST_CASE("the restart archive gives back beads and capsules bitwise", "[apps][g
 
   CHECK(back.time == m.time);
   CHECK(back.step == m.step);
-  const CapsuleBodies &a = m.capsules, &b = back.capsules;
+  // One store: beads and capsules compared together.
+  const talus::RigidBodies &a = m.bodies, &b = back.bodies;
+  CHECK(b.group_start == a.group_start);
   CHECK(same_bits(a.x, b.x));
   CHECK(same_bits(a.v, b.v));
   CHECK(same_bits(a.w, b.w));
@@ -97,24 +99,28 @@ TEST_CASE("the restart archive gives back beads and capsules bitwise", "[apps][g
   CHECK(same_bits(a.id, b.id));
   CHECK(b.next_id == a.next_id);
   // The world inverse inertia follows from the restored orientation as the stepper forms it.
-  CapsuleBodies refreshed = a;
+  talus::RigidBodies refreshed = a;
   refresh_world_inertia(refreshed);
   CHECK(same_bits(refreshed.inv_inertia_world, b.inv_inertia_world));
-  CHECK(same_bits(m.beads.x, back.beads.x));
-  CHECK(same_bits(m.beads.v, back.beads.v));
-  CHECK(same_bits(m.beads.w, back.beads.w));
-  CHECK(same_bits(m.beads.mass, back.beads.mass));
-  CHECK(same_bits(m.beads.inv_mass, back.beads.inv_mass));
-  CHECK(same_bits(m.beads.inv_inertia, back.beads.inv_inertia));
-  CHECK(same_bits(m.beads.id, back.beads.id));
+  CHECK(same_bits(m.bodies.x, back.bodies.x));
+  CHECK(same_bits(m.bodies.v, back.bodies.v));
+  CHECK(same_bits(m.bodies.w, back.bodies.w));
+  CHECK(same_bits(m.bodies.mass, back.bodies.mass));
+  CHECK(same_bits(m.bodies.inv_mass, back.bodies.inv_mass));
+  CHECK(same_bits(m.bodies.inv_inertia, back.bodies.inv_inertia));
+  CHECK(same_bits(m.bodies.id, back.bodies.id));
 
   // A scene without capsules restarted from an archive without them has none.
   GranularModel no_capsules = m;
-  no_capsules.capsules = CapsuleBodies{};
+  {
+    std::vector<char> capsule_flags(no_capsules.bodies.count(), 0);
+    for (int c = 0; c < no_capsules.bodies.capsules(); ++c) capsule_flags[no_capsules.bodies.capsule(c)] = 1;
+    no_capsules.bodies.remove(capsule_flags);
+  }
   talus::app::write_restart(dir / "beads_only.h5", no_capsules);
   talus::app::read_restart(dir / "beads_only.h5", back);
-  CHECK(back.capsules.size() == 0);
-  CHECK(same_bits(m.beads.x, back.beads.x));
+  CHECK(back.bodies.capsules() == 0);
+  CHECK(same_bits(no_capsules.bodies.x, back.bodies.x));
   fs::remove_all(dir.parent_path());
 }
 
@@ -139,12 +145,12 @@ TEST_CASE("capsule frames and the contact network hold the capsules and their co
   talus::app::write_beads_vtp(dir / "beads.vtp", m, fc, p.h);
 
   const std::string caps = slurp(dir / "capsules.vtp");
-  CHECK(caps.find("NumberOfPoints=\"" + std::to_string(m.capsules.size()) + "\"") != std::string::npos);
+  CHECK(caps.find("NumberOfPoints=\"" + std::to_string(m.bodies.capsules()) + "\"") != std::string::npos);
   const std::vector<double> axis = data_array(caps, "axis"), q = data_array(caps, "orientation");
-  REQUIRE(axis.size() == 3u * m.capsules.size());
-  REQUIRE(q.size() == 4u * m.capsules.size());
-  for (int i = 0; i < m.capsules.size(); ++i) {
-    const Eigen::Vector3d ax = m.capsules.axis(i);
+  REQUIRE(axis.size() == 3u * m.bodies.capsules());
+  REQUIRE(q.size() == 4u * m.bodies.capsules());
+  for (int i = 0; i < m.bodies.capsules(); ++i) {
+    const Eigen::Vector3d ax = m.bodies.axis(m.bodies.capsule(i));
     CHECK((Eigen::Vector3d(axis[3 * i], axis[3 * i + 1], axis[3 * i + 2]) - ax).norm() < 1e-8);
     const Eigen::Quaterniond qi(q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]);
     CHECK((qi * Eigen::Vector3d::UnitZ() - ax).norm() < 1e-8);
@@ -193,8 +199,8 @@ TEST_CASE("talus run writes the capsule series only for scenes with capsules", "
   CHECK(fs::is_regular_file(o.out_dir / "capsules_00002.vtp"));
   GranularModel back;
   talus::app::read_restart(o.out_dir / "restart.h5", back);
-  CHECK(back.capsules.size() > 0);
-  CHECK(slurp(o.out_dir / "capsules_00002.vtp").find("NumberOfPoints=\"" + std::to_string(back.capsules.size())) !=
+  CHECK(back.bodies.capsules() > 0);
+  CHECK(slurp(o.out_dir / "capsules_00002.vtp").find("NumberOfPoints=\"" + std::to_string(back.bodies.capsules())) !=
         std::string::npos);
 
   o.out_dir = dir / "without";

@@ -90,7 +90,7 @@ void require_one_complete_run(const fs::path& out) {
   }
   talus::granular::GranularModel back;
   read_restart(out / "restart.h5", back);
-  CHECK(back.beads.size() > 0);
+  CHECK(back.bodies.spheres() > 0);
 }
 
 }  // namespace
@@ -298,8 +298,8 @@ TEST_CASE("a failed granular step leaves the last good state and names the step"
   read_restart(dir / "short" / "restart.h5", b);
   CHECK(a.step == failed - 1);
   CHECK(a.step == b.step);
-  CHECK(a.beads.x == b.beads.x);
-  CHECK(a.beads.v == b.beads.v);
+  CHECK(a.bodies.x == b.bodies.x);
+  CHECK(a.bodies.v == b.bodies.v);
   fs::remove_all(dir.parent_path());
 }
 

@@ -58,13 +58,13 @@ Final final_state(const fs::path& archive) {
 }
 
 void require_same(const Final& a, const Final& b) {
-  REQUIRE(a.model.beads.size() == b.model.beads.size());
+  REQUIRE(a.model.bodies.spheres() == b.model.bodies.spheres());
   CHECK(a.model.time == b.model.time);
   CHECK(a.model.step == b.model.step);
-  CHECK(same_bits(a.model.beads.id, b.model.beads.id));
-  CHECK(same_bits(a.model.beads.x, b.model.beads.x));
-  CHECK(same_bits(a.model.beads.v, b.model.beads.v));
-  CHECK(same_bits(a.model.beads.w, b.model.beads.w));
+  CHECK(same_bits(a.model.bodies.id, b.model.bodies.id));
+  CHECK(same_bits(a.model.bodies.x, b.model.bodies.x));
+  CHECK(same_bits(a.model.bodies.v, b.model.bodies.v));
+  CHECK(same_bits(a.model.bodies.w, b.model.bodies.w));
   CHECK(same_bits(a.extras.bead_cache.keys, b.extras.bead_cache.keys));
   CHECK(same_bits(a.extras.bead_cache.impulses, b.extras.bead_cache.impulses));
 }
@@ -103,7 +103,7 @@ TEST_CASE("a granular run to T and a run to T/2 plus a restart to T end bitwise 
   GranularStepper stepper(cold, p);
   while (cold.step < 240) REQUIRE(stepper.step().solver.converged());
   CHECK(cold.time == straight.model.time);
-  CHECK_FALSE(same_bits(cold.beads.x, straight.model.beads.x));
+  CHECK_FALSE(same_bits(cold.bodies.x, straight.model.bodies.x));
   fs::remove_all(dir.parent_path());
 }
 
@@ -138,7 +138,7 @@ TEST_CASE("a generalized-α run restarted at T/2 ends bitwise as the straight ru
   GranularStepper stepper(cold, p);
   half.extras.bead_cache.load_into(stepper.contact_cache());
   while (cold.step < straight.model.step) REQUIRE(stepper.step().solver.converged());
-  CHECK_FALSE(same_bits(cold.beads.x, straight.model.beads.x));
+  CHECK_FALSE(same_bits(cold.bodies.x, straight.model.bodies.x));
   fs::remove_all(dir.parent_path());
 }
 
@@ -154,7 +154,7 @@ TEST_CASE("a restart after the perturbed stack's drop does not drop the ball aga
   const Final straight = final_state(dir / "straight" / "restart.h5");
   const Final half = final_state(dir / "first" / "restart.h5");
   CHECK(half.extras.counters.dropped);
-  CHECK(straight.model.beads.size() == 65);
+  CHECK(straight.model.bodies.spheres() == 65);
   require_same(straight, final_state(dir / "second" / "restart.h5"));
   fs::remove_all(dir.parent_path());
 }
@@ -176,8 +176,8 @@ TEST_CASE("a silo with capsules restarted during its outflow ends bitwise as the
   REQUIRE(straight.extras.counters.removed > half.extras.counters.removed);
   REQUIRE(half.extras.capsule_cache.keys.size() > 0);
   require_same(straight, restarted);
-  const CapsuleBodies &a = straight.model.capsules, &b = restarted.model.capsules;
-  REQUIRE(a.size() > 0);
+  const talus::RigidBodies &a = straight.model.bodies, &b = restarted.model.bodies;
+  REQUIRE(a.capsules() > 0);
   CHECK(same_bits(a.id, b.id));
   CHECK(same_bits(a.x, b.x));
   CHECK(same_bits(a.v, b.v));
@@ -246,7 +246,7 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
   RunCounters counters;
   write_restart(good, sc.model, &stepper.contact_cache(), &stepper.capsule_contact_cache(), &counters);
   REQUIRE(read_error(good).empty());
-  const int n = sc.model.beads.size();
+  const int n = sc.model.bodies.spheres();
 
   struct Case {
     const char* dataset;
@@ -331,7 +331,7 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
     cs.n = 27;
     cs.capsule_fraction = 0.5;
     GranularScene with_capsules = bead_stack(cs);
-    REQUIRE(with_capsules.model.capsules.size() > 0);
+    REQUIRE(with_capsules.model.bodies.capsules() > 0);
     const fs::path caps = dir / "capsules.h5", bad = dir / "bad.h5";
     write_restart(caps, with_capsules.model);
     REQUIRE(read_error(caps).empty());
@@ -351,7 +351,7 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
   fs::copy_file(good, dir / "bad.h5", fs::copy_options::overwrite_existing);
   replace_dataset(dir / "bad.h5", "/clock", {nan, 0, 100, 0}, 4, 1);
   CHECK_THROWS(read_restart(dir / "bad.h5", untouched));
-  CHECK(same_bits(untouched.beads.x, sc.model.beads.x));
+  CHECK(same_bits(untouched.bodies.x, sc.model.bodies.x));
   fs::remove_all(dir.parent_path());
 }
 
@@ -362,7 +362,7 @@ TEST_CASE("a non-finite state is never written to restart.h5", "[apps][granular]
   GranularScene sc = bead_stack(spec);
   write_restart(dir / "restart.h5", sc.model);
   GranularModel bad = sc.model;
-  bad.beads.v[3].y() = std::numeric_limits<double>::quiet_NaN();
+  bad.bodies.v[3].y() = std::numeric_limits<double>::quiet_NaN();
   CHECK(non_finite_body(bad) == "bead id 3 (index 3): velocity (0, nan, 0)");
   CHECK(non_finite_body(sc.model).empty());
   try {
@@ -375,7 +375,7 @@ TEST_CASE("a non-finite state is never written to restart.h5", "[apps][granular]
   // The earlier archive is intact and no temporary file is left.
   GranularModel back;
   read_restart(dir / "restart.h5", back);
-  CHECK(same_bits(back.beads.v, sc.model.beads.v));
+  CHECK(same_bits(back.bodies.v, sc.model.bodies.v));
   CHECK_FALSE(fs::exists(temporary_name(dir / "restart.h5")));
   fs::remove_all(dir.parent_path());
 }

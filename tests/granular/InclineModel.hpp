@@ -14,8 +14,8 @@ inline GranularModel incline_model(double theta_deg, double mu, bool rotation_lo
   m.gravity = 9.81 * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
   m.mu_wall = mu;
   m.walls.push_back(talus::contact::Wall{});
-  m.beads.add(Eigen::Vector3d(0, 0, r), r, 2500.0);
-  if (rotation_locked) m.beads.inv_inertia[0] = 0.0;
+  m.bodies.add_sphere(Eigen::Vector3d(0, 0, r), r, 2500.0);
+  if (rotation_locked) m.bodies.inv_inertia[0] = 0.0;
   return m;
 }
 

@@ -34,12 +34,12 @@ SettleResult settle(long n, int steps, int threads) {
     out.all_converged = out.all_converged && r.solver.converged();
     out.worst_sweeps = std::max(out.worst_sweeps, r.solver.iterations);
   }
-  const double m = sc.model.beads.mass[0], g = 9.81, rad = spec.radius;
-  out.ke_ratio = kinetic_energy(sc.model.beads) / (n * m * g * rad);
+  const double m = sc.model.bodies.mass[0], g = 9.81, rad = spec.radius;
+  out.ke_ratio = kinetic_energy(sc.model.bodies, talus::ShapeKind::Sphere) / (n * m * g * rad);
   // Penetration of the final configuration: one more detection at zero velocity would do; the stepper's own
   // measure is that of the start of the last step, so take the next step's report.
   out.penetration_ratio = stepper.step().max_penetration / rad;
-  out.hash = state_hash(sc.model.beads);
+  out.hash = state_hash(sc.model.bodies);
   return out;
 }
 
@@ -97,6 +97,6 @@ TEST_CASE("the assembled-W path and the matrix-free path give the same motion") 
     REQUIRE(rb.solver.converged());
   }
   double dx = 0.0;
-  for (int i = 0; i < a.model.beads.size(); ++i) dx = std::max(dx, (a.model.beads.x[i] - b.model.beads.x[i]).norm());
+  for (int i = 0; i < a.model.bodies.spheres(); ++i) dx = std::max(dx, (a.model.bodies.x[i] - b.model.bodies.x[i]).norm());
   CHECK(dx <= 1e-3 * spec.radius);
 }

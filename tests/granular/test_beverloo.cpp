@@ -42,7 +42,7 @@ Discharge discharge(double orifice_diameters, double t_transient, double t_windo
   for (int l = 0; l < layers; ++l)
     for (int i = 0; i < per_row; ++i)
       for (int j = 0; j < per_row; ++j)
-        m.beads.add(Eigen::Vector3d((i + 0.5) * pitch + 0.1 * r * u(gen), (j + 0.5) * pitch + 0.1 * r * u(gen),
+        m.bodies.add_sphere(Eigen::Vector3d((i + 0.5) * pitch + 0.1 * r * u(gen), (j + 0.5) * pitch + 0.1 * r * u(gen),
                                     (l + 0.5) * layer_pitch),
                     r * (1.0 + 0.05 * u(gen)), kDensity);
   GranularParameters p;
@@ -57,18 +57,18 @@ Discharge discharge(double orifice_diameters, double t_transient, double t_windo
     out.worst_sweeps = std::max(out.worst_sweeps, rep.solver.iterations);
     // Re-inject the beads 4 r below the floor 3 r above the highest bead, at rest, at a random free spot.
     double top = 0.0;
-    for (const auto& x : m.beads.x) top = std::max(top, x.z());
-    for (int i = 0; i < m.beads.size(); ++i) {
-      if (m.beads.x[i].z() > -4.0 * r) continue;
+    for (const auto& x : m.bodies.x) top = std::max(top, x.z());
+    for (int i = 0; i < m.bodies.spheres(); ++i) {
+      if (m.bodies.x[i].z() > -4.0 * r) continue;
       if (k >= transient) ++out.counted;
       for (int attempt = 0;; ++attempt) {
         const Eigen::Vector3d x(0.5 * side + (0.5 * side - 1.2 * r) * u(gen), 0.5 * side + (0.5 * side - 1.2 * r) * u(gen),
                                 top + (3.0 + 0.5 * (attempt / 20)) * r);
         bool free = true;
-        for (int j = 0; j < m.beads.size() && free; ++j)
-          free = j == i || (m.beads.x[j] - x).norm() > m.beads.radius[j] + m.beads.radius[i] + 0.2 * r;
+        for (int j = 0; j < m.bodies.spheres() && free; ++j)
+          free = j == i || (m.bodies.x[j] - x).norm() > m.bodies.radius[j] + m.bodies.radius[i] + 0.2 * r;
         if (free) {
-          m.beads.x[i] = x, m.beads.v[i].setZero(), m.beads.w[i].setZero();
+          m.bodies.x[i] = x, m.bodies.v[i].setZero(), m.bodies.w[i].setZero();
           break;
         }
       }

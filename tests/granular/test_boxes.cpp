@@ -68,7 +68,7 @@ RidgeRun on_ridge(double dx, int steps) {
   const double ridge = half * std::sqrt(2.0);
   // On the ridge the contact normal is vertical only when dx = 0; offset beads touch the edge with a tilted one.
   const double z = ridge + std::sqrt(kR * kR - dx * dx);
-  m.beads.add(Eigen::Vector3d(dx, 0, z), kR, kRho);
+  m.bodies.add_sphere(Eigen::Vector3d(dx, 0, z), kR, kRho);
   GranularParameters p;
   p.tolerance = 1e-12;
   GranularStepper s(m, p);
@@ -80,9 +80,9 @@ RidgeRun on_ridge(double dx, int steps) {
     out.max_penetration = std::max(out.max_penetration, r.max_penetration);
     for (const SweepContact& c : s.contacts()) impulse += c.r[0] * c.n.z();
   }
-  out.drift_x = m.beads.x[0].x() - dx;
-  out.final_vx = m.beads.v[0].x();
-  out.mean_impulse_over_weight = impulse / (steps * p.h * m.beads.mass[0] * kG);
+  out.drift_x = m.bodies.x[0].x() - dx;
+  out.final_vx = m.bodies.v[0].x();
+  out.mean_impulse_over_weight = impulse / (steps * p.h * m.bodies.mass[0] * kG);
   return out;
 }
 

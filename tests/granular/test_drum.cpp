@@ -43,9 +43,9 @@ DrumRun spin(double froude, GranularScheme scheme = GranularScheme::MoreauJean, 
     out.angle += drum_repose_angle(sc.model);
     ++samples;
     for (const GeneralContact& c : s.general_contacts().contacts) {
-      const Eigen::Vector3d& x = sc.model.beads.x[c.b];
+      const Eigen::Vector3d& x = sc.model.bodies.x[c.b];
       if (c.r[0] > 0.0 && x.z() < -0.7 * sc.model.drums[0].radius) {
-        const Eigen::Vector3d u = general_contact_velocity(c, sc.model.beads, sc.model.capsules);
+        const Eigen::Vector3d u = general_contact_velocity(c, sc.model.bodies);
         out.slip += std::hypot(u[1], u[2]);
         ++touching;
       }
@@ -54,7 +54,7 @@ DrumRun spin(double froude, GranularScheme scheme = GranularScheme::MoreauJean, 
   out.angle /= samples;
   out.slip /= std::max(touching, 1);
   out.drum_speed = sc.model.drums[0].angular_velocity * (sc.model.drums[0].radius - spec.radius);
-  out.kinetic = kinetic_energy(sc.model.beads);
+  out.kinetic = kinetic_energy(sc.model.bodies, talus::ShapeKind::Sphere);
   return out;
 }
 

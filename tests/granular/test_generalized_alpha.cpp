@@ -36,15 +36,15 @@ GranularModel incline(double theta_deg, double mu, bool rotation_locked) {
 
 double potential_energy(const GranularModel& m) {
   double e = 0.0;
-  for (int i = 0; i < m.beads.size(); ++i)
-    if (m.beads.inv_mass[i] > 0.0) e -= m.beads.mass[i] * m.gravity.dot(m.beads.x[i]);
-  for (int i = 0; i < m.capsules.size(); ++i)
-    if (m.capsules.inv_mass[i] > 0.0) e -= m.capsules.mass[i] * m.gravity.dot(m.capsules.x[i]);
+  for (int i = 0; i < m.bodies.spheres(); ++i)
+    if (m.bodies.inv_mass[i] > 0.0) e -= m.bodies.mass[i] * m.gravity.dot(m.bodies.x[i]);
+  for (int i = 0; i < m.bodies.capsules(); ++i)
+    if (m.bodies.inv_mass[m.bodies.capsule(i)] > 0.0) e -= m.bodies.mass[m.bodies.capsule(i)] * m.gravity.dot(m.bodies.x[m.bodies.capsule(i)]);
   return e;
 }
 
 double energy(const GranularModel& m) {
-  return kinetic_energy(m.beads) + kinetic_energy(m.capsules) + potential_energy(m);
+  return kinetic_energy(m.bodies, talus::ShapeKind::Sphere) + kinetic_energy(m.bodies, talus::ShapeKind::Capsule) + potential_energy(m);
 }
 
 }  // namespace
@@ -53,7 +53,7 @@ TEST_CASE("generalized-α: free flight is the exact parabola, where Moreau–Jea
   const Eigen::Vector3d x0(0, 0, 1), v0(1.0, -0.5, 2.0);
   for (GranularScheme scheme : {GranularScheme::GeneralizedAlpha, GranularScheme::MoreauJean}) {
     GranularModel m;
-    m.beads.add(x0, kR, 2500.0, v0);
+    m.bodies.add_sphere(x0, kR, 2500.0, v0);
     GranularParameters p = ga();
     p.scheme = scheme;
     GranularStepper s(m, p);
@@ -61,13 +61,13 @@ TEST_CASE("generalized-α: free flight is the exact parabola, where Moreau–Jea
     for (int k = 0; k < steps; ++k) REQUIRE(s.step().solver.converged());
     const double t = steps * p.h;
     const Eigen::Vector3d exact = x0 + v0 * t + 0.5 * t * t * m.gravity;
-    const double error = (m.beads.x[0] - exact).norm();
+    const double error = (m.bodies.x[0] - exact).norm();
     INFO("position error " << error << " m");
     if (scheme == GranularScheme::GeneralizedAlpha)
       CHECK(error <= 1e-13);
     else
       CHECK(error == Approx(0.5 * p.h * kG * t).epsilon(1e-6));
-    CHECK((m.beads.v[0] - (v0 + t * m.gravity)).norm() <= 1e-12);
+    CHECK((m.bodies.v[0] - (v0 + t * m.gravity)).norm() <= 1e-12);
   }
 }
 
@@ -78,16 +78,16 @@ TEST_CASE("generalized-α: a block sticking on a slope below tan θ = μ does no
   for (int k = 0; k < 1000; ++k) REQUIRE(s.step().solver.converged());
   // One second at rest: the slope's pull, ½h² g sin θ = 1.4e-6 m a step, is taken back every step by the
   // position-level friction; without it the block would have crept about 1.4 mm.
-  INFO("x after 1 s: " << m.beads.x[0].x() << " m");
-  CHECK(std::abs(m.beads.x[0].x()) <= 1e-12);
-  CHECK(std::abs(m.beads.x[0].z() - kR) <= 1e-12);
-  CHECK(m.beads.v[0].norm() <= 1e-12);
+  INFO("x after 1 s: " << m.bodies.x[0].x() << " m");
+  CHECK(std::abs(m.bodies.x[0].x()) <= 1e-12);
+  CHECK(std::abs(m.bodies.x[0].z() - kR) <= 1e-12);
+  CHECK(m.bodies.v[0].norm() <= 1e-12);
   REQUIRE(s.contacts().size() == 1);
   const SweepContact& c = s.contacts()[0];
   const double c_th = std::cos(th * std::numbers::pi / 180.0), s_th = std::sin(th * std::numbers::pi / 180.0);
   const Eigen::Vector3d f = (c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2) / 1e-3;
-  CHECK(f.z() == Approx(m.beads.mass[0] * kG * c_th).epsilon(1e-9));
-  CHECK(f.x() == Approx(-m.beads.mass[0] * kG * s_th).epsilon(1e-9));
+  CHECK(f.z() == Approx(m.bodies.mass[0] * kG * c_th).epsilon(1e-9));
+  CHECK(f.x() == Approx(-m.bodies.mass[0] * kG * s_th).epsilon(1e-9));
 }
 
 TEST_CASE("generalized-α: a block above tan θ = μ and a rolling sphere follow their parabolas exactly") {
@@ -109,10 +109,10 @@ TEST_CASE("generalized-α: a block above tan θ = μ and a rolling sphere follow
     const int steps = 400;
     for (int k = 0; k < steps; ++k) REQUIRE(s.step().solver.converged());
     const double t = steps * p.h;
-    CHECK(m.beads.x[0].x() == Approx(0.5 * c.acceleration * t * t).epsilon(1e-9));
-    CHECK(m.beads.v[0].x() == Approx(c.acceleration * t).epsilon(1e-9));
-    CHECK(std::abs(m.beads.x[0].z() - kR) <= 1e-12);
-    if (!c.locked) CHECK(m.beads.w[0].y() == Approx(c.acceleration * t / kR).epsilon(1e-9));
+    CHECK(m.bodies.x[0].x() == Approx(0.5 * c.acceleration * t * t).epsilon(1e-9));
+    CHECK(m.bodies.v[0].x() == Approx(c.acceleration * t).epsilon(1e-9));
+    CHECK(std::abs(m.bodies.x[0].z() - kR) <= 1e-12);
+    if (!c.locked) CHECK(m.bodies.w[0].y() == Approx(c.acceleration * t / kR).epsilon(1e-9));
   }
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("generalized-α: a ten-bead column carries its exact weights and stays
   GranularParameters p = ga();
   p.resort_every = 0;  // bead k is the k-th from the floor
   GranularStepper s(sc.model, p);
-  const SphereBodies& b = sc.model.beads;
+  const talus::RigidBodies& b = sc.model.bodies;
   const std::vector<Eigen::Vector3d> x0 = b.x;
   for (int k = 0; k < 200; ++k) REQUIRE(s.step().solver.converged());
   const double w = b.mass[0] * kG * p.h;
@@ -131,7 +131,7 @@ TEST_CASE("generalized-α: a ten-bead column carries its exact weights and stays
     INFO("contact " << c.a << "–" << c.b);
     CHECK(c.r[0] == Approx(above * w).epsilon(1e-8));
   }
-  for (int i = 0; i < b.size(); ++i) CHECK((b.x[i] - x0[i]).norm() <= 1e-12);
+  for (int i = 0; i < b.spheres(); ++i) CHECK((b.x[i] - x0[i]).norm() <= 1e-12);
 }
 
 TEST_CASE("generalized-α: a bouncing bead leaves at −e times its arrival speed and never enters the floor") {
@@ -139,18 +139,18 @@ TEST_CASE("generalized-α: a bouncing bead leaves at −e times its arrival spee
   GranularModel m;
   m.restitution = e;
   m.walls.push_back(talus::contact::Wall{});
-  m.beads.add(Eigen::Vector3d(0, 0, kR + drop), kR, 2500.0);
+  m.bodies.add_sphere(Eigen::Vector3d(0, 0, kR + drop), kR, 2500.0);
   GranularStepper s(m, ga());
   double previous = 0.0, lowest_gap = 1.0, apex = 0.0;
   int bounces = 0;
   double arrival = 0.0, departure = 0.0;
   for (int k = 0; k < 400; ++k) {
-    const double before = m.beads.v[0].z();
+    const double before = m.bodies.v[0].z();
     REQUIRE(s.step().solver.converged());
-    const double after = m.beads.v[0].z();
-    lowest_gap = std::min(lowest_gap, m.beads.x[0].z() - kR);
+    const double after = m.bodies.v[0].z();
+    lowest_gap = std::min(lowest_gap, m.bodies.x[0].z() - kR);
     if (before < 0.0 && after > 0.0 && bounces++ == 0) arrival = before, departure = after;
-    if (bounces == 1) apex = std::max(apex, m.beads.x[0].z() - kR);
+    if (bounces == 1) apex = std::max(apex, m.bodies.x[0].z() - kR);
     previous = after;
   }
   (void)previous;
@@ -172,7 +172,7 @@ TEST_CASE("generalized-α: a falling lattice settles like Moreau–Jean, gaining
     p.threads = threads;
     GranularStepper s(sc.model, p);
     double e_prev = energy(sc.model), worst_gain = 0.0;
-    const double scale = sc.model.beads.size() * sc.model.beads.mass[0] * kG * kR;
+    const double scale = sc.model.bodies.spheres() * sc.model.bodies.mass[0] * kG * kR;
     for (int k = 0; k < 600; ++k) {
       const GranularStepReport& r = s.step();
       INFO("step " << r.step << ": " << r.solver.message);
@@ -185,9 +185,9 @@ TEST_CASE("generalized-α: a falling lattice settles like Moreau–Jean, gaining
     // solves stopped at the tolerance (1.3e-5 at 1e-4 measured; 1e-14 at 1e-5 on a 96-bead lattice).
     INFO("largest energy gain in one step: " << worst_gain << " N m g r");
     CHECK(worst_gain <= p.tolerance);
-    CHECK(kinetic_energy(sc.model.beads) / scale <= 1e-3);
-    for (const Eigen::Vector3d& x : sc.model.beads.x) height[threads - 1] += x.z() / sc.model.beads.size();
-    hashes[threads - 1] = state_hash(sc.model.beads);
+    CHECK(kinetic_energy(sc.model.bodies, talus::ShapeKind::Sphere) / scale <= 1e-3);
+    for (const Eigen::Vector3d& x : sc.model.bodies.x) height[threads - 1] += x.z() / sc.model.bodies.spheres();
+    hashes[threads - 1] = state_hash(sc.model.bodies);
   }
   CHECK(hashes[0] == hashes[1]);
   GranularScene sc = lattice_stack(spec, 3, 5);
@@ -196,7 +196,7 @@ TEST_CASE("generalized-α: a falling lattice settles like Moreau–Jean, gaining
   GranularStepper s(sc.model, p);
   for (int k = 0; k < 600; ++k) REQUIRE(s.step().solver.converged());
   double mj = 0.0;
-  for (const Eigen::Vector3d& x : sc.model.beads.x) mj += x.z() / sc.model.beads.size();
+  for (const Eigen::Vector3d& x : sc.model.bodies.x) mj += x.z() / sc.model.bodies.spheres();
   CHECK(height[0] == Approx(mj).epsilon(0.02));
 }
 
@@ -207,13 +207,13 @@ TEST_CASE("generalized-α: a capsule lying on a slope below tan θ = μ does not
   m.mu_wall = mu;
   m.walls.push_back(talus::contact::Wall{});
   // Axis along the slope: it cannot roll, it can only slide or stick.
-  m.capsules.add(Eigen::Vector3d(0, 0, kR), Eigen::Vector3d::UnitX(), 2 * kR, kR, 2500.0);
+  m.bodies.add_capsule(Eigen::Vector3d(0, 0, kR), Eigen::Vector3d::UnitX(), 2 * kR, kR, 2500.0);
   GranularStepper s(m, ga());
   for (int k = 0; k < 500; ++k) REQUIRE(s.step().solver.converged());
-  INFO("capsule centre after 0.5 s: " << m.capsules.x[0].transpose());
-  CHECK(std::abs(m.capsules.x[0].x()) <= 1e-11);
-  CHECK(std::abs(m.capsules.x[0].z() - kR) <= 1e-11);
-  CHECK(m.capsules.v[0].norm() <= 1e-10);
+  INFO("capsule centre after 0.5 s: " << m.bodies.x[m.bodies.capsule(0)].transpose());
+  CHECK(std::abs(m.bodies.x[m.bodies.capsule(0)].x()) <= 1e-11);
+  CHECK(std::abs(m.bodies.x[m.bodies.capsule(0)].z() - kR) <= 1e-11);
+  CHECK(m.bodies.v[m.bodies.capsule(0)].norm() <= 1e-10);
 
   BeadSpec spec;
   spec.n = 30;
@@ -221,7 +221,7 @@ TEST_CASE("generalized-α: a capsule lying on a slope below tan θ = μ does not
   GranularScene sc = bead_stack(spec);
   GranularStepper st(sc.model, ga(1e-4));
   double e_prev = energy(sc.model), worst_gain = 0.0;
-  const double scale = (sc.model.beads.size() + sc.model.capsules.size()) * sc.model.beads.mass[0] * kG * kR;
+  const double scale = (sc.model.bodies.spheres() + sc.model.bodies.capsules()) * sc.model.bodies.mass[0] * kG * kR;
   for (int k = 0; k < 500; ++k) {
     REQUIRE(st.step().solver.converged());
     const double e_now = energy(sc.model);
@@ -230,5 +230,5 @@ TEST_CASE("generalized-α: a capsule lying on a slope below tan θ = μ does not
   }
   INFO("largest energy gain in one step: " << worst_gain << " N m g r");
   CHECK(worst_gain <= 1e-4);
-  CHECK((kinetic_energy(sc.model.beads) + kinetic_energy(sc.model.capsules)) / scale <= 1e-2);
+  CHECK((kinetic_energy(sc.model.bodies, talus::ShapeKind::Sphere) + kinetic_energy(sc.model.bodies, talus::ShapeKind::Capsule)) / scale <= 1e-2);
 }

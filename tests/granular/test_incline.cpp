@@ -34,15 +34,15 @@ Motion roll_down(double theta_deg, double mu, bool rotation_locked = false) {
   const int steps = 200;
   for (int k = 0; k < steps; ++k) out.converged = out.converged && s.step().solver.converged();
   const double t = steps * p.h;
-  out.acceleration = m.beads.v[0].x() / t;
-  out.spin_rate = m.beads.w[0].y() / t;  // rolling in +x spins about +y
-  out.mass = m.beads.mass[0];
+  out.acceleration = m.bodies.v[0].x() / t;
+  out.spin_rate = m.bodies.w[0].y() / t;  // rolling in +x spins about +y
+  out.mass = m.bodies.mass[0];
   REQUIRE(s.contacts().size() == 1);
   const SweepContact& c = s.contacts()[0];
   const Eigen::Vector3d f = (c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2) / p.h;
   out.normal_force = f.z();
   out.friction_force = f.x();
-  CHECK(std::abs(m.beads.x[0].z() - r) <= 1e-6 * r);
+  CHECK(std::abs(m.bodies.x[0].z() - r) <= 1e-6 * r);
   return out;
 }
 

@@ -61,7 +61,7 @@ ColumnLoads settle_column(int layers, double mu_wall, int settle_steps) {
       for (int j = 0; j < k; ++j) {
         const Eigen::Vector3d x(first + i * pitch + 0.15 * r * u(gen), first + j * pitch + 0.15 * r * u(gen),
                                 1.1 * r + 2.2 * r * l);
-        m.beads.add(x, r * (1.0 + 0.05 * u(gen)), kDensity);
+        m.bodies.add_sphere(x, r * (1.0 + 0.05 * u(gen)), kDensity);
       }
   }
   GranularParameters p;
@@ -86,7 +86,7 @@ ColumnLoads settle_column(int layers, double mu_wall, int settle_steps) {
   // slides and carries μ_w times its normal force (Janssen's assumption). Once the descent is steady (100 ms),
   // the forces are averaged over the next 100 steps: the column moves at constant speed, so they balance the
   // weight as at rest.
-  const int n = m.beads.size();
+  const int n = m.bodies.spheres();
   std::vector<double> wall_fz(n, 0.0);
   const int descent = 100, averaged = 100;
   for (int k = 0; k < descent + averaged; ++k) {
@@ -101,20 +101,20 @@ ColumnLoads settle_column(int layers, double mu_wall, int settle_steps) {
     }
   }
   std::vector<int> order(n);
-  for (int i = 0; i < n; ++i) order[i] = i, out.weight += m.beads.mass[i] * kG;
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return m.beads.x[a].z() > m.beads.x[b].z(); });
-  for (int i = 0; i < n; ++i) out.surface = std::max(out.surface, m.beads.x[i].z() + m.beads.radius[i]);
+  for (int i = 0; i < n; ++i) order[i] = i, out.weight += m.bodies.mass[i] * kG;
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return m.bodies.x[a].z() > m.bodies.x[b].z(); });
+  for (int i = 0; i < n; ++i) out.surface = std::max(out.surface, m.bodies.x[i].z() + m.bodies.radius[i]);
   // Cuts between consecutive bead centres (from the top down): the load across a cut balances the beads above.
   double load = 0.0;
   for (int k = 0; k + 1 < n; ++k) {
     const int i = order[k];
-    load += m.beads.mass[i] * kG - wall_fz[i];
+    load += m.bodies.mass[i] * kG - wall_fz[i];
     if ((k + 1) % 13 == 6 || (k + 1) % 13 == 0) {
-      out.depth.push_back(out.surface - 0.5 * (m.beads.x[i].z() + m.beads.x[order[k + 1]].z()));
+      out.depth.push_back(out.surface - 0.5 * (m.bodies.x[i].z() + m.bodies.x[order[k + 1]].z()));
       out.load.push_back(load);
     }
   }
-  out.ke_ratio = kinetic_energy(m.beads) / (n * m.beads.mass[0] * kG * r);
+  out.ke_ratio = kinetic_energy(m.bodies, talus::ShapeKind::Sphere) / (n * m.bodies.mass[0] * kG * r);
   out.width = width;
   out.mu_wall = mu_wall;
   return out;

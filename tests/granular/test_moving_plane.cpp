@@ -31,7 +31,7 @@ Shaken shake(double amplitude, double frequency, double h, int steps) {
   talus::contact::Wall floor;
   floor.amplitude = amplitude, floor.frequency = frequency;
   m.walls.push_back(floor);
-  m.beads.add(Eigen::Vector3d(0, 0, kR), kR, kRho);
+  m.bodies.add_sphere(Eigen::Vector3d(0, 0, kR), kR, kRho);
   GranularParameters p;
   p.h = h;
   p.tolerance = 1e-12;
@@ -41,7 +41,7 @@ Shaken shake(double amplitude, double frequency, double h, int steps) {
     const double t = m.time;
     REQUIRE(s.step().solver.converged());
     if (out.first_free_time < 0 && k > 0 && floor_impulse(s) == 0.0) out.first_free_time = t;
-    out.max_gap = std::max(out.max_gap, m.beads.x[0].z() - kR - floor.displacement(m.time));
+    out.max_gap = std::max(out.max_gap, m.bodies.x[0].z() - kR - floor.displacement(m.time));
   }
   return out;
 }
@@ -53,17 +53,17 @@ TEST_CASE("a bead on a floor rising at constant speed moves with it") {
   talus::contact::Wall floor;
   floor.speed = 0.2;
   m.walls.push_back(floor);
-  m.beads.add(Eigen::Vector3d(0, 0, kR), kR, kRho);
+  m.bodies.add_sphere(Eigen::Vector3d(0, 0, kR), kR, kRho);
   GranularParameters p;
   p.tolerance = 1e-12;
   GranularStepper s(m, p);
   for (int k = 0; k < 300; ++k) {
     REQUIRE(s.step().solver.converged());
     // Carried from the first step on: a per-step impulse m (g h + speed) then m g h.
-    CHECK(m.beads.v[0].z() == Approx(0.2).epsilon(1e-9));
-    CHECK(floor_impulse(s) == Approx(m.beads.mass[0] * (kG * p.h + (k == 0 ? 0.2 : 0.0))).epsilon(1e-9));
+    CHECK(m.bodies.v[0].z() == Approx(0.2).epsilon(1e-9));
+    CHECK(floor_impulse(s) == Approx(m.bodies.mass[0] * (kG * p.h + (k == 0 ? 0.2 : 0.0))).epsilon(1e-9));
   }
-  CHECK(m.beads.x[0].z() == Approx(kR + 0.2 * m.time).epsilon(1e-9));
+  CHECK(m.bodies.x[0].z() == Approx(kR + 0.2 * m.time).epsilon(1e-9));
 }
 
 TEST_CASE("a descending piston floor lets the bead fall with it but never through it") {
@@ -71,15 +71,15 @@ TEST_CASE("a descending piston floor lets the bead fall with it but never throug
   talus::contact::Wall floor;
   floor.speed = -0.05;  // slower than the bead's free fall after 5 ms
   m.walls.push_back(floor);
-  m.beads.add(Eigen::Vector3d(0, 0, kR), kR, kRho);
+  m.bodies.add_sphere(Eigen::Vector3d(0, 0, kR), kR, kRho);
   GranularParameters p;
   p.tolerance = 1e-12;
   GranularStepper s(m, p);
   for (int k = 0; k < 200; ++k) {
     REQUIRE(s.step().solver.converged());
-    CHECK(m.beads.x[0].z() - kR - floor.displacement(m.time) >= -1e-12);
+    CHECK(m.bodies.x[0].z() - kR - floor.displacement(m.time) >= -1e-12);
   }
-  CHECK(m.beads.v[0].z() == Approx(-0.05).epsilon(1e-9));
+  CHECK(m.bodies.v[0].z() == Approx(-0.05).epsilon(1e-9));
 }
 
 TEST_CASE("a floor shaken with A (2π f)² > g throws the bead off at the predicted phase") {

@@ -39,7 +39,7 @@ void check_column_weights(int layers) {
   GranularStepper s(sc.model, p);
   const GranularStepReport& r = s.step();
   REQUIRE(r.solver.converged());
-  const SphereBodies& b = sc.model.beads;
+  const talus::RigidBodies& b = sc.model.bodies;
   const double w = b.mass[0] * 9.81 * p.h;
   CHECK(normal_impulse(s, 0, -1) == Approx(layers * w).epsilon(1e-9));
   for (int k = 0; k + 1 < layers; ++k) {
@@ -49,7 +49,7 @@ void check_column_weights(int layers) {
   // One cycle after the plain sweeps that come first, where plain NSGS needs 163 sweeps for ten beads.
   CHECK(r.cycles == 1);
   CHECK(r.solver.counters.sweeps <= p.multilevel.plain_first + 4);
-  for (int i = 0; i < b.size(); ++i) CHECK(b.v[i].norm() < 1e-9);
+  for (int i = 0; i < b.spheres(); ++i) CHECK(b.v[i].norm() < 1e-9);
 }
 
 }  // namespace
@@ -85,10 +85,10 @@ TEST_CASE("multilevel and NNCG agree with plain NSGS at 1e-10 on a small packed 
       GranularStepper s(sc.model, parameters(solver, 1e-10));
       for (int k = 0; k < steps; ++k) REQUIRE(s.step().solver.converged());
       double worst = 0.0, scale = 0.0;
-      for (int i = 0; i < sc.model.beads.size(); ++i) {
-        worst = std::max(worst, (sc.model.beads.v[i] - ref.model.beads.v[i]).norm());
-        worst = std::max(worst, 0.01 * (sc.model.beads.w[i] - ref.model.beads.w[i]).norm());  // r ω
-        scale = std::max(scale, ref.model.beads.v[i].norm());
+      for (int i = 0; i < sc.model.bodies.spheres(); ++i) {
+        worst = std::max(worst, (sc.model.bodies.v[i] - ref.model.bodies.v[i]).norm());
+        worst = std::max(worst, 0.01 * (sc.model.bodies.w[i] - ref.model.bodies.w[i]).norm());  // r ω
+        scale = std::max(scale, ref.model.bodies.v[i].norm());
       }
       INFO("solver " << static_cast<int>(solver) << ": worst velocity difference " << worst << " m/s");
       CHECK(worst <= 1e-6 * std::max(scale, 9.81e-3));
@@ -106,7 +106,7 @@ TEST_CASE("multilevel and NNCG: the same state for 1 and 2 threads") {
       p.threads = t + 1;
       GranularStepper s(sc.model, p);
       for (int k = 0; k < 60; ++k) REQUIRE(s.step().solver.converged());
-      hash[t] = state_hash(sc.model.beads);
+      hash[t] = state_hash(sc.model.bodies);
     }
     CHECK(hash[0] == hash[1]);
   }

@@ -34,8 +34,8 @@ TEST_CASE("a rolling bead chain crosses the periodic seam with the same contacts
   m.periodic.length = Eigen::Vector3d(12 * kR, 0, 0);
   const double v = 0.5;
   for (int k = 0; k < 6; ++k) {
-    m.beads.add(Eigen::Vector3d((2 * k + 1) * kR, 0.0, kR), kR, kRho, Eigen::Vector3d(v, 0, 0));
-    m.beads.w[k] = Eigen::Vector3d(0, v / kR, 0);  // rolling without slip: no friction needed
+    m.bodies.add_sphere(Eigen::Vector3d((2 * k + 1) * kR, 0.0, kR), kR, kRho, Eigen::Vector3d(v, 0, 0));
+    m.bodies.w[k] = Eigen::Vector3d(0, v / kR, 0);  // rolling without slip: no friction needed
   }
   GranularParameters p;
   p.tolerance = 1e-10;
@@ -49,17 +49,17 @@ TEST_CASE("a rolling bead chain crosses the periodic seam with the same contacts
     REQUIRE(sorted_keys(s) == keys);
   }
   double px = 0.0;
-  for (int i = 0; i < m.beads.size(); ++i) {
-    px += m.beads.mass[i] * m.beads.v[i].x();
-    CHECK(m.beads.x[i].x() >= 0.0);
-    CHECK(m.beads.x[i].x() < 12 * kR);
-    CHECK(std::abs(m.beads.x[i].z() - kR) <= 1e-9);
+  for (int i = 0; i < m.bodies.spheres(); ++i) {
+    px += m.bodies.mass[i] * m.bodies.v[i].x();
+    CHECK(m.bodies.x[i].x() >= 0.0);
+    CHECK(m.bodies.x[i].x() < 12 * kR);
+    CHECK(std::abs(m.bodies.x[i].z() - kR) <= 1e-9);
   }
-  CHECK(px == Approx(6 * m.beads.mass[0] * v).epsilon(1e-12));
+  CHECK(px == Approx(6 * m.bodies.mass[0] * v).epsilon(1e-12));
   // Bead id 0 started at x = r and travelled v t = 0.1 m: it is at (r + 0.1) mod 0.12.
   const double expected = std::fmod(kR + v * 2 * steps * p.h, 12 * kR);
-  for (int i = 0; i < m.beads.size(); ++i)
-    if (m.beads.id[i] == 0) CHECK(m.beads.x[i].x() == Approx(expected).epsilon(1e-9));
+  for (int i = 0; i < m.bodies.spheres(); ++i)
+    if (m.bodies.id[i] == 0) CHECK(m.bodies.x[i].x() == Approx(expected).epsilon(1e-9));
 }
 
 TEST_CASE("a head-on collision across the seam exchanges the velocities (e = 1)") {
@@ -70,16 +70,16 @@ TEST_CASE("a head-on collision across the seam exchanges the velocities (e = 1)"
   const double L = 10 * kR;
   m.periodic.axis[0] = true;
   m.periodic.length = Eigen::Vector3d(L, 0, 0);
-  m.beads.add(Eigen::Vector3d(L - 1.5 * kR, 0, 0), kR, kRho, Eigen::Vector3d(1.0, 0, 0));
-  m.beads.add(Eigen::Vector3d(0.6 * kR, 0, 0), kR, kRho);  // its image at L + 0.6 r is 0.1 r ahead
+  m.bodies.add_sphere(Eigen::Vector3d(L - 1.5 * kR, 0, 0), kR, kRho, Eigen::Vector3d(1.0, 0, 0));
+  m.bodies.add_sphere(Eigen::Vector3d(0.6 * kR, 0, 0), kR, kRho);  // its image at L + 0.6 r is 0.1 r ahead
   GranularParameters p;
   p.tolerance = 1e-12;
   GranularStepper s(m, p);
   for (int k = 0; k < 10; ++k) REQUIRE(s.step().solver.converged());
-  const int a = m.beads.id[0] == 0 ? 0 : 1, b = 1 - a;
-  CHECK(std::abs(m.beads.v[a].x()) <= 1e-9);
-  CHECK(m.beads.v[b].x() == Approx(1.0).epsilon(1e-9));
-  CHECK(m.beads.v[a].norm() + std::abs(m.beads.v[b].y()) + std::abs(m.beads.v[b].z()) <= 1e-9);
+  const int a = m.bodies.id[0] == 0 ? 0 : 1, b = 1 - a;
+  CHECK(std::abs(m.bodies.v[a].x()) <= 1e-9);
+  CHECK(m.bodies.v[b].x() == Approx(1.0).epsilon(1e-9));
+  CHECK(m.bodies.v[a].norm() + std::abs(m.bodies.v[b].y()) + std::abs(m.bodies.v[b].z()) <= 1e-9);
 }
 
 TEST_CASE("a layer periodic in x and y slides down a rough incline at g (sin θ − μ cos θ)") {
@@ -91,7 +91,7 @@ TEST_CASE("a layer periodic in x and y slides down a rough incline at g (sin θ 
   m.periodic.axis[0] = m.periodic.axis[1] = true;
   m.periodic.length = Eigen::Vector3d(12 * kR, 8 * kR, 0);
   for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 4; ++j) m.beads.add(Eigen::Vector3d((2 * i + 1) * kR, (2 * j + 1) * kR, kR), kR, kRho);
+    for (int j = 0; j < 4; ++j) m.bodies.add_sphere(Eigen::Vector3d((2 * i + 1) * kR, (2 * j + 1) * kR, kR), kR, kRho);
   GranularParameters p;
   p.tolerance = 1e-10;
   GranularStepper s(m, p);
@@ -102,12 +102,12 @@ TEST_CASE("a layer periodic in x and y slides down a rough incline at g (sin θ 
     REQUIRE(r.contacts == 24 + 24 + 24);  // floor, and the x and y neighbours across both seams
   }
   const double t = steps * p.h, a = g * (std::sin(th) - mu * std::cos(th));
-  for (int i = 0; i < m.beads.size(); ++i) {
-    CHECK(m.beads.v[i].x() == Approx(a * t).epsilon(1e-6));
-    CHECK(std::abs(m.beads.v[i].y()) <= 1e-9);
-    CHECK(m.beads.w[i].y() == Approx(5.0 * mu * g * std::cos(th) / (2.0 * kR) * t).epsilon(1e-6));
-    CHECK(m.beads.x[i].y() >= 0.0);
-    CHECK(m.beads.x[i].y() < 8 * kR);
+  for (int i = 0; i < m.bodies.spheres(); ++i) {
+    CHECK(m.bodies.v[i].x() == Approx(a * t).epsilon(1e-6));
+    CHECK(std::abs(m.bodies.v[i].y()) <= 1e-9);
+    CHECK(m.bodies.w[i].y() == Approx(5.0 * mu * g * std::cos(th) / (2.0 * kR) * t).epsilon(1e-6));
+    CHECK(m.bodies.x[i].y() >= 0.0);
+    CHECK(m.bodies.x[i].y() < 8 * kR);
   }
 }
 
@@ -115,7 +115,7 @@ TEST_CASE("a period shorter than three contact cells is refused") {
   GranularModel m;
   m.periodic.axis[0] = true;
   m.periodic.length = Eigen::Vector3d(5 * kR, 0, 0);
-  m.beads.add(Eigen::Vector3d(kR, 0, 0), kR, kRho);
+  m.bodies.add_sphere(Eigen::Vector3d(kR, 0, 0), kR, kRho);
   GranularStepper s(m, GranularParameters{});
   CHECK_THROWS_AS(s.step(), std::invalid_argument);
 }
@@ -135,12 +135,12 @@ TEST_CASE("the chute scene is periodic in the flow direction and keeps every bea
     worst_pen = std::max(worst_pen, r.max_penetration);
   }
   const double L = 20.0 * 2.0 * spec.radius;
-  CHECK(sc.model.beads.size() == 27);
+  CHECK(sc.model.bodies.spheres() == 27);
   double vx = 0.0;
-  for (int i = 0; i < sc.model.beads.size(); ++i) {
-    CHECK(sc.model.beads.x[i].x() >= 0.0);
-    CHECK(sc.model.beads.x[i].x() < L);
-    vx += sc.model.beads.v[i].x() / 27;
+  for (int i = 0; i < sc.model.bodies.spheres(); ++i) {
+    CHECK(sc.model.bodies.x[i].x() >= 0.0);
+    CHECK(sc.model.bodies.x[i].x() < L);
+    vx += sc.model.bodies.v[i].x() / 27;
   }
   CHECK(vx > 0.5);  // flowing down the slope (free fall along it would give 9.81 sin 25° × 0.3 = 1.24 m/s)
   CHECK(worst_pen <= 0.01 * spec.radius);
@@ -154,25 +154,25 @@ TEST_CASE("a capsule crossing the seam keeps its two floor contacts and hits a b
   m.periodic.axis[0] = true;
   m.periodic.length = Eigen::Vector3d(L, 0, 0);
   // A capsule lying along y slides in +x towards the seam; a bead rests just across it.
-  m.capsules.add(Eigen::Vector3d(L - 3 * kR, 0, kR), Eigen::Vector3d::UnitY(), 2 * kR, kR, kRho, Eigen::Vector3d(0.5, 0, 0));
-  m.beads.add(Eigen::Vector3d(1.5 * kR, 0, kR), kR, kRho);
+  m.bodies.add_capsule(Eigen::Vector3d(L - 3 * kR, 0, kR), Eigen::Vector3d::UnitY(), 2 * kR, kR, kRho, Eigen::Vector3d(0.5, 0, 0));
+  m.bodies.add_sphere(Eigen::Vector3d(1.5 * kR, 0, kR), kR, kRho);
   GranularParameters p;
   p.tolerance = 1e-12;
   GranularStepper s(m, p);
-  const double p0 = m.capsules.mass[0] * 0.5;
+  const double p0 = m.bodies.mass[m.bodies.capsule(0)] * 0.5;
   for (int k = 0; k < 100; ++k) {
     REQUIRE(s.step().solver.converged());
     int floor = 0;
     for (const GeneralContact& c : s.general_contacts().contacts) floor += c.kind_a == BodyKind::Fixed;
     CHECK(floor == 2);
-    const double px = m.capsules.mass[0] * m.capsules.v[0].x() + m.beads.mass[0] * m.beads.v[0].x();
+    const double px = m.bodies.mass[m.bodies.capsule(0)] * m.bodies.v[m.bodies.capsule(0)].x() + m.bodies.mass[0] * m.bodies.v[0].x();
     CHECK(px == Approx(p0).epsilon(1e-9));
   }
   // The gap of 2.5 r across the seam closes at 0.5 m/s after 50 ms; the plastic impact (e = 0) gives the common
   // speed m_c v / (m_c + m_b), with which the capsule's centre crosses the seam 20 ms later.
-  const double common = p0 / (m.capsules.mass[0] + m.beads.mass[0]);
-  CHECK(m.beads.v[0].x() == Approx(common).epsilon(1e-6));
-  CHECK(m.capsules.x[0].x() < 2 * kR);  // wrapped
-  CHECK(m.capsules.x[0].x() >= 0.0);
-  CHECK(m.beads.x[0].x() > 1.5 * kR);
+  const double common = p0 / (m.bodies.mass[m.bodies.capsule(0)] + m.bodies.mass[0]);
+  CHECK(m.bodies.v[0].x() == Approx(common).epsilon(1e-6));
+  CHECK(m.bodies.x[m.bodies.capsule(0)].x() < 2 * kR);  // wrapped
+  CHECK(m.bodies.x[m.bodies.capsule(0)].x() >= 0.0);
+  CHECK(m.bodies.x[0].x() > 1.5 * kR);
 }

@@ -34,9 +34,9 @@ TEST_CASE("the reference bead stack settles within the accuracy targets at every
   p.h = 1e-3;
   p.tolerance = 1e-4;
   GranularStepper stepper(sc.model, p);
-  SphereBodies& b = sc.model.beads;
+  talus::RigidBodies& b = sc.model.bodies;
   const double r = spec.radius, g = 9.81, mass = b.mass[0];
-  const int n = b.size();
+  const int n = b.spheres();
 
   double worst_residual = 0.0, worst_penetration = 0.0;
   long sweeps = 0;

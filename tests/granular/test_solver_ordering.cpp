@@ -81,7 +81,7 @@ std::uint64_t run(int threads, int partitions, double relaxation, bool symmetric
     REQUIRE(r.solver.converged());
     if (interface) *interface = std::max(*interface, r.colours);
   }
-  return state_hash(sc.model.beads);
+  return state_hash(sc.model.bodies);
 }
 
 }  // namespace

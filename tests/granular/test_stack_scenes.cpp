@@ -21,10 +21,10 @@ struct PairCount {
   double nearest_other = INFINITY;
 };
 
-PairCount count_pairs(const SphereBodies& b, double tol) {
+PairCount count_pairs(const talus::RigidBodies& b, double tol) {
   PairCount c;
-  for (int i = 0; i < b.size(); ++i)
-    for (int j = i + 1; j < b.size(); ++j) {
+  for (int i = 0; i < b.spheres(); ++i)
+    for (int j = i + 1; j < b.spheres(); ++j) {
       const double gap = ((b.x[i] - b.x[j]).norm() - b.radius[i] - b.radius[j]) / b.radius[i];
       if (std::abs(gap) < tol)
         ++c.touching, c.worst_touching = std::max(c.worst_touching, std::abs(gap));
@@ -39,7 +39,7 @@ std::pair<double, int> wall_gaps(const GranularModel& m, int i, double tol) {
   double least = INFINITY;
   int touching = 0;
   for (const auto& w : m.walls) {
-    const double gap = (w.normal.dot(m.beads.x[i]) - w.offset - m.beads.radius[i]) / m.beads.radius[i];
+    const double gap = (w.normal.dot(m.bodies.x[i]) - w.offset - m.bodies.radius[i]) / m.bodies.radius[i];
     least = std::min(least, gap);
     touching += std::abs(gap) < tol ? 1 : 0;
   }
@@ -51,11 +51,11 @@ std::pair<double, int> wall_gaps(const GranularModel& m, int i, double tol) {
 TEST_CASE("bead_column: L beads on one vertical line, each touching the next and the bottom one the floor") {
   BeadSpec spec;
   GranularScene sc = bead_column(spec, 10);
-  const SphereBodies& b = sc.model.beads;
-  REQUIRE(b.size() == 10);
+  const talus::RigidBodies& b = sc.model.bodies;
+  REQUIRE(b.spheres() == 10);
   REQUIRE(sc.model.walls.size() == 1);
   const double r = spec.radius;
-  for (int i = 0; i < b.size(); ++i) {
+  for (int i = 0; i < b.spheres(); ++i) {
     CHECK(b.x[i].x() == b.x[0].x());
     CHECK(b.x[i].y() == b.x[0].y());
     CHECK(b.radius[i] == r);
@@ -79,10 +79,10 @@ TEST_CASE("packed_box: FCC (100) layers in a box, every neighbour and the outer 
   for (auto [k, L] : {std::pair{2, 1}, std::pair{3, 4}, std::pair{4, 5}}) {
     CAPTURE(k, L);
     GranularScene sc = packed_box(spec, k, L);
-    const SphereBodies& b = sc.model.beads;
+    const talus::RigidBodies& b = sc.model.bodies;
     const long odd = L / 2, even = L - odd;
-    REQUIRE(b.size() == even * k * k + odd * (k - 1) * (k - 1));
-    REQUIRE(b.size() == packed_box_beads(k, L));
+    REQUIRE(b.spheres() == even * k * k + odd * (k - 1) * (k - 1));
+    REQUIRE(b.spheres() == packed_box_beads(k, L));
     // In a square layer of n × n beads 2 n (n − 1) pairs touch; a bead of an odd layer touches four below and
     // four above.
     const long in_layers = even * 2L * k * (k - 1) + odd * 2L * (k - 1) * (k - 2);
@@ -94,7 +94,7 @@ TEST_CASE("packed_box: FCC (100) layers in a box, every neighbour and the outer 
     CHECK(c.nearest_other > 0.8);
     const double side = 2.0 * r * k;
     int on_floor = 0, on_walls = 0;
-    for (int i = 0; i < b.size(); ++i) {
+    for (int i = 0; i < b.spheres(); ++i) {
       const auto [least, touching] = wall_gaps(sc.model, i, 1e-9);
       CHECK(least > -1e-12);  // inside the box
       CHECK(b.x[i].x() - r > -1e-12 * r);
@@ -114,12 +114,12 @@ TEST_CASE("lattice_stack: bead_stack's lattice with a k x k footprint and L laye
   BeadSpec spec;  // spacing 2.2 r, jitter 0.05 r
   const int k = 3, L = 7;
   GranularScene sc = lattice_stack(spec, k, L);
-  const SphereBodies& b = sc.model.beads;
-  REQUIRE(b.size() == k * k * L);
+  const talus::RigidBodies& b = sc.model.bodies;
+  REQUIRE(b.spheres() == k * k * L);
   REQUIRE(sc.model.walls.size() == 5);
   const double r = spec.radius, a = spec.spacing * r;
   std::vector<double> z;
-  for (int i = 0; i < b.size(); ++i) {
+  for (int i = 0; i < b.spheres(); ++i) {
     CHECK(wall_gaps(sc.model, i, 0.0).first > 0.0);
     CHECK(b.x[i].x() + r < k * a);
     CHECK(b.x[i].y() + r < k * a);
@@ -146,12 +146,12 @@ TEST_CASE("a 10-bead column's first step, plain matrix-free NSGS from zero react
   const GranularStepReport& rep = stepper.step();
   REQUIRE(rep.solver.converged());
   REQUIRE(rep.contacts == L);
-  const SphereBodies& b = sc.model.beads;
+  const talus::RigidBodies& b = sc.model.bodies;
   const double mgh = b.mass[0] * 9.81 * p.h;
   // The stepper re-sorts the beads, so contacts are told apart by height: the contact under the bead with
   // k − 1 beads above it carries k m g h.
   std::vector<double> z(b.x.size());
-  for (int i = 0; i < b.size(); ++i) z[i] = b.x[i].z();
+  for (int i = 0; i < b.spheres(); ++i) z[i] = b.x[i].z();
   int floor_contacts = 0;
   for (const SweepContact& c : stepper.contacts()) {
     const int upper = c.a < 0 ? c.b : (z[c.a] > z[c.b] ? c.a : c.b);
@@ -180,11 +180,11 @@ TEST_CASE("packed_box's first step: the walls carry the whole weight and the pac
   GranularStepper stepper(sc.model, p);
   const GranularStepReport& rep = stepper.step();
   REQUIRE(rep.solver.converged());
-  const SphereBodies& b = sc.model.beads;
+  const talus::RigidBodies& b = sc.model.bodies;
   double vertical = 0.0, weight = 0.0;
   for (const SweepContact& c : stepper.contacts())
     if (c.a < 0) vertical += (c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2).z();
-  for (int i = 0; i < b.size(); ++i) weight += b.mass[i] * 9.81 * p.h;
+  for (int i = 0; i < b.spheres(); ++i) weight += b.mass[i] * 9.81 * p.h;
   CHECK(std::abs(vertical - weight) <= 1e-6 * weight);
   double vmax = 0.0;
   for (const auto& v : b.v) vmax = std::max(vmax, v.norm());

@@ -333,8 +333,9 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
 
   // Everything checked: only now is the model touched.
   m.time = time;
-  scatter_coordinates(layout, Eigen::Map<const Vector>(q.data(), static_cast<Index>(q.size())), m);
-  scatter_velocities(layout, Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size())), m);
+  // Coordinates first: the archive's ω is body frame, rotated to the store's world frame by the restored q.
+  scatter_state(layout, Eigen::Map<const Vector>(q.data(), static_cast<Index>(q.size())),
+                Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size())), m);
   Vector Interaction::*fields[3] = {&Interaction::gap, &Interaction::velocity, &Interaction::impulse};
   for (int k = 0; k < 3; ++k) {
     std::size_t at = 0;

@@ -62,7 +62,7 @@ class StopSignals {
 std::string summary(const Scene& s) {
   std::ostringstream o;
   const long steps = planned_steps(s);
-  o << s.model.lti.size() << " LTI, " << s.model.nonlinear.size() << " nonlinear, " << s.model.bodies.size()
+  o << s.model.lti.size() << " LTI, " << s.model.nonlinear.size() << " nonlinear, " << s.model.bodies.count()
     << " rigid bodies, " << s.model.interactions.size() << " interactions; h = " << s.integrator.h
     << ", t_end = " << s.t_end << " (" << steps << " steps";
   const double end = static_cast<double>(steps) * s.integrator.h;

@@ -148,7 +148,7 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_block(item);
   if (auto f = in_.optional(root, "corotational_beams"))
     for (const Field& item : in_.list(*f)) read_corotational_beam(item);
-  if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.size() == 0)
+  if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.count() == 0)
     in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres, "
                    "planar_blocks or corotational_beams)");
   if (auto f = in_.optional(root, "interactions"))
@@ -361,24 +361,26 @@ void SceneBuilder::read_lti(const Field& f) {
 void SceneBuilder::read_sphere(const Field& f) {
   in_.expect_map(f, {"name", "position", "radius", "density", "mass", "velocity", "angular_velocity"});
   reserve(f, kBytesPerBody, "a sphere");
-  RigidBodySet& bodies = scene_.model.bodies;
-  const std::string name = new_name(in_.required(f, "name"), EntityKind::Sphere, bodies.size());
+  RigidBodies& bodies = scene_.model.bodies;
+  const std::string name = new_name(in_.required(f, "name"), EntityKind::Sphere, bodies.count());
   const Eigen::Vector3d x = in_.vector(in_.required(f, "position"), 3, "(x, y, z)");
   const double r = in_.positive(in_.required(f, "radius"));
   const auto density = in_.optional(f, "density");
   const auto mass = in_.optional(f, "mass");
   if (density.has_value() == mass.has_value())
     in_.fail(density ? *density : f, "expected exactly one of 'density' or 'mass'");
-  Index i;
+  // A general body of the one store (its contacts are the relations below, not the store's detection).
+  int i;
   if (density) {
-    i = bodies.add_sphere(x, r, in_.positive(*density));
+    i = add_general_sphere(bodies, x, r, in_.positive(*density));
   } else {
     const double m = in_.positive(*mass);
-    i = bodies.add(x, Eigen::Vector4d(1, 0, 0, 0), m, Eigen::Vector3d::Constant(0.4 * m * r * r), r);
+    i = bodies.add_general(x, Eigen::Quaterniond::Identity(), m, Eigen::Vector3d::Constant(0.4 * m * r * r), r);
   }
-  if (auto v = in_.optional(f, "velocity")) bodies.velocity.col(i) = in_.vector(*v, 3, "(vx, vy, vz)");
-  // The initial orientation is the identity, so body and world frames coincide at t = 0.
-  if (auto w = in_.optional(f, "angular_velocity")) bodies.angular_velocity.col(i) = in_.vector(*w, 3, "(ωx, ωy, ωz)");
+  if (auto v = in_.optional(f, "velocity")) bodies.v[i] = in_.vector(*v, 3, "(vx, vy, vz)");
+  // The key is the body-frame ω; the initial orientation is the identity, so body and world frames coincide at
+  // t = 0 and the store's world-frame ω (q ω_body) is the same vector.
+  if (auto w = in_.optional(f, "angular_velocity")) bodies.w[i] = bodies.q[i] * Eigen::Vector3d(in_.vector(*w, 3, "(ωx, ωy, ωz)"));
   scene_.body_names.push_back(name);
 }
 
@@ -571,7 +573,7 @@ void SceneBuilder::read_contacts(const Field& f) {
     names_.emplace(name, Entity{EntityKind::Interaction, static_cast<Index>(scene_.model.interactions.size()), f.path});
     add_sphere_contact(name, a, plane, b, law, law_field);
   };
-  const Index n = scene_.model.bodies.size();
+  const Index n = scene_.model.bodies.count();
   // One interaction per pair: quadratic in the number of spheres, so checked before any is generated.
   const double pairs = (with_planes ? static_cast<double>(n) * static_cast<double>(planes_.size()) : 0.0) +
                        (with_spheres ? 0.5 * static_cast<double>(n) * static_cast<double>(n - 1) : 0.0);
@@ -659,7 +661,7 @@ void SceneBuilder::read_integrator(const Field& f) {
   if (c.kind != SchemeKind::MoreauJean && c.kind != SchemeKind::EventDriven) {
     const Field s = in_.required(f, "scheme");
     const std::string name = in_.string(s);
-    if (scene_.model.bodies.size() != 0)
+    if (scene_.model.bodies.count() != 0)
       in_.fail(s, "is " + name + ", but '" + scene_.body_names[0] +
                       "' is a rigid body (expected moreau_jean: the second-order schemes cannot update quaternion "
                       "coordinates by q + h v + …)");
@@ -731,7 +733,7 @@ void SceneBuilder::read_event_driven(const Field& f) {
   if (auto x = in_.optional(f, "dae_method")) {
     c.dae_method = in_.choice<std::string>(*x, {{"hem5", "hem5"}, {"rkf45", "rkf45"},
                                                 {"generalized_alpha", "generalized_alpha"}});
-    if (c.dae_method == "generalized_alpha" && scene_.model.bodies.size() != 0)
+    if (c.dae_method == "generalized_alpha" && scene_.model.bodies.count() != 0)
       in_.fail(*x, "is generalized_alpha, but '" + scene_.body_names[0] +
                        "' is a rigid body (expected hem5 or rkf45: the index-3 scheme needs q̇ = v, no quaternions)");
   }

@@ -19,6 +19,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kFormat = "talus-scene-restart-1";
+// Optional dataset (absent from archives written before the small path's bodies moved to RigidBodies).
+constexpr const char* kWorldAngularVelocity = "rigid_angular_velocity_world";
 
 // Closes an HDF5 handle on scope exit.
 struct Handle {
@@ -129,6 +131,7 @@ class Reader {
     return x;
   }
   bool has_attribute(const char* name) const { return H5Aexists(id_, name) > 0; }
+  bool has_dataset(const char* name) const { return H5Lexists(id_, name, H5P_DEFAULT) > 0; }
   std::vector<std::string> strings(const char* name) const {
     if (H5Aexists(id_, name) <= 0) fail(std::string("/@") + name, "missing attribute");
     Handle a{H5Aopen(id_, name, H5P_DEFAULT), H5Aclose};
@@ -222,6 +225,12 @@ void write_scene_restart(const fs::path& file, const Scene& scene, const Restart
     w.doubles("h", &scene.integrator.h, 1, true);
     w.doubles("q", q.data(), q.size());
     w.doubles("v", v.data(), v.size());
+    // v holds the body-frame ω of the global velocity vector (the archive's meaning since format 1); the store
+    // keeps the world-frame ω, and R(q) Rᵀ(q) ω is ω only up to round-off. So the world ω is written too, for
+    // the restarted run to start from the very bits the straight run had (old archives lack it: see the reader).
+    std::vector<double> world_w;
+    for (const Eigen::Vector3d& x : m.bodies.w) world_w.insert(world_w.end(), x.data(), x.data() + 3);
+    w.doubles(kWorldAngularVelocity, world_w.data(), world_w.size());
     w.group("interactions");
     for (auto [name, field] : {std::pair{"gap", &Interaction::gap}, std::pair{"velocity", &Interaction::velocity},
                                std::pair{"impulse", &Interaction::impulse}}) {
@@ -305,6 +314,10 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
   }
   const std::vector<double> q = r.doubles("q", layout.n_coords, "one per coordinate of the scene");
   const std::vector<double> v = r.doubles("v", layout.n_vels, "one per velocity of the scene");
+  std::vector<double> world_w;
+  if (r.has_dataset(kWorldAngularVelocity))
+    world_w = r.doubles(kWorldAngularVelocity, 3 * static_cast<std::size_t>(layout.bodies),
+                        "the world-frame angular velocity, three per rigid body of the scene");
   const std::size_t n_int = m.interactions.size();
   std::array<std::vector<double>, 3> values;
   std::array<std::vector<long long>, 3> sizes;
@@ -333,8 +346,14 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
 
   // Everything checked: only now is the model touched.
   m.time = time;
-  scatter_coordinates(layout, Eigen::Map<const Vector>(q.data(), static_cast<Index>(q.size())), m);
-  scatter_velocities(layout, Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size())), m);
+  // Coordinates first: the archive's ω is body frame, rotated to the store's world frame by the restored q.
+  scatter_state(layout, Eigen::Map<const Vector>(q.data(), static_cast<Index>(q.size())),
+                Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size())), m);
+  // The world ω the archive's writer had, when recorded: the store then holds the same bits as the straight run
+  // (R Rᵀ ω differs from ω at round-off), so the restart stays bitwise for spinning bodies. Older archives: the
+  // rotated body-frame ω above, equal up to round-off.
+  for (Index k = 0; k < layout.bodies && !world_w.empty(); ++k)
+    m.bodies.w[k] = Eigen::Vector3d(world_w[3 * k], world_w[3 * k + 1], world_w[3 * k + 2]);
   Vector Interaction::*fields[3] = {&Interaction::gap, &Interaction::velocity, &Interaction::impulse};
   for (int k = 0; k < 3; ++k) {
     std::size_t at = 0;

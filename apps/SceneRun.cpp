@@ -307,7 +307,7 @@ std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns
                      {"output_every", scene.output_every}};
   j["systems"] = {{"lti", scene.model.lti.size()},
                   {"nonlinear", scene.model.nonlinear.size()},
-                  {"rigid_bodies", scene.model.bodies.size()},
+                  {"rigid_bodies", scene.model.bodies.count()},
                   {"interactions", scene.model.interactions.size()}};
   if (!restart_file.empty()) j["restarted_from"] = {{"file", restart_file}, {"step", r.first_step}};
   j["steps"] = r.steps;

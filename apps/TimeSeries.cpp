@@ -39,7 +39,7 @@ TimeSeries::TimeSeries(const Scene& scene)
   add(info_, "t", "s", "simulated time");
   for (const auto& s : m.lti) add_generalized_columns(info_, s.name, s.dofs());
   for (const auto& s : m.nonlinear) add_generalized_columns(info_, s.name, s.dofs());
-  for (Index b = 0; b < m.bodies.size(); ++b) add_rigid_columns(info_, scene.body_names[b]);
+  for (Index b = 0; b < m.bodies.count(); ++b) add_rigid_columns(info_, scene.body_names[b]);
   for (const auto& in : m.interactions) {
     add(info_, in.name + ".gap", "m", "normal gap g(q) of " + in.name + " at the row's time (SI length for linear relations)");
     for (int r = 0; r < law_rows(in.law); ++r)
@@ -80,9 +80,11 @@ std::span<const double> TimeSeries::row(const Model& m, const StepReport* last) 
   };
   for (const auto& s : m.lti) put(s.q), put(s.v);
   for (const auto& s : m.nonlinear) put(s.q), put(s.v);
-  for (Index b = 0; b < m.bodies.size(); ++b) {
-    put(m.bodies.position.col(b)), put(m.bodies.orientation.col(b));
-    put(m.bodies.velocity.col(b)), put(m.bodies.angular_velocity.col(b));
+  // Rigid bodies: the gathered global vectors, i.e. x, quaternion (w, x, y, z), v and the body-frame ω (the
+  // columns' meaning, TimeSeries.hpp; the store keeps the world-frame ω, DofLayout.hpp converts).
+  for (Index b = 0; b < m.bodies.count(); ++b) {
+    put(q_.segment<7>(layout_.rigid_coord_offset + 7 * b));
+    put(v_.segment<6>(layout_.rigid_vel_offset + 6 * b));
   }
   for (std::size_t a = 0; a < m.interactions.size(); ++a) {
     const Interaction& in = m.interactions[a];

@@ -1,7 +1,7 @@
 #pragma once
 // Narrow-phase geometry of rigid spheres: sphere–plane and sphere–sphere. For each pair it gives the normal
 // gap and the rows of the contact Jacobian with respect to each body's velocity [v_world, ω_body] (the
-// velocity layout of engine/RigidBodySet.hpp), so that U = J v is the relative velocity of the contact points
+// velocity layout of engine/DofLayout.hpp), so that U = J v is the relative velocity of the contact points
 // in the frame (n, t1, t2) of contact/ContactFrame.hpp (seed 004 eq 27: U = Gᵀ(q) v).
 //
 // Conventions:

@@ -25,11 +25,11 @@ void BlockIterationMatrix::reset(const Model& model, const DofLayout& layout) {
   }
   rigid_offset_ = layout.rigid_vel_offset;
   rigid_inverse_.setZero(6 * layout.bodies);
-  const RigidBodySet& b = model.bodies;
+  const RigidBodies& b = model.bodies;
   for (Index k = 0; k < layout.bodies; ++k) {
     if (b.inv_mass[k] == 0.0) continue;
     rigid_inverse_.segment<3>(6 * k).setConstant(b.inv_mass[k]);
-    rigid_inverse_.segment<3>(6 * k + 3) = b.inertia.col(k).cwiseInverse();
+    rigid_inverse_.segment<3>(6 * k + 3) = b.inertia[k].cwiseInverse();
   }
   col_block_.assign(layout.n_vels, -1);
   const Index n_lti = static_cast<Index>(model.lti.size());

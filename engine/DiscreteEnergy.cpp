@@ -18,12 +18,12 @@ double kinetic_energy(const Model& model, const DofLayout& layout, const Vector&
     const auto vi = v.segment(o, s.n);
     e += 0.5 * vi.dot(M * vi);
   }
-  const RigidBodySet& b = model.bodies;
+  const RigidBodies& b = model.bodies;
   for (Index k = 0; k < layout.bodies; ++k) {
     if (b.inv_mass[k] == 0.0) continue;
     const Index o = layout.rigid_vel_offset + 6 * k;
     e += 0.5 * b.mass[k] * v.segment<3>(o).squaredNorm();
-    e += 0.5 * v.segment<3>(o + 3).cwiseAbs2().dot(b.inertia.col(k));
+    e += 0.5 * v.segment<3>(o + 3).cwiseAbs2().dot(b.inertia[k]);
   }
   return e;
 }

@@ -49,7 +49,7 @@ DofLayout make_dof_layout(const Model& model) {
     l.nonlinear_offset.push_back(off);
     off += s.dofs();
   }
-  l.bodies = model.bodies.size();
+  l.bodies = model.bodies.count();
   l.rigid_coord_offset = off;
   l.rigid_vel_offset = off;
   l.n_coords = off + 7 * l.bodies;
@@ -62,10 +62,11 @@ void gather_coordinates(const Model& model, const DofLayout& l, Vector& q) {
   for (size_t i = 0; i < model.lti.size(); ++i) q.segment(l.lti_offset[i], model.lti[i].dofs()) = model.lti[i].q;
   for (size_t i = 0; i < model.nonlinear.size(); ++i)
     q.segment(l.nonlinear_offset[i], model.nonlinear[i].dofs()) = model.nonlinear[i].q;
-  const RigidBodySet& b = model.bodies;
+  const RigidBodies& b = model.bodies;
   for (Index k = 0; k < l.bodies; ++k) {
-    q.segment<3>(l.rigid_coord_offset + 7 * k) = b.position.col(k);
-    q.segment<4>(l.rigid_coord_offset + 7 * k + 3) = b.orientation.col(k);
+    const Index o = l.rigid_coord_offset + 7 * k;
+    q.segment<3>(o) = b.x[k];
+    q.segment<4>(o + 3) << b.q[k].w(), b.q[k].x(), b.q[k].y(), b.q[k].z();
   }
 }
 
@@ -74,10 +75,11 @@ void gather_velocities(const Model& model, const DofLayout& l, Vector& v) {
   for (size_t i = 0; i < model.lti.size(); ++i) v.segment(l.lti_offset[i], model.lti[i].dofs()) = model.lti[i].v;
   for (size_t i = 0; i < model.nonlinear.size(); ++i)
     v.segment(l.nonlinear_offset[i], model.nonlinear[i].dofs()) = model.nonlinear[i].v;
-  const RigidBodySet& b = model.bodies;
+  const RigidBodies& b = model.bodies;
   for (Index k = 0; k < l.bodies; ++k) {
-    v.segment<3>(l.rigid_vel_offset + 6 * k) = b.velocity.col(k);
-    v.segment<3>(l.rigid_vel_offset + 6 * k + 3) = b.angular_velocity.col(k);
+    const Index o = l.rigid_vel_offset + 6 * k;
+    v.segment<3>(o) = b.v[k];
+    v.segment<3>(o + 3) = b.q[k].toRotationMatrix().transpose() * b.w[k];  // ω_body = Rᵀ ω_world
   }
 }
 
@@ -86,10 +88,11 @@ void scatter_coordinates(const DofLayout& l, const Vector& q, Model& model) {
   for (size_t i = 0; i < model.lti.size(); ++i) model.lti[i].q = q.segment(l.lti_offset[i], model.lti[i].dofs());
   for (size_t i = 0; i < model.nonlinear.size(); ++i)
     model.nonlinear[i].q = q.segment(l.nonlinear_offset[i], model.nonlinear[i].dofs());
-  RigidBodySet& b = model.bodies;
+  RigidBodies& b = model.bodies;
   for (Index k = 0; k < l.bodies; ++k) {
-    b.position.col(k) = q.segment<3>(l.rigid_coord_offset + 7 * k);
-    b.orientation.col(k) = q.segment<4>(l.rigid_coord_offset + 7 * k + 3);
+    const Index o = l.rigid_coord_offset + 7 * k;
+    b.x[k] = q.segment<3>(o);
+    b.q[k] = Eigen::Quaterniond(q[o + 3], q[o + 4], q[o + 5], q[o + 6]);  // (w, x, y, z), stored as given
   }
 }
 
@@ -98,11 +101,23 @@ void scatter_velocities(const DofLayout& l, const Vector& v, Model& model) {
   for (size_t i = 0; i < model.lti.size(); ++i) model.lti[i].v = v.segment(l.lti_offset[i], model.lti[i].dofs());
   for (size_t i = 0; i < model.nonlinear.size(); ++i)
     model.nonlinear[i].v = v.segment(l.nonlinear_offset[i], model.nonlinear[i].dofs());
-  RigidBodySet& b = model.bodies;
+  RigidBodies& b = model.bodies;
   for (Index k = 0; k < l.bodies; ++k) {
-    b.velocity.col(k) = v.segment<3>(l.rigid_vel_offset + 6 * k);
-    b.angular_velocity.col(k) = v.segment<3>(l.rigid_vel_offset + 6 * k + 3);
+    const Index o = l.rigid_vel_offset + 6 * k;
+    b.v[k] = v.segment<3>(o);
+    b.w[k] = b.q[k].toRotationMatrix() * v.segment<3>(o + 3);  // ω_world = R ω_body, R of the stored orientation
   }
+}
+
+void scatter_state(const DofLayout& l, const Vector& q, const Vector& v, Model& model) {
+  scatter_coordinates(l, q, model);  // first: scatter_velocities rotates ω with the orientation it finds
+  scatter_velocities(l, v, model);
+}
+
+Eigen::Vector3d body_torque(const Model& model, const DofLayout& l, const Vector& q, Index k) {
+  const Index o = l.rigid_coord_offset + 7 * k + 3;
+  const Eigen::Quaterniond quat(q[o], q[o + 1], q[o + 2], q[o + 3]);
+  return quat.toRotationMatrix().transpose() * model.bodies.torque[k];  // τ_body = Rᵀ τ_world
 }
 
 void advance_coordinates(const DofLayout& l, const Vector& q0, const Vector& v, double h, Vector& q1) {

@@ -3,11 +3,20 @@
 // (Moreau–Jean, Newmark / generalized-α, event-driven) so that one global vector, one sparse Jacobian and one
 // block-diagonal mass matrix describe the whole model.
 //
-// Order: all LTI systems (in Model::lti order), then all nonlinear systems, then all rigid bodies.
+// Order: all LTI systems (in Model::lti order), then all nonlinear systems, then all rigid bodies (every body
+// of Model::bodies, engine/bodies/RigidBodies.hpp, in store order).
 //  - LTI and nonlinear systems: n coordinates and n velocities each (q̇ = v).
 //  - rigid body b: 7 coordinates [x (world), quaternion (w, x, y, z)] and 6 velocities
 //    [v (world), ω (body)]; q̇ = T(q) v with ẋ = v and q̇uat = ½ quat ⊗ (0, ω) (see rigid_kinematics()).
 // So coordinates and velocities have different sizes and offsets as soon as rigid bodies are present.
+//
+// Frames: the integrators keep the body-frame ω in the global velocity vector, so that the rigid mass matrix
+// is the constant diag(m, m, m, I₁, I₂, I₃) and the gyroscopic term −ω × Iω is an explicit force; the store
+// keeps the world-frame ω of every body (one convention for every path). Only gather/scatter convert:
+// gather_velocities ω_body = Rᵀ ω_world, scatter_velocities ω_world = R ω_body, with R the orientation
+// currently in the store. The velocities therefore belong to the stored orientation: when coordinates and
+// velocities both change, scatter the coordinates first (scatter_state does both in that order), else the
+// new ω_body would be rotated by the old orientation. The round trip R Rᵀ is exact only up to round-off.
 #include <vector>
 
 #include "engine/Model.hpp"
@@ -37,6 +46,12 @@ void gather_coordinates(const Model& model, const DofLayout& layout, Vector& q);
 void gather_velocities(const Model& model, const DofLayout& layout, Vector& v);
 void scatter_coordinates(const DofLayout& layout, const Vector& q, Model& model);
 void scatter_velocities(const DofLayout& layout, const Vector& v, Model& model);
+// scatter_coordinates then scatter_velocities: the order that makes ω_world = R(q) ω_body use the new q.
+void scatter_state(const DofLayout& layout, const Vector& q, const Vector& v, Model& model);
+
+// The body-frame torque Rᵀ(quat) τ_world of rigid body k (Model::bodies.torque is world frame), R the
+// orientation in the global coordinates q: the torque entry of the body's velocity-space force.
+Eigen::Vector3d body_torque(const Model& model, const DofLayout& layout, const Vector& q, Index k);
 
 // q1 = q0 + h T(q0) v for the linear parts; rigid bodies: x1 = x0 + h v and
 // quat1 = normalise(quat0 ⊗ exp(½ h ω)) (exponential map of the body-frame rotation vector h ω).

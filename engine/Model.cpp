@@ -3,6 +3,7 @@
 #include "engine/Model.hpp"
 
 #include <cmath>
+#include <numbers>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -64,33 +65,36 @@ void check_nonlinear(size_t i, const LagrangianNonlinear& s) {
   check_vector(who, "v", s.v, s.n, false);
 }
 
-void check_bodies(const RigidBodySet& b) {
-  const Index n = b.size();
-  auto cols = [&](const char* field, Index c) {
+void check_bodies(const RigidBodies& b) {
+  const std::size_t n = b.x.size();
+  auto cols = [&](const char* field, std::size_t c) {
     if (c != n)
-      fail("bodies", std::string(field) + " has " + std::to_string(c) + " columns/entries, expected " +
+      fail("bodies", std::string(field) + " has " + std::to_string(c) + " entries, expected " +
                          std::to_string(n) + " (one per body)");
   };
-  cols("position", b.position.cols());
-  cols("orientation", b.orientation.cols());
-  cols("velocity", b.velocity.cols());
-  cols("angular_velocity", b.angular_velocity.cols());
+  cols("orientation", b.q.size());
+  cols("velocity", b.v.size());
+  cols("angular_velocity", b.w.size());
+  cols("mass", b.mass.size());
   cols("inv_mass", b.inv_mass.size());
-  cols("inertia", b.inertia.cols());
+  cols("inertia", b.inertia.size());
   cols("radius", b.radius.size());
-  cols("force", b.force.cols());
-  cols("torque", b.torque.cols());
-  for (Index k = 0; k < n; ++k) {
+  cols("force", b.force.size());
+  cols("torque", b.torque.size());
+  if (b.group_start[kShapeKinds] != static_cast<int>(n))
+    fail("bodies", "the shape groups end at " + std::to_string(b.group_start[kShapeKinds]) + ", expected " +
+                       std::to_string(n) + " (one per body)");
+  for (std::size_t k = 0; k < n; ++k) {
     const std::string who = "body[" + std::to_string(k) + "]";
-    if (!b.position.col(k).allFinite()) fail(who, "position contains NaN or Inf");
-    if (!b.velocity.col(k).allFinite()) fail(who, "velocity contains NaN or Inf");
-    if (!b.angular_velocity.col(k).allFinite()) fail(who, "angular_velocity contains NaN or Inf");
-    if (!b.force.col(k).allFinite() || !b.torque.col(k).allFinite()) fail(who, "force or torque contains NaN or Inf");
-    if (!(std::abs(b.orientation.col(k).norm() - 1.0) <= 1e-6)) fail(who, "orientation is not a unit quaternion");
+    if (!b.x[k].allFinite()) fail(who, "position contains NaN or Inf");
+    if (!b.v[k].allFinite()) fail(who, "velocity contains NaN or Inf");
+    if (!b.w[k].allFinite()) fail(who, "angular_velocity contains NaN or Inf");
+    if (!b.force[k].allFinite() || !b.torque[k].allFinite()) fail(who, "force or torque contains NaN or Inf");
+    if (!(std::abs(b.q[k].norm() - 1.0) <= 1e-6)) fail(who, "orientation is not a unit quaternion");
     if (!(b.mass[k] >= 0.0) || !std::isfinite(b.mass[k])) fail(who, "mass must be >= 0 and finite");
     if (b.inv_mass[k] != 0.0) {
       if (!(std::abs(b.inv_mass[k] * b.mass[k] - 1.0) <= 1e-12)) fail(who, "inv_mass is not 1 / mass");
-      if (!(b.inertia.col(k).minCoeff() > 0.0) || !b.inertia.col(k).allFinite())
+      if (!(b.inertia[k].minCoeff() > 0.0) || !b.inertia[k].allFinite())
         fail(who, "inertia must be > 0 and finite for a movable body");
     }
     if (!(b.radius[k] >= 0.0)) fail(who, "radius must be >= 0");
@@ -110,7 +114,7 @@ void check_interaction(size_t i, const Interaction& in, const Model& m) {
     switch (s.family) {
       case SystemFamily::Lti: count = static_cast<Index>(m.lti.size()); break;
       case SystemFamily::Nonlinear: count = static_cast<Index>(m.nonlinear.size()); break;
-      case SystemFamily::Rigid: count = m.bodies.size(); break;
+      case SystemFamily::Rigid: count = m.bodies.count(); break;
     }
     if (s.index < 0 || s.index >= count)
       fail(who, ref + " refers to system " + std::to_string(s.index) + " of a family that has " + std::to_string(count));
@@ -164,6 +168,13 @@ void Model::validate() const {
   if (!gravity.allFinite()) fail("gravity", "contains NaN or Inf");
   if (!std::isfinite(time)) fail("time", "is not finite");
   for (size_t i = 0; i < interactions.size(); ++i) check_interaction(i, interactions[i], *this);
+}
+
+int add_general_sphere(RigidBodies& bodies, const Eigen::Vector3d& x, double r, double density) {
+  if (!(r > 0.0) || !(density > 0.0)) throw std::invalid_argument("sphere: radius and density must be > 0");
+  const double m = density * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+  const double I = 0.4 * m * r * r;
+  return bodies.add_general(x, Eigen::Quaterniond::Identity(), m, Eigen::Vector3d::Constant(I), r);
 }
 
 }  // namespace talus

@@ -161,7 +161,7 @@ struct MoreauJean::Impl {
   // Re-validates when systems or interactions were added or removed; re-factorises only for systems.
   void prepare() {
     sig.assign({static_cast<Index>(model.lti.size()), static_cast<Index>(model.nonlinear.size()),
-                model.bodies.size()});
+                model.bodies.count()});
     for (const auto& s : model.lti) sig.push_back(s.dofs());
     for (const auto& s : model.nonlinear) sig.push_back(s.dofs());
     const Index n_interactions = static_cast<Index>(model.interactions.size());
@@ -301,8 +301,7 @@ struct MoreauJean::Impl {
     if (!v.allFinite() || !q1.allFinite()) throw StepFailure(context() + ": the new state is not finite (NaN/Inf)");
 
     fill_energy(t0, t1);
-    scatter_coordinates(layout, q1, model);
-    scatter_velocities(layout, v, model);
+    scatter_state(layout, q1, v, model);  // q1 first: ω_world = R(q1) ω_body (DofLayout.hpp)
     model.time = t1;
     store_interactions();
 
@@ -343,13 +342,15 @@ struct MoreauJean::Impl {
       external += h * vs.segment(o, sys.n).dot(fbar.segment(o, sys.n));
       if (sys.potential) external += sys.potential(q1.segment(o, sys.n)) - sys.potential(q0.segment(o, sys.n));
     }
-    const RigidBodySet& b = model.bodies;
+    const RigidBodies& b = model.bodies;
     for (Index k = 0; k < layout.bodies; ++k) {
       if (b.inv_mass[k] == 0.0) continue;
       const Index o = layout.rigid_vel_offset + 6 * k;
-      external += h * vs.segment<3>(o).dot(b.force.col(k) + b.mass[k] * model.gravity);
-      external += h * vs.segment<3>(o + 3).dot(b.torque.col(k));
-      dissipation += h * vs.segment<3>(o + 3).dot(f0.segment<3>(o + 3) - b.torque.col(k));
+      // f̄ of a rigid body is f0 (taken at q_k): its torque is the world torque in the body frame of q_k.
+      const Eigen::Vector3d torque = body_torque(model, layout, q0, k);
+      external += h * vs.segment<3>(o).dot(b.force[k] + b.mass[k] * model.gravity);
+      external += h * vs.segment<3>(o + 3).dot(torque);
+      dissipation += h * vs.segment<3>(o + 3).dot(f0.segment<3>(o + 3) - torque);
     }
     e.external_work = external;
     e.numerical_dissipation = dissipation;

@@ -25,7 +25,7 @@ struct NonlinearRelation {
   std::function<void(const Vector& q, Matrix& J)> jacobian;  // rows × coordinates
 };
 
-// Contact of a rigid sphere (system 0, a body of the RigidBodySet) with a fixed plane {x : n·x = offset}
+// Contact of a rigid sphere (system 0, a body of Model::bodies) with a fixed plane {x : n·x = offset}
 // (one system), or with another sphere (two systems). Frames (n, t1, t2) are built from the geometry.
 struct SphereContactRelation {
   Eigen::Vector3d plane_normal = Eigen::Vector3d::UnitZ();  // unit, pointing into the free side

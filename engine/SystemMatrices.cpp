@@ -37,13 +37,13 @@ SparseMatrix global_mass(const Model& model, const DofLayout& layout, const Vect
       for (Index r = 0; r < s.n; ++r)
         if (Mi(r, c) != 0.0) t.emplace_back(static_cast<int>(o + r), static_cast<int>(o + c), Mi(r, c));
   }
-  const RigidBodySet& b = model.bodies;
+  const RigidBodies& b = model.bodies;
   for (Index k = 0; k < layout.bodies; ++k) {
     if (b.inv_mass[k] == 0.0) continue;
     const int o = static_cast<int>(layout.rigid_vel_offset + 6 * k);
     for (int d = 0; d < 3; ++d) {
       t.emplace_back(o + d, o + d, b.mass[k]);
-      t.emplace_back(o + 3 + d, o + 3 + d, b.inertia(d, k));
+      t.emplace_back(o + 3 + d, o + 3 + d, b.inertia[k][d]);
     }
   }
   SparseMatrix M(layout.n_vels, layout.n_vels);
@@ -79,13 +79,14 @@ void smooth_force(const Model& model, const DofLayout& layout, double t, const V
     s.force(t, q.segment(o, s.n), v.segment(o, s.n), fi);
     f.segment(o, s.n) = fi;
   }
-  const RigidBodySet& b = model.bodies;
+  const RigidBodies& b = model.bodies;
   for (Index k = 0; k < layout.bodies; ++k) {
     if (b.inv_mass[k] == 0.0) continue;
     const Index o = layout.rigid_vel_offset + 6 * k;
-    f.segment<3>(o) = b.force.col(k) + b.mass[k] * model.gravity;
+    f.segment<3>(o) = b.force[k] + b.mass[k] * model.gravity;
     const Eigen::Vector3d w = v.segment<3>(o + 3);
-    f.segment<3>(o + 3) = b.torque.col(k) - w.cross(b.inertia.col(k).cwiseProduct(w));
+    // Euler's equations in the body frame: the stored torque is world frame, rotated by the q of this force.
+    f.segment<3>(o + 3) = body_torque(model, layout, q, k) - w.cross(b.inertia[k].cwiseProduct(w));
   }
 }
 

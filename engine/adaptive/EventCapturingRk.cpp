@@ -59,7 +59,7 @@ MoreauJeanParameters moreau_jean_parameters(const EventCapturingParameters& p) {
 EventCapturingRk::EventCapturingRk(Model& model, const EventCapturingParameters& params)
     : model_(model), p_((validate(params), params)), moreau_jean_(model, moreau_jean_parameters(params)) {
   model_.validate();
-  if (model_.bodies.size() > 0)
+  if (model_.bodies.count() > 0)
     throw std::invalid_argument(
         "event-capturing scheme: rigid bodies are not supported (LTI and nonlinear only)");
   for (const Interaction& in : model_.interactions)
@@ -191,8 +191,7 @@ void EventCapturingRk::step() {
     if (fb >= 0.0) {
       q_ = q1_;
       v_ = v1_;
-      scatter_coordinates(layout_, q_, model_);
-      scatter_velocities(layout_, v_, model_);
+      scatter_state(layout_, q_, v_, model_);
       model_.time = t_end;
       store_interactions();
       break;
@@ -226,8 +225,7 @@ void EventCapturingRk::step() {
       }
     }
     ++stats_.events;
-    scatter_coordinates(layout_, qa_, model_);
-    scatter_velocities(layout_, va_, model_);
+    scatter_state(layout_, qa_, va_, model_);
     model_.time = t + a;
     q_ = qa_;
     v_ = va_;

@@ -24,8 +24,7 @@ void StateSnapshot::save(const Model& model, const DofLayout& layout) {
 void StateSnapshot::restore(Model& model, const DofLayout& layout) const {
   assert(model.interactions.size() == gap.size());
   assert(q.size() == layout.n_coords && v.size() == layout.n_vels);
-  scatter_coordinates(layout, q, model);
-  scatter_velocities(layout, v, model);
+  scatter_state(layout, q, v, model);  // coordinates first (DofLayout.hpp: ω_world = R(q) ω_body)
   model.time = time;
   for (size_t i = 0; i < gap.size(); ++i) {
     Interaction& in = model.interactions[i];

@@ -478,8 +478,7 @@ struct EventDriven::Impl {
   }
 
   void write_back() {
-    scatter_coordinates(ms.layout, state.q, model);
-    scatter_velocities(ms.layout, state.v, model);
+    scatter_state(ms.layout, state.q, state.v, model);  // coordinates first (DofLayout.hpp)
     model.time = state.t;
     evaluate_kinematics(state.q, state.v);
     for (size_t r = 0; r < ms.rows.size(); ++r) {

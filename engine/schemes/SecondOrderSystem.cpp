@@ -47,7 +47,7 @@ void difference_jacobian(Eval&& f_of, const Vector& x, Matrix& J) {
 
 SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction) : model_(&model) {
   model.validate();
-  if (model.bodies.size() != 0)
+  if (model.bodies.count() != 0)
     throw std::invalid_argument(
         "second-order schemes (Newmark, HHT, generalized-α, Schatzman–Paoli): rigid bodies are not supported "
         "(their quaternion coordinates cannot be updated by q + h v + …); use Moreau–Jean");
@@ -102,8 +102,7 @@ void SecondOrderSystem::gather(Vector& q, Vector& v) const {
 }
 
 void SecondOrderSystem::scatter(const Vector& q, const Vector& v) {
-  scatter_coordinates(layout_, q, *model_);
-  scatter_velocities(layout_, v, *model_);
+  scatter_state(layout_, q, v, *model_);  // coordinates first (DofLayout.hpp)
 }
 
 void SecondOrderSystem::mass(const Vector& q, SparseMatrix& M) const {

@@ -111,11 +111,11 @@ TEST_CASE("every example scene loads into the model it describes", "[apps][scene
 
   // The cradle: 5 spheres, all 10 sphere pairs generated and named after them.
   const Scene nc = load_scene(kExamples / "newtons_cradle.yaml");
-  CHECK(nc.model.bodies.size() == 5);
+  CHECK(nc.model.bodies.count() == 5);
   REQUIRE(nc.model.interactions.size() == 10);
   CHECK(nc.model.interactions[0].name == "s0-s1");
   CHECK(nc.model.interactions[9].name == "s3-s4");
-  CHECK(nc.model.bodies.velocity(0, 0) == 1.0);
+  CHECK(nc.model.bodies.v[0][0] == 1.0);
   CHECK(nc.model.bodies.mass[1] == Approx(7800 * 4.0 / 3.0 * std::numbers::pi * 0.02 * 0.02 * 0.02));
 
   // The block: one nonlinear system with four corner contacts, gravity from the scene's x–y components.

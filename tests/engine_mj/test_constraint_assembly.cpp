@@ -22,14 +22,16 @@ Model three_families() {
   s.q = Vector::Constant(2, 0.5);
   s.v = Vector::Constant(2, -0.1);
   model.nonlinear.push_back(s);
-  model.bodies.add(Eigen::Vector3d(0.1, -0.2, 0.3), Eigen::Vector4d(0.9, 0.1, -0.3, 0.2), 2.0,
-                   Eigen::Vector3d(0.1, 0.2, 0.3), 0.25);
-  model.bodies.add(Eigen::Vector3d(0.5, 0.4, 0.1), Eigen::Vector4d(0.2, -0.7, 0.1, 0.4), 1.0,
-                   Eigen::Vector3d(0.3, 0.3, 0.1), 0.15);
-  model.bodies.velocity.col(0) = Eigen::Vector3d(0.3, -0.1, 0.7);
-  model.bodies.angular_velocity.col(0) = Eigen::Vector3d(1.0, 2.0, -0.5);
-  model.bodies.velocity.col(1) = Eigen::Vector3d(-0.2, 0.6, 0.1);
-  model.bodies.angular_velocity.col(1) = Eigen::Vector3d(-1.5, 0.3, 0.8);
+  auto orientation = [](double w, double x, double y, double z) { return Eigen::Quaterniond(w, x, y, z); };
+  model.bodies.add_general(Eigen::Vector3d(0.1, -0.2, 0.3), orientation(0.9, 0.1, -0.3, 0.2), 2.0,
+                           Eigen::Vector3d(0.1, 0.2, 0.3), 0.25);
+  model.bodies.add_general(Eigen::Vector3d(0.5, 0.4, 0.1), orientation(0.2, -0.7, 0.1, 0.4), 1.0,
+                           Eigen::Vector3d(0.3, 0.3, 0.1), 0.15);
+  // Body-frame angular velocities (1, 2, −0.5) and (−1.5, 0.3, 0.8), stored in the world frame.
+  model.bodies.v[0] = Eigen::Vector3d(0.3, -0.1, 0.7);
+  model.bodies.w[0] = model.bodies.q[0] * Eigen::Vector3d(1.0, 2.0, -0.5);
+  model.bodies.v[1] = Eigen::Vector3d(-0.2, 0.6, 0.1);
+  model.bodies.w[1] = model.bodies.q[1] * Eigen::Vector3d(-1.5, 0.3, 0.8);
 
   Interaction pair;
   pair.name = "pair";
@@ -71,12 +73,23 @@ TEST_CASE("DofLayout orders LTI, nonlinear, rigid and round-trips the state", "[
   gather_coordinates(model, l, q);
   gather_velocities(model, l, v);
   Model copy = model;
-  copy.bodies.position.setZero();
+  for (Index k = 0; k < 2; ++k) {
+    copy.bodies.x[k].setZero();
+    copy.bodies.q[k].setIdentity();
+    copy.bodies.w[k].setZero();
+  }
   copy.nonlinear[0].v.setZero();
-  scatter_coordinates(l, q, copy);
-  scatter_velocities(l, v, copy);
-  CHECK(copy.bodies.position == model.bodies.position);
+  scatter_state(l, q, v, copy);
+  for (Index k = 0; k < 2; ++k) {
+    CHECK(copy.bodies.x[k] == model.bodies.x[k]);
+    CHECK(copy.bodies.q[k].coeffs() == model.bodies.q[k].coeffs());
+    // ω goes through the body frame and back (Rᵀ then R): equal up to round-off.
+    CHECK((copy.bodies.w[k] - model.bodies.w[k]).norm() <= 1e-15 * model.bodies.w[k].norm() * 4);
+  }
   CHECK(copy.nonlinear[0].v == model.nonlinear[0].v);
+  // The global vector holds the body-frame ω.
+  CHECK((v.segment<3>(l.vel_offset(SystemRef{SystemFamily::Rigid, 0}) + 3) - Eigen::Vector3d(1.0, 2.0, -0.5)).norm() <=
+        1e-14);
 }
 
 TEST_CASE("the normal rows of J are the derivative of the gaps along the motion", "[mj][assembly]") {
@@ -110,13 +123,12 @@ TEST_CASE("the tangential rows of J are the contact points' relative velocities"
   ConstraintRows rows;
   assemble_constraints(model, l, q, all_interactions(model), rows);
   const Vector U = rows.J * v;
-  const RigidBodySet& b = model.bodies;
-  auto point_velocity = [&](Index k, const Eigen::Vector3d& lever) {
-    const Eigen::Matrix3d R = contact::rotation_matrix(b.orientation.col(k));
-    return Eigen::Vector3d(b.velocity.col(k) + (R * b.angular_velocity.col(k)).cross(lever));
+  const RigidBodies& b = model.bodies;
+  auto point_velocity = [&](Index k, const Eigen::Vector3d& lever) {  // the store's ω is world frame
+    return Eigen::Vector3d(b.v[k] + b.w[k].cross(lever));
   };
   // Sphere–sphere: n from body 0 to body 1, U = velocity of 1's contact point relative to 0's.
-  const Eigen::Vector3d n = (b.position.col(1) - b.position.col(0)).normalized();
+  const Eigen::Vector3d n = (b.x[1] - b.x[0]).normalized();
   const contact::ContactFrame f = contact::make_frame(n);
   const Eigen::Vector3d rel = point_velocity(1, -b.radius[1] * n) - point_velocity(0, b.radius[0] * n);
   CHECK(std::abs(U[1] - f.n.dot(rel)) <= 1e-14);

@@ -16,7 +16,7 @@ constexpr double kG = 9.81;
 Model sphere_over_plane(double z0, double e, double r = 0.1) {
   Model model;
   model.gravity = Eigen::Vector3d(0, 0, -kG);
-  model.bodies.add_sphere(Eigen::Vector3d(0, 0, z0), r, 1000.0);
+  add_general_sphere(model.bodies, Eigen::Vector3d(0, 0, z0), r, 1000.0);
   Interaction in;
   in.name = "ground";
   in.systems = {SystemRef{SystemFamily::Rigid, 0}};
@@ -41,9 +41,9 @@ TEST_CASE("a rigid sphere bounces on a plane with Newton's law", "[mj][rigid]") 
     int impacts = 0;
     bool bounced = false;
     for (int k = 0; k < 1100; ++k) {
-      const double vz0 = model.bodies.velocity(2, 0);
+      const double vz0 = model.bodies.v[0][2];
       const StepReport& rep = mj.step();
-      const double vz1 = model.bodies.velocity(2, 0);
+      const double vz1 = model.bodies.v[0][2];
       const EnergyReport& en = rep.energy;
       max_identity_error = std::max(max_identity_error, std::abs(en.total() - E - en.external_work -
                                                                  en.numerical_dissipation - en.contact_work));
@@ -55,7 +55,7 @@ TEST_CASE("a rigid sphere bounces on a plane with Newton's law", "[mj][rigid]") 
         if (!bounced) impact_velocity = vz0;
         bounced = true;
       } else if (bounced) {
-        max_height_after = std::max(max_height_after, model.bodies.position(2, 0));
+        max_height_after = std::max(max_height_after, model.bodies.x[0][2]);
       }
     }
     CHECK(impacts >= 1);
@@ -72,30 +72,30 @@ TEST_CASE("a rigid sphere bounces on a plane with Newton's law", "[mj][rigid]") 
 
 TEST_CASE("a spinning sphere keeps its angular velocity and a unit quaternion", "[mj][rigid]") {
   Model model;
-  model.bodies.add_sphere(Eigen::Vector3d::Zero(), 0.5, 100.0);
+  add_general_sphere(model.bodies, Eigen::Vector3d::Zero(), 0.5, 100.0);
   const Eigen::Vector3d w(1.0, -2.0, 3.0);
-  model.bodies.angular_velocity.col(0) = w;
+  model.bodies.w[0] = w;  // identity orientation: body and world frames coincide
   MoreauJeanParameters params;
   params.h = 1e-2;
   MoreauJean mj(model, params);
   for (int k = 0; k < 500; ++k) mj.step();
   const double t = 500 * params.h;
-  CHECK((model.bodies.angular_velocity.col(0) - w).norm() <= 1e-13);
-  CHECK(std::abs(model.bodies.orientation.col(0).norm() - 1.0) <= 1e-14);
+  CHECK((model.bodies.q[0].conjugate() * model.bodies.w[0] - w).norm() <= 1e-13);  // body frame
+  CHECK(std::abs(model.bodies.q[0].norm() - 1.0) <= 1e-14);
   // Constant body-frame ω: the orientation is exp(t ω / 2), which the exponential-map update composes exactly.
   const Eigen::Quaterniond exact(Eigen::AngleAxisd(t * w.norm(), w.normalized()));
-  const Eigen::Vector4d& q = model.bodies.orientation.col(0);
-  const double dot = std::abs(q[0] * exact.w() + q[1] * exact.x() + q[2] * exact.y() + q[3] * exact.z());
+  const Eigen::Quaterniond& q = model.bodies.q[0];
+  const double dot = std::abs(q.w() * exact.w() + q.x() * exact.x() + q.y() * exact.y() + q.z() * exact.z());
   CHECK(dot >= 1.0 - 1e-12);
 }
 
 TEST_CASE("two spheres collide head-on: momentum is conserved and Newton's law holds", "[mj][rigid]") {
   const double e = 0.7;
   Model model;
-  const Index a = model.bodies.add_sphere(Eigen::Vector3d(-1.0, 0, 0), 0.2, 1000.0);
-  const Index b = model.bodies.add_sphere(Eigen::Vector3d(1.0, 0, 0), 0.3, 1000.0);
-  model.bodies.velocity.col(a) = Eigen::Vector3d(1.0, 0, 0);
-  model.bodies.velocity.col(b) = Eigen::Vector3d(-0.5, 0, 0);
+  const Index a = add_general_sphere(model.bodies, Eigen::Vector3d(-1.0, 0, 0), 0.2, 1000.0);
+  const Index b = add_general_sphere(model.bodies, Eigen::Vector3d(1.0, 0, 0), 0.3, 1000.0);
+  model.bodies.v[a] = Eigen::Vector3d(1.0, 0, 0);
+  model.bodies.v[b] = Eigen::Vector3d(-0.5, 0, 0);
   Interaction in;
   in.name = "a-b";
   in.systems = {SystemRef{SystemFamily::Rigid, a}, SystemRef{SystemFamily::Rigid, b}};
@@ -104,16 +104,16 @@ TEST_CASE("two spheres collide head-on: momentum is conserved and Newton's law h
   model.interactions.push_back(in);
 
   const double ma = model.bodies.mass[a], mb = model.bodies.mass[b];
-  const Eigen::Vector3d p0 = ma * model.bodies.velocity.col(a) + mb * model.bodies.velocity.col(b);
+  const Eigen::Vector3d p0 = ma * model.bodies.v[a] + mb * model.bodies.v[b];
   MoreauJeanParameters params;
   params.h = 1e-3;
   MoreauJean mj(model, params);
   int impacts = 0;
   for (int k = 0; k < 2000; ++k) {
-    const double U0 = model.bodies.velocity(0, b) - model.bodies.velocity(0, a);
+    const double U0 = model.bodies.v[b][0] - model.bodies.v[a][0];
     mj.step();
-    const double U1 = model.bodies.velocity(0, b) - model.bodies.velocity(0, a);
-    const Eigen::Vector3d p = ma * model.bodies.velocity.col(a) + mb * model.bodies.velocity.col(b);
+    const double U1 = model.bodies.v[b][0] - model.bodies.v[a][0];
+    const Eigen::Vector3d p = ma * model.bodies.v[a] + mb * model.bodies.v[b];
     REQUIRE((p - p0).norm() <= 1e-12 * p0.norm());
     if (model.interactions[0].impulse[0] > 0.0) {
       ++impacts;
@@ -124,9 +124,9 @@ TEST_CASE("two spheres collide head-on: momentum is conserved and Newton's law h
   const double va = 1.0, vb = -0.5;
   const double va_exact = (ma * va + mb * vb + mb * e * (vb - va)) / (ma + mb);
   const double vb_exact = (ma * va + mb * vb + ma * e * (va - vb)) / (ma + mb);
-  CHECK(std::abs(model.bodies.velocity(0, a) - va_exact) <= 1e-12);
-  CHECK(std::abs(model.bodies.velocity(0, b) - vb_exact) <= 1e-12);
-  CHECK(model.bodies.velocity.col(a).tail<2>().norm() == 0.0);
+  CHECK(std::abs(model.bodies.v[a][0] - va_exact) <= 1e-12);
+  CHECK(std::abs(model.bodies.v[b][0] - vb_exact) <= 1e-12);
+  CHECK(model.bodies.v[a].tail<2>().norm() == 0.0);
 }
 
 TEST_CASE("a sphere launched sliding on a plane with friction ends rolling at 5/7 of its speed", "[mj][rigid][friction]") {
@@ -141,7 +141,7 @@ TEST_CASE("a sphere launched sliding on a plane with friction ends rolling at 5/
     const double r = 0.1, mu = 0.3, v0 = 2.0, h = 1e-3;
     Model model = sphere_over_plane(r, 0.0, r);
     model.interactions[0].law = NewtonImpactFrictionLaw{0.0, mu, c.dim};
-    model.bodies.velocity.col(0) = Eigen::Vector3d(v0, 0, 0);
+    model.bodies.v[0] = Eigen::Vector3d(v0, 0, 0);
     MoreauJeanParameters params;
     params.h = h;
     params.theta = 0.5;
@@ -151,12 +151,13 @@ TEST_CASE("a sphere launched sliding on a plane with friction ends rolling at 5/
     const int steps_sliding = static_cast<int>(std::floor(t_roll / h)) - 1;
     for (int k = 0; k < steps_sliding; ++k) mj.step();
     // While sliding the friction impulse is μ m g h per step: the velocity is exact.
-    CHECK(std::abs(model.bodies.velocity(0, 0) - (v0 - mu * kG * steps_sliding * h)) <= 1e-9);
+    CHECK(std::abs(model.bodies.v[0][0] - (v0 - mu * kG * steps_sliding * h)) <= 1e-9);
     for (int k = steps_sliding; k < 400; ++k) mj.step();
-    CHECK(std::abs(model.bodies.velocity(0, 0) - 5.0 / 7.0 * v0) <= 1e-9);
-    CHECK(std::abs(model.bodies.angular_velocity(1, 0) * r - model.bodies.velocity(0, 0)) <= 1e-9);
-    CHECK(std::abs(model.bodies.velocity(2, 0)) <= 1e-12);
-    CHECK(std::abs(model.bodies.position(2, 0) - r) <= 1e-12);
+    CHECK(std::abs(model.bodies.v[0][0] - 5.0 / 7.0 * v0) <= 1e-9);
+    // Rolling about y: the world and body y components of ω coincide.
+    CHECK(std::abs(model.bodies.w[0][1] * r - model.bodies.v[0][0]) <= 1e-9);
+    CHECK(std::abs(model.bodies.v[0][2]) <= 1e-12);
+    CHECK(std::abs(model.bodies.x[0][2] - r) <= 1e-12);
   }
 }
 
@@ -168,22 +169,22 @@ TEST_CASE("frictionless contacts among frictional ones act as mu = 0 blocks", "[
     const double r = 0.1, v0 = 2.0;
     Model model = sphere_over_plane(r, 0.0, r);
     model.interactions[0].law = NewtonImpactFrictionLaw{0.0, 0.3, dim};
-    const Index b = model.bodies.add_sphere(Eigen::Vector3d(0, 1.0, r), r, 1000.0);
+    const Index b = add_general_sphere(model.bodies, Eigen::Vector3d(0, 1.0, r), r, 1000.0);
     Interaction smooth = model.interactions[0];
     smooth.name = "smooth ground";
     smooth.systems = {SystemRef{SystemFamily::Rigid, b}};
     smooth.law = NewtonImpactLaw{0.0};
     model.interactions.push_back(smooth);
-    model.bodies.velocity.col(0) = Eigen::Vector3d(v0, 0, 0);
-    model.bodies.velocity.col(b) = Eigen::Vector3d(v0, 0, 0);
+    model.bodies.v[0] = Eigen::Vector3d(v0, 0, 0);
+    model.bodies.v[b] = Eigen::Vector3d(v0, 0, 0);
     MoreauJeanParameters params;
     params.h = 1e-3;
     params.solver = dim == 3 ? OneStepSolverKind::Nsgs : OneStepSolverKind::Lemke;
     MoreauJean mj(model, params);
     for (int k = 0; k < 400; ++k) REQUIRE(mj.step().active == 2);
-    CHECK(std::abs(model.bodies.velocity(0, 0) - 5.0 / 7.0 * v0) <= 1e-9);
-    CHECK((model.bodies.velocity.col(b) - Eigen::Vector3d(v0, 0, 0)).norm() <= 1e-12);
-    CHECK(model.bodies.angular_velocity.col(b).norm() <= 1e-12);
-    CHECK(std::abs(model.bodies.position(2, b) - r) <= 1e-12);
+    CHECK(std::abs(model.bodies.v[0][0] - 5.0 / 7.0 * v0) <= 1e-9);
+    CHECK((model.bodies.v[b] - Eigen::Vector3d(v0, 0, 0)).norm() <= 1e-12);
+    CHECK(model.bodies.w[b].norm() <= 1e-12);
+    CHECK(std::abs(model.bodies.x[b][2] - r) <= 1e-12);
   }
 }

@@ -17,7 +17,7 @@ namespace {
 
 using granular::BodyKind;
 using granular::GeneralContact;
-using granular::GranularModel;
+using talus::Model;
 using granular::SweepContact;
 
 // Opens the temporary name of f; finish() closes it and renames it to f.
@@ -53,7 +53,7 @@ Eigen::Vector3d world_force(const SweepContact& c, double h) { return (c.r[0] * 
 Eigen::Vector3d world_force(const GeneralContact& c, double h) { return (c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2) / h; }
 
 // Sum of the contact forces on every body, by body index (the force acts on b, its opposite on a).
-void body_forces(const GranularModel& m, const FrameContacts& fc, double h, std::vector<Eigen::Vector3d>& force) {
+void body_forces(const Model& m, const FrameContacts& fc, double h, std::vector<Eigen::Vector3d>& force) {
   force.assign(m.bodies.count(), Eigen::Vector3d::Zero());
   for (const SweepContact& c : fc.beads) {
     const Eigen::Vector3d f = world_force(c, h);
@@ -96,7 +96,7 @@ void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& 
   if (ec) throw std::runtime_error(file.string() + ": cannot rename " + tmp.filename().string() + " to it: " + ec.message());
 }
 
-std::string non_finite_body(const GranularModel& m) {
+std::string non_finite_body(const Model& m) {
   auto v3 = [](const Eigen::Vector3d& v) {
     char b[160];
     std::snprintf(b, sizeof b, "(%g, %g, %g)", v.x(), v.y(), v.z());
@@ -123,7 +123,7 @@ std::string non_finite_body(const GranularModel& m) {
   return "";
 }
 
-void write_beads_vtp(const std::filesystem::path& file, const GranularModel& m, const FrameContacts& fc, double h) {
+void write_beads_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc, double h) {
   const RigidBodies& b = m.bodies;
   const int n = b.spheres();
   std::vector<Eigen::Vector3d> force;
@@ -144,7 +144,7 @@ void write_beads_vtp(const std::filesystem::path& file, const GranularModel& m, 
   finish(o, file);
 }
 
-void write_capsules_vtp(const std::filesystem::path& file, const GranularModel& m, const FrameContacts& fc,
+void write_capsules_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc,
                         double h) {
   // The capsule group of the one store, numbered from 0 in the file.
   const RigidBodies& k = m.bodies;
@@ -170,7 +170,7 @@ void write_capsules_vtp(const std::filesystem::path& file, const GranularModel& 
   finish(o, file);
 }
 
-void write_contacts_vtp(const std::filesystem::path& file, const GranularModel& m, const FrameContacts& fc,
+void write_contacts_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc,
                         double h) {
   const RigidBodies& b = m.bodies;
   // Active contacts: bead ones first (k ≥ 0), then general ones (−1 − k).
@@ -583,7 +583,7 @@ double integral(const Reader& r, const char* name, double x, double lo, double h
 
 }  // namespace
 
-void write_restart(const Path& file, const granular::GranularModel& m, const contact::ContactCache* bead_cache,
+void write_restart(const Path& file, const talus::Model& m, const contact::ContactCache* bead_cache,
                    const contact::ContactCache* capsule_cache, const RunCounters* counters,
                    const contact::ContactCache* bead_position_cache, const contact::ContactCache* capsule_position_cache) {
   if (const std::string bad = non_finite_body(m); !bad.empty())
@@ -645,7 +645,7 @@ void write_restart(const Path& file, const granular::GranularModel& m, const con
   commit_file(tmp, file);
 }
 
-void read_restart(const Path& file, granular::GranularModel& m, RestartExtras* extras) {
+void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   if (H5Fis_hdf5(file.string().c_str()) <= 0)
     throw std::runtime_error(file.string() + ": cannot open the restart archive (missing, or not an HDF5 file)");

@@ -30,7 +30,7 @@
 
 #include "contact/ContactCache.hpp"
 #include "engine/granular/GeneralContacts.hpp"
-#include "engine/granular/GranularModel.hpp"
+#include "engine/Model.hpp"
 #include "engine/granular/SweepContact.hpp"
 
 namespace talus::app {
@@ -43,11 +43,11 @@ struct FrameContacts {
 };
 
 // Throws std::runtime_error naming the file on any write failure.
-void write_beads_vtp(const std::filesystem::path& file, const granular::GranularModel& model,
+void write_beads_vtp(const std::filesystem::path& file, const talus::Model& model,
                      const FrameContacts& contacts, double h);
-void write_capsules_vtp(const std::filesystem::path& file, const granular::GranularModel& model,
+void write_capsules_vtp(const std::filesystem::path& file, const talus::Model& model,
                         const FrameContacts& contacts, double h);
-void write_contacts_vtp(const std::filesystem::path& file, const granular::GranularModel& model,
+void write_contacts_vtp(const std::filesystem::path& file, const talus::Model& model,
                         const FrameContacts& contacts, double h);
 // (time, file name relative to the .pvd) pairs.
 void write_pvd(const std::filesystem::path& file, const std::vector<std::pair<double, std::string>>& frames);
@@ -78,7 +78,7 @@ struct RestartExtras {
 };
 
 // Refuses (std::runtime_error naming the file) a model with a non-finite value: a restart archive never holds NaN.
-void write_restart(const std::filesystem::path& file, const granular::GranularModel& model,
+void write_restart(const std::filesystem::path& file, const talus::Model& model,
                    const contact::ContactCache* bead_cache = nullptr, const contact::ContactCache* capsule_cache = nullptr,
                    const RunCounters* counters = nullptr, const contact::ContactCache* bead_position_cache = nullptr,
                    const contact::ContactCache* capsule_position_cache = nullptr);
@@ -86,11 +86,11 @@ void write_restart(const std::filesystem::path& file, const granular::GranularMo
 // fills `extras` when given. The archive is validated before anything is replaced: finite values, positive
 // radii and masses, consistent sizes, unique ids below the next id, a finite clock >= 0, strictly increasing
 // cache keys; every error is a std::runtime_error naming the file and the dataset.
-void read_restart(const std::filesystem::path& file, granular::GranularModel& model, RestartExtras* extras = nullptr);
+void read_restart(const std::filesystem::path& file, talus::Model& model, RestartExtras* extras = nullptr);
 
 // "" when every body's position, velocity, angular velocity (and capsule orientation) is finite; otherwise
 // which one is not, e.g. "bead id 17 (index 3): velocity (nan, 0, 0)".
-std::string non_finite_body(const granular::GranularModel& model);
+std::string non_finite_body(const talus::Model& model);
 
 // The temporary name a file is written under before it is renamed to `file`: .NAME.tmp in the same folder.
 std::filesystem::path temporary_name(const std::filesystem::path& file);

@@ -404,7 +404,7 @@ struct Snapshot {
   long step = 0;
   CacheContent bead_cache, capsule_cache, bead_position_cache, capsule_position_cache;
 
-  void take(const GranularModel& m, GranularStepper& st) {
+  void take(const Model& m, GranularStepper& st) {
     bodies = m.bodies, time = m.time, step = m.step;
     auto copy = [](CacheContent& to, const contact::ContactCache& from) { to.keys = from.keys(), to.impulses = from.impulses(); };
     copy(bead_cache, st.contact_cache());
@@ -412,7 +412,7 @@ struct Snapshot {
     copy(bead_position_cache, st.position_cache());
     copy(capsule_position_cache, st.capsule_position_cache());
   }
-  void restore(GranularModel& m, GranularStepper& st) const {
+  void restore(Model& m, GranularStepper& st) const {
     m.bodies = bodies, m.time = time, m.step = step;
     bead_cache.load_into(st.contact_cache());
     capsule_cache.load_into(st.capsule_contact_cache());
@@ -422,7 +422,7 @@ struct Snapshot {
 };
 
 // "" when the last step's impulses and the bodies are finite; else which contact or body is not.
-std::string non_finite_after_step(const GranularModel& m, const GranularStepper& st) {
+std::string non_finite_after_step(const Model& m, const GranularStepper& st) {
   const auto& ids = m.bodies.id;
   for (const SweepContact& c : st.contacts())
     if (!c.r.allFinite())
@@ -437,7 +437,7 @@ std::string non_finite_after_step(const GranularModel& m, const GranularStepper&
 }
 
 // Where a solve that failed most likely went wrong: the fastest body after it.
-std::string fastest_body(const GranularModel& m) {
+std::string fastest_body(const Model& m) {
   double vmax = -1.0;
   std::string which = "no bodies";
   for (int i = 0; i < m.bodies.spheres(); ++i)
@@ -498,7 +498,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   RestartExtras extras;
   if (!restart.empty()) read_restart(restart, sc.model, &extras);
   const long planned = planned_steps(s, o, rs, sc.model.time);
-  GranularModel& m = sc.model;
+  Model& m = sc.model;
   const double t_final = m.time + planned * p.h;  // ≤ t_end: the whole steps that fit
 
   const fs::path out = o.out_dir.empty() ? fs::path("out") / name : o.out_dir;

@@ -50,7 +50,7 @@ double peak_rss_bytes() {
 }
 
 // Runs `steps` steps, accumulating the per-step figures into r.
-void run_steps(GranularStepper& s, GranularModel& m, const BeadSpec& spec, int steps, Record& r) {
+void run_steps(GranularStepper& s, Model& m, const BeadSpec& spec, int steps, Record& r) {
   double solve_s = 0, solve_cpu = 0, contact_sweeps = 0;
   for (int k = 0; k < steps; ++k) {
     const GranularStepReport& rep = s.step();
@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
       }
     }
     for (int t : threads) {
-      GranularModel m = base.model;
+      Model m = base.model;
       GranularParameters pt = p;
       pt.threads = t;
       GranularStepper s(m, pt);

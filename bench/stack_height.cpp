@@ -77,11 +77,11 @@ struct Calibration {
   int runs = 0;
 };
 
-Calibration calibrate(const GranularModel& state, const GranularParameters& base, double min_cpu, int budget) {
+Calibration calibrate(const Model& state, const GranularParameters& base, double min_cpu, int budget) {
   Calibration c;
   double cpu = 0.0, wall = 0.0;
   while (c.runs < 1000) {
-    GranularModel m = state;
+    Model m = state;
     GranularParameters p = base;
     p.solver = GranularSolver::MatrixFree;
     p.max_sweeps = std::min(base.max_sweeps, budget);
@@ -214,7 +214,7 @@ Case run_case(const std::string& family, int layers, const std::string& solver, 
   Case c;
   c.family = family, c.solver = solver, c.layers = layers;
   GranularScene sc = make_scene(family, layers, o.width);
-  GranularModel& m = sc.model;
+  Model& m = sc.model;
   c.beads = m.bodies.spheres();
   const bool collapse = family == "lattice_collapse";
   const int nsteps = collapse ? o.steps : 1 + o.warm_steps;

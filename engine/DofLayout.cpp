@@ -2,6 +2,9 @@
 // shared by every integrator.
 #include "engine/DofLayout.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include <cassert>
 #include <cmath>
 
@@ -39,6 +42,16 @@ Index DofLayout::vel_size(const SystemRef& s, const Model& m) const {
 }
 
 DofLayout make_dof_layout(const Model& model) {
+  // The small-system schemes see bodies only through user relations; beads, capsules and obstacles live in the
+  // same model but are detected and integrated by the granular stepper, which does not step the rest yet.
+  const RigidBodies& b = model.bodies;
+  if (b.spheres() > 0 || b.capsules() > 0 || !model.walls.empty() || !model.boxes.empty() || !model.drums.empty())
+    throw std::invalid_argument("model: " + std::to_string(b.spheres()) + " beads, " + std::to_string(b.capsules()) +
+                                " capsules and " +
+                                std::to_string(model.walls.size() + model.boxes.size() + model.drums.size()) +
+                                " obstacles with detected contacts: the small-system schemes integrate LTI, "
+                                "nonlinear and general rigid bodies with user interactions only (use the granular "
+                                "stepper for those)");
   DofLayout l;
   Index off = 0;
   for (const auto& s : model.lti) {

@@ -1,7 +1,14 @@
 #pragma once
-// The model: every dynamical system (three families) and every interaction. It owns the current state, so any
-// integrator (Moreau–Jean, Schatzman–Paoli, generalized-α, event-driven, DAE) reads and writes the same data.
+// The model: every dynamical system (three families), every interaction and the obstacles of the detected
+// contacts. It owns the current state, so any integrator (Moreau–Jean, Schatzman–Paoli, generalized-α,
+// event-driven, DAE, and the granular stepper of the large path) reads and writes the same data (issue 11;
+// STYLE.md practice 0). Beads and capsules are the sphere and capsule groups of `bodies`; the small-system
+// integrators work on the LTI, nonlinear and general-body part with user interactions. Each integrator refuses,
+// naming what, a model holding parts it cannot integrate yet (make_dof_layout, GranularStepper).
 #include <vector>
+
+#include "contact/Periodicity.hpp"
+#include "contact/Shapes.hpp"
 
 #include "engine/Interaction.hpp"
 #include "engine/LagrangianLti.hpp"
@@ -19,7 +26,18 @@ struct Model {
   RigidBodies bodies;
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();  // applied to rigid bodies only
   std::vector<Interaction> interactions;
+  // Obstacles of the detected contacts (static or moving planes with an optional orifice, fixed boxes,
+  // rotating drums) and periodic boundaries; no wall may cut a periodic axis.
+  std::vector<contact::Wall> walls;
+  std::vector<contact::Box> boxes;
+  std::vector<contact::Drum> drums;
+  contact::Periodicity periodic;
+  // The laws of the detected contacts: Coulomb's μ between bodies and against obstacles, Newton's e for all.
+  double mu_bead = 0.3;
+  double mu_wall = 0.3;
+  double restitution = 0.0;
   double time = 0.0;
+  long step = 0;  // steps taken since t = 0
 
   // Throws std::invalid_argument naming the system or interaction and what is wrong (sizes, references).
   void validate() const;

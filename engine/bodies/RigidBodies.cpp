@@ -16,14 +16,6 @@ void for_each_array(B& b, F&& f) {
   f(b.inv_inertia_world), f(b.radius), f(b.half_length), f(b.force), f(b.torque), f(b.id);
 }
 
-template <class B1, class B2, class F>
-void for_each_array_pair(B1& a, B2& b, F&& f) {
-  f(a.x, b.x), f(a.v, b.v), f(a.w, b.w), f(a.q, b.q), f(a.mass, b.mass), f(a.inv_mass, b.inv_mass);
-  f(a.inertia, b.inertia), f(a.inv_inertia, b.inv_inertia), f(a.inv_inertia_world, b.inv_inertia_world);
-  f(a.radius, b.radius), f(a.half_length, b.half_length), f(a.force, b.force), f(a.torque, b.torque);
-  f(a.id, b.id);
-}
-
 // A zero (identity for an orientation) of each array's type: Eigen's default constructors leave values unset.
 template <class T>
 T blank() {
@@ -110,12 +102,26 @@ void RigidBodies::remove(const std::vector<char>& flags) {
   group_start = start;
 }
 
-void RigidBodies::permute_spheres(const std::vector<std::int32_t>& order, RigidBodies& s) {
+void RigidBodies::permute_spheres(const std::vector<std::int32_t>& order, std::vector<char>& done) {
+  // In place, array by array, along the permutation's cycles (new a[k] = old a[order[k]]): one element of
+  // scratch per array instead of a second store, so a re-sort costs no memory beyond a byte per bead.
   const int n = spheres();
-  for_each_array_pair(*this, s, [&order, n](auto& a, auto& scratch) {
-    scratch.resize(n);
-    for (int k = 0; k < n; ++k) scratch[k] = a[order[k]];
-    std::copy(scratch.begin(), scratch.end(), a.begin());
+  for_each_array(*this, [&order, &done, n](auto& a) {
+    done.assign(n, 0);
+    for (int s = 0; s < n; ++s) {
+      if (done[s]) continue;
+      auto first = a[s];
+      for (int k = s;;) {
+        done[k] = 1;
+        const int from = order[k];
+        if (from == s) {
+          a[k] = first;
+          break;
+        }
+        a[k] = a[from];
+        k = from;
+      }
+    }
   });
 }
 

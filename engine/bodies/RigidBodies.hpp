@@ -81,7 +81,7 @@ struct RigidBodies {
   // Removes the bodies whose flag is non-zero (flags over all bodies), keeping the others' order and ids.
   void remove(const std::vector<char>& flags);
   // Reorders the sphere group: new sphere index k holds the old sphere order[k]. `scratch` is reused storage.
-  void permute_spheres(const std::vector<std::int32_t>& order, RigidBodies& scratch);
+  void permute_spheres(const std::vector<std::int32_t>& order, std::vector<char>& scratch);
   void reserve(int n);
 
  private:

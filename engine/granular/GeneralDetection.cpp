@@ -39,7 +39,7 @@ contact::CapsuleShape advanced(const RigidBodies& c, int i, double h) {
 // by ~½ d (ω h)² per step (measured before this correction: 8e-6 m per step at 35 rad/s, a tenth of a radius
 // within 50 steps of a settling stack); anticipating it keeps the end-of-step gap right up to O(h² Δω).
 // Only the closing part is kept (a gap opening by curvature is not relied on).
-double second_order_drift(const GeneralCandidate& g, const GranularModel& m, const std::vector<contact::Wall>& walls,
+double second_order_drift(const GeneralCandidate& g, const Model& m, const std::vector<contact::Wall>& walls,
                           double h, double un_kinematic) {
   const RigidBodies& caps = m.bodies;
   contact::ContactPoint pts[5];
@@ -77,7 +77,7 @@ double second_order_drift(const GeneralCandidate& g, const GranularModel& m, con
 
 // Beads inside drums, appended in bead order (serial: one cheap test per bead and drum). A drum's axis must be
 // the periodic one, if any: the radial distance does not depend on the position along it.
-void detect_drum_contacts(const GranularModel& m, double margin, std::vector<GeneralCandidate>& out) {
+void detect_drum_contacts(const Model& m, double margin, std::vector<GeneralCandidate>& out) {
   const RigidBodies& beads = m.bodies;
   contact::ContactPoint cp;
   for (int d = 0; d < static_cast<int>(m.drums.size()); ++d) {
@@ -103,7 +103,7 @@ double max_capsule_point_speed(const RigidBodies& c) {
   return s;
 }
 
-void detect_general_contacts(const GranularModel& m, const contact::CellGrid& grid,
+void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
                              const std::vector<contact::Wall>& walls_now, const std::vector<double>& wall_speed,
                              double margin, double h, int threads, GeneralDetectionBuffers& buf) {
   // Capsule candidates name bodies by their index in the one store (the capsule group follows the spheres).
@@ -185,7 +185,7 @@ void detect_general_contacts(const GranularModel& m, const contact::CellGrid& gr
   detect_drum_contacts(m, margin, buf.all);
 }
 
-double build_general_contacts(GeneralDetectionBuffers& buf, const GranularModel& m,
+double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
                               const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set,
                               bool generalized_alpha) {
   const int n = static_cast<int>(buf.all.size());

@@ -11,7 +11,7 @@
 #include "contact/CellGrid.hpp"
 #include "contact/NarrowPhase.hpp"
 #include "engine/granular/GeneralContacts.hpp"
-#include "engine/granular/GranularModel.hpp"
+#include "engine/Model.hpp"
 
 namespace talus::granular {
 
@@ -33,7 +33,7 @@ struct GeneralDetectionBuffers {
 
 // Candidates with gap <= margin (walls: + h |speed|). walls_now/wall_speed: the walls at the start of the step
 // and their mean normal velocity over it; grid: the beads' grid of this step.
-void detect_general_contacts(const GranularModel& m, const contact::CellGrid& grid,
+void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
                              const std::vector<contact::Wall>& walls_now, const std::vector<double>& wall_speed,
                              double margin, double h, int threads, GeneralDetectionBuffers& buffers);
 
@@ -42,7 +42,7 @@ void detect_general_contacts(const GranularModel& m, const contact::CellGrid& gr
 // closing part of the gap's second-order change over the step (the rotation of a capsule: see the .cpp).
 // Must run before the free velocities are added (it reads v_k). Returns the largest penetration (−gap, >= 0).
 // With generalized_alpha the targets are that scheme's (GranularStepper.hpp) and set.position_extra is filled.
-double build_general_contacts(GeneralDetectionBuffers& buffers, const GranularModel& m,
+double build_general_contacts(GeneralDetectionBuffers& buffers, const Model& m,
                               const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set,
                               bool generalized_alpha = false);
 

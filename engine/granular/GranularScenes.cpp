@@ -27,7 +27,7 @@ void check(const BeadSpec& s) {
 double symmetric(std::mt19937_64& g) { return 2.0 * static_cast<double>(g() >> 11) * 0x1.0p-53 - 1.0; }
 
 // n beads on a lattice of `per_side` × `per_side` columns starting at `corner` (lower corner of the block).
-void fill_lattice(GranularModel& m, const BeadSpec& s, long n, int per_side, const Eigen::Vector3d& corner) {
+void fill_lattice(Model& m, const BeadSpec& s, long n, int per_side, const Eigen::Vector3d& corner) {
   std::mt19937_64 gen(s.seed), shapes(s.seed ^ 0x9e3779b97f4a7c15ull);
   const double a = s.spacing * s.radius;
   m.bodies.reserve(static_cast<int>(m.bodies.count() + n));
@@ -57,8 +57,9 @@ void fill_lattice(GranularModel& m, const BeadSpec& s, long n, int per_side, con
     m.bodies.add_capsule(c.x, c.axis, 0.5 * s.radius, 0.5 * s.radius, s.density);
 }
 
-GranularModel base_model(const BeadSpec& s) {
-  GranularModel m;
+Model base_model(const BeadSpec& s) {
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);
   m.mu_bead = m.mu_wall = s.mu;
   m.restitution = s.restitution;
   return m;
@@ -66,7 +67,7 @@ GranularModel base_model(const BeadSpec& s) {
 
 }  // namespace
 
-double remove_escaped_bodies(GranularModel& m, const SceneEvents& ev, std::vector<char>& flags) {
+double remove_escaped_bodies(Model& m, const SceneEvents& ev, std::vector<char>& flags) {
   auto gone = [&](const Eigen::Vector3d& x) {
     return x.z() < ev.remove_below_z || (!m.periodic.axis[0] && x.x() > ev.remove_beyond_x);
   };
@@ -216,7 +217,7 @@ GranularScene drum(const BeadSpec& s, double radius_diameters, double thickness_
   return sc;
 }
 
-double drum_repose_angle(const GranularModel& m) {
+double drum_repose_angle(const Model& m) {
   if (m.drums.empty() || m.bodies.spheres() == 0) throw std::invalid_argument("drum_repose_angle: no drum or no beads");
   const contact::Drum& drum = m.drums.front();
   // Two directions across the axis: "down" (gravity's part across it) and "ahead" (where a positive rotation

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/granular/GranularModel.hpp"
+#include "engine/Model.hpp"
 
 namespace talus::granular {
 
@@ -57,7 +57,7 @@ struct SceneEvents {
 
 struct GranularScene {
   std::string kind;
-  GranularModel model;
+  Model model;
   SceneEvents events;
   double t_end = 1.0;
   double h = 1e-3;
@@ -66,7 +66,7 @@ struct GranularScene {
 // Outflow between steps: removes the beads and capsules below events.remove_below_z or beyond
 // events.remove_beyond_x (ids of the others, and so the contact cache, stay valid). Returns the mass removed;
 // `flags` is reused storage. Along a periodic axis nothing ever leaves.
-double remove_escaped_bodies(GranularModel& model, const SceneEvents& events, std::vector<char>& flags);
+double remove_escaped_bodies(Model& model, const SceneEvents& events, std::vector<char>& flags);
 
 // Throws std::invalid_argument for non-positive sizes.
 GranularScene bead_stack(const BeadSpec& spec);
@@ -90,7 +90,7 @@ GranularScene drum(const BeadSpec& spec, double radius_diameters = 10.0, double 
 // whose cross-section is a circular segment has its centroid on the perpendicular through the axis to its
 // free surface, so this is the free surface's inclination (its mean inclination when the surface is curved,
 // as in the cascading regime); positive when the bed is lifted by a positive rotation.
-double drum_repose_angle(const GranularModel& model);
+double drum_repose_angle(const Model& model);
 
 // Stack-height scenes (issue 10). The spec's radius, density, mu and restitution apply; its n is ignored (the
 // counts follow from width and layers). bead_column and packed_box need monodisperse beads and no capsules

@@ -32,7 +32,7 @@ double max_radius(const RigidBodies& b) {
 
 }  // namespace
 
-GranularStepper::GranularStepper(GranularModel& model, const GranularParameters& params, PhaseProfile* profile)
+GranularStepper::GranularStepper(Model& model, const GranularParameters& params, PhaseProfile* profile)
     : m_(model), params_(params), profile_(profile) {
   if (!(params_.h > 0.0)) throw std::invalid_argument("granular: time step h must be positive");
   if (!(params_.tolerance > 0.0)) throw std::invalid_argument("granular: tolerance must be positive");
@@ -41,6 +41,15 @@ GranularStepper::GranularStepper(GranularModel& model, const GranularParameters&
     throw std::invalid_argument("granular: relaxation must be in (0, 2)");
   if (params_.partitions < 0) throw std::invalid_argument("granular: partitions must be >= 0 (0 = automatic)");
   if (params_.threads < 1) throw std::invalid_argument("granular: threads must be >= 1");
+  // One model for every integrator, but not yet one step for all of it: this stepper integrates the sphere and
+  // capsule groups against obstacles and each other; systems and bodies of the small-system path are refused.
+  if (!m_.lti.empty() || !m_.nonlinear.empty() || !m_.interactions.empty() || m_.bodies.general() > 0)
+    throw std::invalid_argument("granular: the model holds " + std::to_string(m_.lti.size()) + " LTI and " +
+                                std::to_string(m_.nonlinear.size()) + " nonlinear systems, " +
+                                std::to_string(m_.interactions.size()) + " user interactions and " +
+                                std::to_string(m_.bodies.general()) +
+                                " general rigid bodies: the granular stepper integrates beads and capsules with "
+                                "detected contacts only (use a small-system scheme for those)");
   if (m_.mu_bead < 0.0 || m_.mu_wall < 0.0) throw std::invalid_argument("granular: friction coefficients must be >= 0");
   if (m_.restitution < 0.0 || m_.restitution > 1.0) throw std::invalid_argument("granular: restitution must be in [0, 1]");
   pair_buffers_.resize(params_.threads);
@@ -65,10 +74,7 @@ std::size_t GranularStepper::memory_bytes() const {
   s += bytes(contacts_) + bytes(keys_) + bytes(gaps_) + bytes(world_impulses_) + bytes(work_.block_sums);
   // The cache: a key, a world impulse and a sort index per contact, twice (its rebuild buffers).
   s += 2 * cache_.size() * (sizeof(contact::ContactKey) + sizeof(Eigen::Vector3d) + sizeof(std::uint32_t));
-  const RigidBodies& p = permute_scratch_;
-  s += bytes(order_) + bytes(sort_scratch_) + bytes(p.x) + bytes(p.v) + bytes(p.w) + bytes(p.q) + bytes(p.radius) +
-       bytes(p.half_length) + bytes(p.mass) + bytes(p.inv_mass) + bytes(p.inertia) + bytes(p.inv_inertia) +
-       bytes(p.inv_inertia_world) + bytes(p.force) + bytes(p.torque) + bytes(p.id);
+  s += bytes(order_) + bytes(sort_scratch_) + bytes(permute_scratch_);
   return s;
 }
 

@@ -53,7 +53,7 @@
 #include "engine/StepReport.hpp"
 #include "engine/granular/BodyColouring.hpp"
 #include "engine/granular/GeneralDetection.hpp"
-#include "engine/granular/GranularModel.hpp"
+#include "engine/Model.hpp"
 #include "engine/granular/MatrixFreeNsgs.hpp"
 #include "engine/granular/MultilevelNsgs.hpp"
 #include "engine/granular/SweepContact.hpp"
@@ -105,7 +105,7 @@ struct GranularStepReport : StepReport {
 class GranularStepper {
  public:
   // Throws std::invalid_argument for bad parameters.
-  GranularStepper(GranularModel& model, const GranularParameters& params, PhaseProfile* profile = nullptr);
+  GranularStepper(Model& model, const GranularParameters& params, PhaseProfile* profile = nullptr);
 
   const GranularStepReport& step();
 
@@ -147,7 +147,7 @@ class GranularStepper {
   void correct_positions();
   bool generalized_alpha() const { return params_.scheme == GranularScheme::GeneralizedAlpha; }
 
-  GranularModel& m_;
+  Model& m_;
   GranularParameters params_;
   PhaseProfile* profile_;
   GranularStepReport report_;
@@ -183,7 +183,7 @@ class GranularStepper {
   solvers::FrictionContactProblem problem_;
   std::vector<std::int32_t> order_;
   std::vector<std::pair<std::uint64_t, std::int32_t>> sort_scratch_;
-  RigidBodies permute_scratch_;
+  std::vector<char> permute_scratch_;
   GeneralDetectionBuffers general_buffers_;
   GeneralContactSet general_;
 };

@@ -19,6 +19,7 @@
 #include "engine/granular/GranularStepper.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 namespace fs = std::filesystem;
 
 namespace {
@@ -65,7 +66,7 @@ GranularScene capsule_stack() {
 
 TEST_CASE("the restart archive gives back beads and capsules bitwise", "[apps][granular][capsules]") {
   GranularScene sc = capsule_stack();
-  GranularModel& m = sc.model;
+  Model& m = sc.model;
   REQUIRE(m.bodies.capsules() > 0);
   REQUIRE(m.bodies.spheres() > 0);
   GranularParameters p;
@@ -79,7 +80,7 @@ TEST_CASE("the restart archive gives back beads and capsules bitwise", "[apps][g
 
   const fs::path dir = scratch_dir("restart");
   talus::app::write_restart(dir / "restart.h5", m);
-  GranularModel back = capsule_stack().model;
+  Model back = capsule_stack().model;
   talus::app::read_restart(dir / "restart.h5", back);
 
   CHECK(back.time == m.time);
@@ -111,7 +112,7 @@ TEST_CASE("the restart archive gives back beads and capsules bitwise", "[apps][g
   CHECK(same_bits(m.bodies.id, back.bodies.id));
 
   // A scene without capsules restarted from an archive without them has none.
-  GranularModel no_capsules = m;
+  Model no_capsules = m;
   {
     std::vector<char> capsule_flags(no_capsules.bodies.count(), 0);
     for (int c = 0; c < no_capsules.bodies.capsules(); ++c) capsule_flags[no_capsules.bodies.capsule(c)] = 1;
@@ -127,7 +128,7 @@ TEST_CASE("the restart archive gives back beads and capsules bitwise", "[apps][g
 TEST_CASE("capsule frames and the contact network hold the capsules and their contacts",
           "[apps][granular][capsules]") {
   GranularScene sc = capsule_stack();
-  GranularModel& m = sc.model;
+  Model& m = sc.model;
   GranularParameters p;
   p.h = 1e-3;
   GranularStepper stepper(m, p);
@@ -197,7 +198,7 @@ TEST_CASE("talus run writes the capsule series only for scenes with capsules", "
   REQUIRE(talus::app::run_granular(dir / "scene.yaml", o, log) == 0);
   CHECK(fs::is_regular_file(o.out_dir / "capsules.pvd"));
   CHECK(fs::is_regular_file(o.out_dir / "capsules_00002.vtp"));
-  GranularModel back;
+  Model back;
   talus::app::read_restart(o.out_dir / "restart.h5", back);
   CHECK(back.bodies.capsules() > 0);
   CHECK(slurp(o.out_dir / "capsules_00002.vtp").find("NumberOfPoints=\"" + std::to_string(back.bodies.capsules())) !=

@@ -88,7 +88,7 @@ void require_one_complete_run(const fs::path& out) {
     for (auto it = std::sregex_iterator(t.begin(), t.end(), dataset); it != std::sregex_iterator(); ++it)
       CHECK(fs::is_regular_file(out / (*it)[1].str()));
   }
-  talus::granular::GranularModel back;
+  talus::Model back;
   read_restart(out / "restart.h5", back);
   CHECK(back.bodies.spheres() > 0);
 }
@@ -220,7 +220,7 @@ TEST_CASE("a killed granular run and a rerun leave no mixed or stale files", "[a
   // What the killed run left is complete as far as it went: granular.json says it was still running, the
   // archive reads, each series names existing frames (a temporary file may remain, counted as the run's).
   CHECK(summary(out)["status"] == "running");
-  talus::granular::GranularModel back;
+  talus::Model back;
   read_restart(out / "restart.h5", back);
   // Leave a temporary file as a kill in the middle of a write would.
   std::ofstream(temporary_name(out / "beads_00099.vtp")) << "<?xml";
@@ -262,7 +262,7 @@ TEST_CASE("SIGTERM ends a granular run like SIGINT, its outputs complete", "[app
   CHECK(j["status"] == "interrupted");
   require_one_complete_run(out);
   // The archive holds the state at the end (the last frame's time or later).
-  talus::granular::GranularModel back;
+  talus::Model back;
   read_restart(out / "restart.h5", back);
   CHECK(back.time == j["time"].get<double>());
   fs::remove_all(dir.parent_path());
@@ -293,7 +293,7 @@ TEST_CASE("a failed granular step leaves the last good state and names the step"
   // restart.h5 holds the state before the failed step: the state of the same run stopped one step earlier.
   REQUIRE(run(options(dir / "short", {"n=27", "t_end=" + std::to_string((failed - 1) * 1e-3), "max_sweeps=2",
                                       "tolerance=1e-12", "frame_every=1"})) == 0);
-  talus::granular::GranularModel a, b;
+  talus::Model a, b;
   read_restart(dir / "failed" / "restart.h5", a);
   read_restart(dir / "short" / "restart.h5", b);
   CHECK(a.step == failed - 1);

@@ -20,6 +20,7 @@
 #include "engine/granular/GranularStepper.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 using namespace talus::app;
 namespace fs = std::filesystem;
 
@@ -48,7 +49,7 @@ int run(const fs::path& scene, const fs::path& out, std::vector<std::string> set
 }
 
 struct Final {
-  GranularModel model;
+  Model model;
   RestartExtras extras;
 };
 Final final_state(const fs::path& archive) {
@@ -95,7 +96,7 @@ TEST_CASE("a granular run to T and a run to T/2 plus a restart to T end bitwise 
   require_same(straight, restarted);
 
   // The same continuation without the warm start (cold first step) ends elsewhere: the comparison can fail.
-  GranularModel cold = half.model;
+  Model cold = half.model;
   GranularParameters p;
   p.h = 1e-3;
   p.tolerance = 1e-4;
@@ -131,7 +132,7 @@ TEST_CASE("a generalized-α run restarted at T/2 ends bitwise as the straight ru
   CHECK(same_bits(straight.extras.bead_position_cache.impulses, restarted.extras.bead_position_cache.impulses));
 
   // Without the position caches (velocity caches only) the continuation ends elsewhere.
-  GranularModel cold = half.model;
+  Model cold = half.model;
   GranularParameters p;
   p.scheme = GranularScheme::GeneralizedAlpha;
   p.resort_every = 25;
@@ -222,7 +223,8 @@ std::vector<double> dataset(const fs::path& file, const char* name) {
 }
 
 std::string read_error(const fs::path& file) {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   try {
     read_restart(file, m);
   } catch (const std::runtime_error& e) {
@@ -347,7 +349,7 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
     CHECK(read_error(bad) == bad.string() + ": dataset /capsules/half_length: row 1 is 0 (expected a positive finite number)");
   }
   // A refused archive leaves the model as it was.
-  GranularModel untouched = sc.model;
+  Model untouched = sc.model;
   fs::copy_file(good, dir / "bad.h5", fs::copy_options::overwrite_existing);
   replace_dataset(dir / "bad.h5", "/clock", {nan, 0, 100, 0}, 4, 1);
   CHECK_THROWS(read_restart(dir / "bad.h5", untouched));
@@ -361,7 +363,7 @@ TEST_CASE("a non-finite state is never written to restart.h5", "[apps][granular]
   spec.n = 8;
   GranularScene sc = bead_stack(spec);
   write_restart(dir / "restart.h5", sc.model);
-  GranularModel bad = sc.model;
+  Model bad = sc.model;
   bad.bodies.v[3].y() = std::numeric_limits<double>::quiet_NaN();
   CHECK(non_finite_body(bad) == "bead id 3 (index 3): velocity (0, nan, 0)");
   CHECK(non_finite_body(sc.model).empty());
@@ -373,7 +375,7 @@ TEST_CASE("a non-finite state is never written to restart.h5", "[apps][granular]
                                        ": not written: the state is not finite (bead id 3 (index 3): velocity (0, nan, 0))");
   }
   // The earlier archive is intact and no temporary file is left.
-  GranularModel back;
+  Model back;
   read_restart(dir / "restart.h5", back);
   CHECK(same_bits(back.bodies.v, sc.model.bodies.v));
   CHECK_FALSE(fs::exists(temporary_name(dir / "restart.h5")));

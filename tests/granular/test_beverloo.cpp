@@ -17,6 +17,7 @@
 #include "engine/granular/GranularStepper.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 
 namespace {
 
@@ -30,7 +31,8 @@ struct Discharge {
 };
 
 Discharge discharge(double orifice_diameters, double t_transient, double t_window) {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   const double r = kRadius, side = 28.0 * r, pitch = side / 11.0, layer_pitch = 2.4 * r;
   const int per_row = 11, layers = 10;
   m.mu_bead = m.mu_wall = 0.3;

@@ -10,6 +10,7 @@
 #include "engine/granular/GranularStepper.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 using talus::contact::Box;
 using talus::contact::ContactPoint;
 
@@ -60,7 +61,8 @@ struct RidgeRun {
 
 // A box turned 45° about y: its top is an edge (ridge) along y at x = 0. The bead starts on it, offset by dx.
 RidgeRun on_ridge(double dx, int steps) {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.mu_wall = 0.3;
   const double half = 0.05;
   m.boxes.push_back(talus::contact::rotated_box(Eigen::Vector3d::Zero(), Eigen::Vector3d(half, 0.1, half),

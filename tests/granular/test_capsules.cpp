@@ -14,13 +14,14 @@
 #include "engine/granular/GranularStepper.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 using talus::contact::CapsuleShape;
 
 namespace {
 
 constexpr double kR = 0.01, kRho = 2500.0, kG = 9.81;
 
-double energy(const GranularModel& m) {
+double energy(const Model& m) {
   double e = kinetic_energy(m.bodies, talus::ShapeKind::Sphere) + kinetic_energy(m.bodies, talus::ShapeKind::Capsule);
   for (int i = 0; i < m.bodies.spheres(); ++i) e -= m.bodies.mass[i] * m.gravity.dot(m.bodies.x[i]);
   for (int i = 0; i < m.bodies.capsules(); ++i) e -= m.bodies.mass[m.bodies.capsule(i)] * m.gravity.dot(m.bodies.x[m.bodies.capsule(i)]);
@@ -102,7 +103,8 @@ TEST_CASE("segment–segment closest points by hand") {
 }
 
 TEST_CASE("a capsule lying on the floor rests on two contacts each carrying half its weight") {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.walls.push_back(talus::contact::Wall{});
   m.bodies.add_capsule(Eigen::Vector3d(0, 0, kR), Eigen::Vector3d(1, 0.3, 0), 2 * kR, kR, kRho);
   GranularParameters p;
@@ -121,7 +123,8 @@ TEST_CASE("a capsule lying on the floor rests on two contacts each carrying half
 }
 
 TEST_CASE("a bead resting on a lying capsule: the floor carries both weights") {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.walls.push_back(talus::contact::Wall{});
   m.bodies.add_capsule(Eigen::Vector3d(0, 0, kR), Eigen::Vector3d::UnitY(), 3 * kR, kR, kRho);
   m.bodies.add_sphere(Eigen::Vector3d(0, kR, 3 * kR), kR, kRho);  // above the axis, off centre along it
@@ -144,7 +147,8 @@ struct Tipping {
 };
 
 Tipping tip(double tilt_deg, double mu) {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.mu_wall = mu;
   m.walls.push_back(talus::contact::Wall{});
   const double L = 3 * kR, th = tilt_deg * std::numbers::pi / 180.0;
@@ -185,7 +189,7 @@ TEST_CASE("removing beads and capsules between steps keeps the others at rest an
   spec.n = 27;
   spec.capsule_fraction = 0.3;
   GranularScene sc = bead_stack(spec);
-  GranularModel& m = sc.model;
+  Model& m = sc.model;
   REQUIRE(m.bodies.capsules() > 2);
   GranularParameters p;
   GranularStepper s(m, p);
@@ -213,7 +217,8 @@ TEST_CASE("removing beads and capsules between steps keeps the others at rest an
 }
 
 TEST_CASE("a capsule tumbling freely keeps its kinetic energy and angular momentum") {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.gravity.setZero();
   m.bodies.add_capsule(Eigen::Vector3d::Zero(), Eigen::Vector3d(0.3, 0.2, 1.0), 0.005, 0.005, kRho);
   m.bodies.w[m.bodies.capsule(0)] = Eigen::Vector3d(30.0, 5.0, 20.0);  // not about a principal axis: it precesses
@@ -265,7 +270,8 @@ TEST_CASE("steps with capsules are identical for 1 and 2 threads") {
 }
 
 TEST_CASE("outflow removes the beads and capsules that left, and only those") {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.bodies.add_sphere(Eigen::Vector3d(0, 0, 0.1), kR, kRho);
   m.bodies.add_sphere(Eigen::Vector3d(0, 0, -0.1), kR, kRho);
   m.bodies.add_capsule(Eigen::Vector3d(0, 0, -0.2), Eigen::Vector3d::UnitX(), kR, kR, kRho);

@@ -17,6 +17,7 @@
 #include "tests/granular/InclineModel.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 
 namespace {
 
@@ -30,11 +31,11 @@ GranularParameters ga(double tolerance = 1e-10) {
   return p;
 }
 
-GranularModel incline(double theta_deg, double mu, bool rotation_locked) {
+Model incline(double theta_deg, double mu, bool rotation_locked) {
   return testing::incline_model(theta_deg, mu, rotation_locked, kR);
 }
 
-double potential_energy(const GranularModel& m) {
+double potential_energy(const Model& m) {
   double e = 0.0;
   for (int i = 0; i < m.bodies.spheres(); ++i)
     if (m.bodies.inv_mass[i] > 0.0) e -= m.bodies.mass[i] * m.gravity.dot(m.bodies.x[i]);
@@ -43,7 +44,7 @@ double potential_energy(const GranularModel& m) {
   return e;
 }
 
-double energy(const GranularModel& m) {
+double energy(const Model& m) {
   return kinetic_energy(m.bodies, talus::ShapeKind::Sphere) + kinetic_energy(m.bodies, talus::ShapeKind::Capsule) + potential_energy(m);
 }
 
@@ -52,7 +53,8 @@ double energy(const GranularModel& m) {
 TEST_CASE("generalized-α: free flight is the exact parabola, where Moreau–Jean is off by h g t / 2") {
   const Eigen::Vector3d x0(0, 0, 1), v0(1.0, -0.5, 2.0);
   for (GranularScheme scheme : {GranularScheme::GeneralizedAlpha, GranularScheme::MoreauJean}) {
-    GranularModel m;
+    Model m;
+    m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
     m.bodies.add_sphere(x0, kR, 2500.0, v0);
     GranularParameters p = ga();
     p.scheme = scheme;
@@ -73,7 +75,7 @@ TEST_CASE("generalized-α: free flight is the exact parabola, where Moreau–Jea
 
 TEST_CASE("generalized-α: a block sticking on a slope below tan θ = μ does not creep") {
   const double mu = 0.3, th = std::atan(mu) * 180.0 / std::numbers::pi - 1.0;
-  GranularModel m = incline(th, mu, true);
+  Model m = incline(th, mu, true);
   GranularStepper s(m, ga());
   for (int k = 0; k < 1000; ++k) REQUIRE(s.step().solver.converged());
   // One second at rest: the slope's pull, ½h² g sin θ = 1.4e-6 m a step, is taken back every step by the
@@ -103,7 +105,7 @@ TEST_CASE("generalized-α: a block above tan θ = μ and a rolling sphere follow
                         Case{60.0, true, kG * (std::sin(rad(60.0)) - mu * std::cos(rad(60.0)))},
                         Case{30.0, false, 5.0 / 7.0 * kG * std::sin(rad(30.0))}}) {
     INFO("theta " << c.theta << " deg, rotation " << (c.locked ? "locked" : "free"));
-    GranularModel m = incline(c.theta, mu, c.locked);
+    Model m = incline(c.theta, mu, c.locked);
     GranularParameters p = ga();
     GranularStepper s(m, p);
     const int steps = 400;
@@ -136,7 +138,8 @@ TEST_CASE("generalized-α: a ten-bead column carries its exact weights and stays
 
 TEST_CASE("generalized-α: a bouncing bead leaves at −e times its arrival speed and never enters the floor") {
   const double e = 0.5, drop = 0.1;
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.restitution = e;
   m.walls.push_back(talus::contact::Wall{});
   m.bodies.add_sphere(Eigen::Vector3d(0, 0, kR + drop), kR, 2500.0);
@@ -202,7 +205,8 @@ TEST_CASE("generalized-α: a falling lattice settles like Moreau–Jean, gaining
 
 TEST_CASE("generalized-α: a capsule lying on a slope below tan θ = μ does not creep; capsules settle") {
   const double mu = 0.5, th = 20.0 * std::numbers::pi / 180.0;  // tan 20° = 0.36 < μ
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.gravity = kG * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
   m.mu_wall = mu;
   m.walls.push_back(talus::contact::Wall{});

@@ -13,6 +13,7 @@
 #include "tests/granular/InclineModel.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 
 namespace {
 
@@ -25,7 +26,7 @@ struct Motion {
 
 Motion roll_down(double theta_deg, double mu, bool rotation_locked = false) {
   const double r = 0.01;
-  GranularModel m = testing::incline_model(theta_deg, mu, rotation_locked, r);
+  Model m = testing::incline_model(theta_deg, mu, rotation_locked, r);
   GranularParameters p;
   p.h = 1e-3;
   p.tolerance = 1e-10;

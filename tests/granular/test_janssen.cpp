@@ -28,6 +28,7 @@
 #include "engine/granular/GranularStepper.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 
 namespace {
 
@@ -45,7 +46,8 @@ struct ColumnLoads {
 
 // A box of side 8 r; layers 2.2 r apart of beads with radii r (1 ± 0.05) and a horizontal jitter of ±0.15 r.
 ColumnLoads settle_column(int layers, double mu_wall, int settle_steps) {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   const double r = kRadius, width = 8.0 * r, pitch = width / 3.0;
   m.mu_bead = 0.5;
   m.mu_wall = mu_wall;

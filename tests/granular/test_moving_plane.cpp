@@ -9,6 +9,7 @@
 #include "engine/granular/GranularStepper.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 
 namespace {
 
@@ -27,7 +28,8 @@ struct Shaken {
 };
 
 Shaken shake(double amplitude, double frequency, double h, int steps) {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   talus::contact::Wall floor;
   floor.amplitude = amplitude, floor.frequency = frequency;
   m.walls.push_back(floor);
@@ -49,7 +51,8 @@ Shaken shake(double amplitude, double frequency, double h, int steps) {
 }  // namespace
 
 TEST_CASE("a bead on a floor rising at constant speed moves with it") {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   talus::contact::Wall floor;
   floor.speed = 0.2;
   m.walls.push_back(floor);
@@ -67,7 +70,8 @@ TEST_CASE("a bead on a floor rising at constant speed moves with it") {
 }
 
 TEST_CASE("a descending piston floor lets the bead fall with it but never through it") {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   talus::contact::Wall floor;
   floor.speed = -0.05;  // slower than the bead's free fall after 5 ms
   m.walls.push_back(floor);

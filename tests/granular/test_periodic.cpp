@@ -13,6 +13,7 @@
 #include "engine/granular/GranularStepper.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 
 namespace {
 
@@ -27,7 +28,8 @@ std::vector<talus::contact::ContactKey> sorted_keys(const GranularStepper& s) {
 }  // namespace
 
 TEST_CASE("a rolling bead chain crosses the periodic seam with the same contacts and momentum") {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.mu_bead = m.mu_wall = 0.3;
   m.walls.push_back(talus::contact::Wall{});
   m.periodic.axis[0] = true;
@@ -63,7 +65,8 @@ TEST_CASE("a rolling bead chain crosses the periodic seam with the same contacts
 }
 
 TEST_CASE("a head-on collision across the seam exchanges the velocities (e = 1)") {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.gravity.setZero();
   m.restitution = 1.0;
   m.mu_bead = 0.0;
@@ -84,7 +87,8 @@ TEST_CASE("a head-on collision across the seam exchanges the velocities (e = 1)"
 
 TEST_CASE("a layer periodic in x and y slides down a rough incline at g (sin θ − μ cos θ)") {
   const double th = 30.0 * std::numbers::pi / 180.0, mu = 0.1, g = 9.81;  // tan θ = 0.58 > 3.5 μ
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.gravity = g * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
   m.mu_bead = m.mu_wall = mu;
   m.walls.push_back(talus::contact::Wall{});
@@ -112,7 +116,8 @@ TEST_CASE("a layer periodic in x and y slides down a rough incline at g (sin θ 
 }
 
 TEST_CASE("a period shorter than three contact cells is refused") {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.periodic.axis[0] = true;
   m.periodic.length = Eigen::Vector3d(5 * kR, 0, 0);
   m.bodies.add_sphere(Eigen::Vector3d(kR, 0, 0), kR, kRho);
@@ -147,7 +152,8 @@ TEST_CASE("the chute scene is periodic in the flow direction and keeps every bea
 }
 
 TEST_CASE("a capsule crossing the seam keeps its two floor contacts and hits a bead across it") {
-  GranularModel m;
+  Model m;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.mu_bead = m.mu_wall = 0.0;
   m.walls.push_back(talus::contact::Wall{});
   const double L = 16 * kR;

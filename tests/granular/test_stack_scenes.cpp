@@ -11,6 +11,7 @@
 #include "engine/granular/GranularStepper.hpp"
 
 using namespace talus::granular;
+using talus::Model;
 
 namespace {
 
@@ -35,7 +36,7 @@ PairCount count_pairs(const talus::RigidBodies& b, double tol) {
 }
 
 // Signed distance of bead i's surface from each wall, over r: its minimum, and how many walls it touches.
-std::pair<double, int> wall_gaps(const GranularModel& m, int i, double tol) {
+std::pair<double, int> wall_gaps(const Model& m, int i, double tol) {
   double least = INFINITY;
   int touching = 0;
   for (const auto& w : m.walls) {

@@ -11,7 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = talus::fuzz::scratch_file("restart.h5");
   if (!talus::fuzz::write_hdf5_from_text(std::string(reinterpret_cast<const char*>(data), size), path)) return 0;
-  talus::granular::GranularModel model;
+  talus::Model model;
   talus::fuzz::expect_clean("read_restart", path, [&] { talus::app::read_restart(path, model); });
   return 0;
 }

@@ -429,10 +429,14 @@ std::string non_finite_after_step(const Model& m, const GranularStepper& st) {
       return "contact of bead id " + std::to_string(ids[c.b]) +
              (c.a >= 0 ? " with bead id " + std::to_string(ids[c.a]) : std::string(" with a wall or box")) +
              ": impulse (" + num(c.r[0]) + ", " + num(c.r[1]) + ", " + num(c.r[2]) + ")";
+  auto body = [&](BodyKind kind, int i) {
+    if (kind == BodyKind::Fixed) return std::string("an obstacle");
+    return std::string(kind == BodyKind::Sphere ? "bead id " : "capsule id ") + std::to_string(ids[i]);
+  };
   for (const GeneralContact& c : st.general_contacts().contacts)
     if (!c.r.allFinite())
-      return "contact touching a capsule (bodies " + std::to_string(c.a) + " and " + std::to_string(c.b) +
-             "): impulse (" + num(c.r[0]) + ", " + num(c.r[1]) + ", " + num(c.r[2]) + ")";
+      return "contact of " + body(c.kind_b, c.b) + " with " + body(c.kind_a, c.a) + ": impulse (" + num(c.r[0]) +
+             ", " + num(c.r[1]) + ", " + num(c.r[2]) + ")";
   return non_finite_body(m);
 }
 

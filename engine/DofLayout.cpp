@@ -130,7 +130,7 @@ void scatter_state(const DofLayout& l, const Vector& q, const Vector& v, Model& 
 Eigen::Vector3d body_torque(const Model& model, const DofLayout& l, const Vector& q, Index k) {
   const Index o = l.rigid_coord_offset + 7 * k + 3;
   const Eigen::Quaterniond quat(q[o], q[o + 1], q[o + 2], q[o + 3]);
-  return quat.toRotationMatrix().transpose() * model.bodies.torque[k];  // τ_body = Rᵀ τ_world
+  return quat.toRotationMatrix().transpose() * model.bodies.torque_of(static_cast<int>(k));  // τ_body = Rᵀ τ_world
 }
 
 void advance_coordinates(const DofLayout& l, const Vector& q0, const Vector& v, double h, Vector& q1) {

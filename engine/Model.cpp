@@ -79,8 +79,11 @@ void check_bodies(const RigidBodies& b) {
   cols("inv_mass", b.inv_mass.size());
   cols("inertia", b.inertia.size());
   cols("radius", b.radius.size());
-  cols("force", b.force.size());
-  cols("torque", b.torque.size());
+  // Loads are kept for the non-sphere bodies only (RigidBodies.hpp).
+  const std::size_t loaded = n - static_cast<std::size_t>(b.nonsphere_begin());
+  if (b.force.size() != loaded || b.torque.size() != loaded)
+    fail("bodies", "force/torque have " + std::to_string(b.force.size()) + "/" + std::to_string(b.torque.size()) +
+                       " entries, expected " + std::to_string(loaded) + " (one per body that is not a sphere)");
   if (b.group_start[kShapeKinds] != static_cast<int>(n))
     fail("bodies", "the shape groups end at " + std::to_string(b.group_start[kShapeKinds]) + ", expected " +
                        std::to_string(n) + " (one per body)");
@@ -89,7 +92,9 @@ void check_bodies(const RigidBodies& b) {
     if (!b.x[k].allFinite()) fail(who, "position contains NaN or Inf");
     if (!b.v[k].allFinite()) fail(who, "velocity contains NaN or Inf");
     if (!b.w[k].allFinite()) fail(who, "angular_velocity contains NaN or Inf");
-    if (!b.force[k].allFinite() || !b.torque[k].allFinite()) fail(who, "force or torque contains NaN or Inf");
+    if (static_cast<int>(k) >= b.nonsphere_begin() &&
+        (!b.force_of(static_cast<int>(k)).allFinite() || !b.torque_of(static_cast<int>(k)).allFinite()))
+      fail(who, "force or torque contains NaN or Inf");
     if (!(std::abs(b.q[k].norm() - 1.0) <= 1e-6)) fail(who, "orientation is not a unit quaternion");
     if (!(b.mass[k] >= 0.0) || !std::isfinite(b.mass[k])) fail(who, "mass must be >= 0 and finite");
     if (b.inv_mass[k] != 0.0) {

@@ -348,7 +348,7 @@ struct MoreauJean::Impl {
       const Index o = layout.rigid_vel_offset + 6 * k;
       // f̄ of a rigid body is f0 (taken at q_k): its torque is the world torque in the body frame of q_k.
       const Eigen::Vector3d torque = body_torque(model, layout, q0, k);
-      external += h * vs.segment<3>(o).dot(b.force[k] + b.mass[k] * model.gravity);
+      external += h * vs.segment<3>(o).dot(b.force_of(static_cast<int>(k)) + b.mass[k] * model.gravity);
       external += h * vs.segment<3>(o + 3).dot(torque);
       dissipation += h * vs.segment<3>(o + 3).dot(f0.segment<3>(o + 3) - torque);
     }

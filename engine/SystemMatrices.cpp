@@ -83,7 +83,7 @@ void smooth_force(const Model& model, const DofLayout& layout, double t, const V
   for (Index k = 0; k < layout.bodies; ++k) {
     if (b.inv_mass[k] == 0.0) continue;
     const Index o = layout.rigid_vel_offset + 6 * k;
-    f.segment<3>(o) = b.force[k] + b.mass[k] * model.gravity;
+    f.segment<3>(o) = b.force_of(static_cast<int>(k)) + b.mass[k] * model.gravity;
     const Eigen::Vector3d w = v.segment<3>(o + 3);
     // Euler's equations in the body frame: the stored torque is world frame, rotated by the q of this force.
     f.segment<3>(o + 3) = body_torque(model, layout, q, k) - w.cross(b.inertia[k].cwiseProduct(w));

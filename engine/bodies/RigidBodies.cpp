@@ -13,7 +13,13 @@ namespace {
 template <class B, class F>
 void for_each_array(B& b, F&& f) {
   f(b.x), f(b.v), f(b.w), f(b.q), f(b.mass), f(b.inv_mass), f(b.inertia), f(b.inv_inertia);
-  f(b.inv_inertia_world), f(b.radius), f(b.half_length), f(b.force), f(b.torque), f(b.id);
+  f(b.radius), f(b.half_length), f(b.id);
+}
+
+// Likewise for the arrays of the non-sphere bodies only.
+template <class B, class F>
+void for_each_nonsphere_array(B& b, F&& f) {
+  f(b.inv_inertia_world), f(b.force), f(b.torque);
 }
 
 // A zero (identity for an orientation) of each array's type: Eigen's default constructors leave values unset.
@@ -28,7 +34,11 @@ T blank() {
 
 int RigidBodies::insert_at(ShapeKind k) {
   const int at = group_end(k);
-  for_each_array(*this, [at](auto& a) { a.insert(a.begin() + at, blank<typename std::decay_t<decltype(a)>::value_type>()); });
+  auto insert = [](auto& a, int where) {
+    a.insert(a.begin() + where, blank<typename std::decay_t<decltype(a)>::value_type>());
+  };
+  for_each_array(*this, [&](auto& a) { insert(a, at); });
+  if (k != ShapeKind::Sphere) for_each_nonsphere_array(*this, [&](auto& a) { insert(a, at - nonsphere_begin()); });
   for (int g = static_cast<int>(k) + 1; g <= kShapeKinds; ++g) ++group_start[g];
   return at;
 }
@@ -88,17 +98,22 @@ int RigidBodies::add_general(const Eigen::Vector3d& pos, const Eigen::Quaternion
 
 void RigidBodies::remove(const std::vector<char>& flags) {
   std::array<int, kShapeKinds + 1> start{};
+  const int s0 = nonsphere_begin();
   int k = 0;
   for (int g = 0; g < kShapeKinds; ++g) {
     start[g] = k;
     for (int i = group_start[g]; i < group_start[g + 1]; ++i) {
       if (flags[i]) continue;
-      if (k != i) for_each_array(*this, [i, k](auto& a) { a[k] = a[i]; });
+      if (k != i) {
+        for_each_array(*this, [i, k](auto& a) { a[k] = a[i]; });
+        if (g > 0) for_each_nonsphere_array(*this, [&](auto& a) { a[k - start[1]] = a[i - s0]; });
+      }
       ++k;
     }
   }
   start[kShapeKinds] = k;
   for_each_array(*this, [k](auto& a) { a.resize(k); });
+  for_each_nonsphere_array(*this, [&](auto& a) { a.resize(k - start[1]); });
   group_start = start;
 }
 
@@ -132,11 +147,11 @@ void RigidBodies::reserve(int n) {
 void refresh_world_inertia(RigidBodies& b) {
   for (int i = b.group_begin(ShapeKind::Capsule); i < b.count(); ++i) {
     if (b.inv_mass[i] == 0.0) {
-      b.inv_inertia_world[i].setZero();
+      b.inv_inertia_world_of(i).setZero();
       continue;
     }
     const Eigen::Matrix3d R = b.q[i].toRotationMatrix();
-    b.inv_inertia_world[i] = R * b.inertia[i].cwiseInverse().asDiagonal() * R.transpose();
+    b.inv_inertia_world_of(i) = R * b.inertia[i].cwiseInverse().asDiagonal() * R.transpose();
   }
 }
 

@@ -40,18 +40,26 @@ struct RigidBodies {
   std::vector<double> mass, inv_mass;              // [kg], [1/kg]; inv_mass 0: fixed
   std::vector<Eigen::Vector3d> inertia;            // principal moments, body frame [kg m²]
   std::vector<double> inv_inertia;                 // spheres: 1 / I (isotropic), 0 when fixed; other kinds 0
-  std::vector<Eigen::Matrix3d> inv_inertia_world;  // capsules and general bodies: R diag(1/I) Rᵀ of the step
   // Shape (contact/'s shapes): spheres radius; capsules radius and the half length of their segment along the
   // body z axis; general bodies a bounding radius (their contact geometry lives in user relations).
   std::vector<double> radius, half_length;
-  // External loads of the small path, applied every step (world frame; gravity is the model's).
-  std::vector<Eigen::Vector3d> force, torque;
+  // Fields no sphere kernel reads, kept for the non-sphere bodies only (capsules, then general bodies), so a bead
+  // carries only what bead kernels use: entry i − nonsphere_begin() belongs to body i (the *_of accessors).
+  std::vector<Eigen::Matrix3d> inv_inertia_world;  // R diag(1/I) Rᵀ of the step (refresh_world_inertia)
+  std::vector<Eigen::Vector3d> force, torque;      // external loads of the small path, world frame, every step
   std::vector<std::uint32_t> id;
   std::array<std::uint32_t, kShapeKinds> next_id{};  // per kind
   // group_start[k] .. group_start[k + 1]: the bodies of kind k.
   std::array<int, kShapeKinds + 1> group_start{};
 
   int count() const { return static_cast<int>(x.size()); }
+  int nonsphere_begin() const { return group_start[1]; }
+  Eigen::Matrix3d& inv_inertia_world_of(int i) { return inv_inertia_world[i - group_start[1]]; }
+  const Eigen::Matrix3d& inv_inertia_world_of(int i) const { return inv_inertia_world[i - group_start[1]]; }
+  Eigen::Vector3d& force_of(int i) { return force[i - group_start[1]]; }
+  const Eigen::Vector3d& force_of(int i) const { return force[i - group_start[1]]; }
+  Eigen::Vector3d& torque_of(int i) { return torque[i - group_start[1]]; }
+  const Eigen::Vector3d& torque_of(int i) const { return torque[i - group_start[1]]; }
   int group_begin(ShapeKind k) const { return group_start[static_cast<int>(k)]; }
   int group_end(ShapeKind k) const { return group_start[static_cast<int>(k) + 1]; }
   int group_size(ShapeKind k) const { return group_end(k) - group_begin(k); }

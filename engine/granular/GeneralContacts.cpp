@@ -27,7 +27,7 @@ Eigen::Matrix3d body_block(BodyKind kind, int i, const Eigen::Vector3d& p, const
   if (kind == BodyKind::Fixed) return Eigen::Matrix3d::Zero();
   const Eigen::Matrix3d px = cross_matrix(p);
   if (kind == BodyKind::Sphere) return b.inv_mass[i] * Eigen::Matrix3d::Identity() - b.inv_inertia[i] * px * px;
-  return b.inv_mass[i] * Eigen::Matrix3d::Identity() - px * b.inv_inertia_world[i] * px;
+  return b.inv_mass[i] * Eigen::Matrix3d::Identity() - px * b.inv_inertia_world_of(i) * px;
 }
 
 inline Eigen::Vector3d point_velocity(BodyKind kind, int i, const Eigen::Vector3d& p, const RigidBodies& b) {
@@ -42,7 +42,7 @@ inline void apply(BodyKind kind, int i, const Eigen::Vector3d& p, const Eigen::V
     b.w[i] += b.inv_inertia[i] * p.cross(d);
   } else if (kind == BodyKind::Capsule) {
     b.v[i] += b.inv_mass[i] * d;
-    b.w[i] += b.inv_inertia_world[i] * p.cross(d);
+    b.w[i] += b.inv_inertia_world_of(i) * p.cross(d);
   }
 }
 

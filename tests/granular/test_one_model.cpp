@@ -46,7 +46,7 @@ TEST_CASE("One store: spheres, capsules and general bodies keep their groups and
   // A sphere's inverse inertia is the scalar of a solid sphere; the capsule's world tensor is refreshed.
   CHECK(b.inv_inertia[0] == Approx(1.0 / (0.4 * b.mass[0] * 1e-4)).epsilon(1e-14));
   refresh_world_inertia(b);
-  CHECK(b.inv_inertia_world[b.capsule(0)](0, 0) == Approx(1.0 / b.inertia[b.capsule(0)].z()).epsilon(1e-12));
+  CHECK(b.inv_inertia_world_of(b.capsule(0))(0, 0) == Approx(1.0 / b.inertia[b.capsule(0)].z()).epsilon(1e-12));
 
   // Re-sorting the spheres moves every array together.
   std::vector<char> scratch;

@@ -48,6 +48,12 @@ TEST_CASE("One store: spheres, capsules and general bodies keep their groups and
   refresh_world_inertia(b);
   CHECK(b.inv_inertia_world_of(b.capsule(0))(0, 0) == Approx(1.0 / b.inertia[b.capsule(0)].z()).epsilon(1e-12));
 
+  // Fields of the non-sphere bodies only follow their bodies when spheres are added before them.
+  b.force_of(3) = Eigen::Vector3d(1.0, 2.0, 3.0);
+  b.torque_of(b.capsule(0)) = Eigen::Vector3d(4.0, 5.0, 6.0);
+  CHECK(b.force.size() == 2u);
+  CHECK(b.inv_inertia_world.size() == 2u);
+
   // Re-sorting the spheres moves every array together.
   std::vector<char> scratch;
   b.permute_spheres({1, 0}, scratch);
@@ -67,6 +73,14 @@ TEST_CASE("One store: spheres, capsules and general bodies keep their groups and
   CHECK(b.general() == 1);
   CHECK(b.id[0] == 0);
   CHECK(b.x[1].z() == 1.0);
+  CHECK(b.force.size() == 1u);
+  CHECK(b.force_of(1) == Eigen::Vector3d(1.0, 2.0, 3.0));
+  CHECK(b.torque_of(1) == Eigen::Vector3d::Zero());
+  // A sphere added now goes before the general body, whose loads stay its own.
+  b.add_sphere(Eigen::Vector3d(4.0, 0.0, 0.0), 0.01, 2500.0);
+  CHECK(b.kind(2) == ShapeKind::General);
+  CHECK(b.force_of(2) == Eigen::Vector3d(1.0, 2.0, 3.0));
+  CHECK(b.force.size() == 1u);
 }
 
 TEST_CASE("One model: the granular stepper refuses the small path's systems and bodies, naming them") {

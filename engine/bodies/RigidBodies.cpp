@@ -144,6 +144,14 @@ void RigidBodies::reserve(int n) {
   for_each_array(*this, [n](auto& a) { a.reserve(n); });
 }
 
+std::size_t RigidBodies::capacity_bytes() const {
+  std::size_t s = 0;
+  auto add = [&s](const auto& a) { s += a.capacity() * sizeof(typename std::decay_t<decltype(a)>::value_type); };
+  for_each_array(*this, add);
+  for_each_nonsphere_array(*this, add);
+  return s;
+}
+
 void refresh_world_inertia(RigidBodies& b) {
   for (int i = b.group_begin(ShapeKind::Capsule); i < b.count(); ++i) {
     if (b.inv_mass[i] == 0.0) {

@@ -21,6 +21,7 @@
 #include <Eigen/Dense>
 #include <Eigen/Geometry>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -91,6 +92,8 @@ struct RigidBodies {
   // Reorders the sphere group: new sphere index k holds the old sphere order[k]. `scratch` is reused storage.
   void permute_spheres(const std::vector<std::int32_t>& order, std::vector<char>& scratch);
   void reserve(int n);
+  // Bytes held by every array (capacities).
+  std::size_t capacity_bytes() const;
 
  private:
   int insert_at(ShapeKind k);  // grows every array by one at the end of group k; returns the new index

@@ -60,10 +60,7 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
 }
 
 std::size_t GranularStepper::memory_bytes() const {
-  const RigidBodies& b = m_.bodies;
-  std::size_t s = bytes(b.x) + bytes(b.v) + bytes(b.w) + bytes(b.q) + bytes(b.radius) + bytes(b.half_length) +
-                  bytes(b.mass) + bytes(b.inv_mass) + bytes(b.inertia) + bytes(b.inv_inertia) +
-                  bytes(b.inv_inertia_world) + bytes(b.force) + bytes(b.torque) + bytes(b.id);
+  std::size_t s = m_.bodies.capacity_bytes();
   s += bytes(grid_.cell_start) + bytes(grid_.sorted) + bytes(grid_.body_cell);
   for (const auto& v : pair_buffers_) s += bytes(v);
   for (const auto& v : wall_buffers_) s += bytes(v);

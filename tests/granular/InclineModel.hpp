@@ -10,7 +10,6 @@ namespace talus::granular::testing {
 
 inline Model incline_model(double theta_deg, double mu, bool rotation_locked, double r = 0.01) {
   Model m;
-  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   const double th = theta_deg * std::numbers::pi / 180.0;
   m.gravity = 9.81 * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
   m.mu_wall = mu;

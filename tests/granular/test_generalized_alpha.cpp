@@ -206,7 +206,6 @@ TEST_CASE("generalized-α: a falling lattice settles like Moreau–Jean, gaining
 TEST_CASE("generalized-α: a capsule lying on a slope below tan θ = μ does not creep; capsules settle") {
   const double mu = 0.5, th = 20.0 * std::numbers::pi / 180.0;  // tan 20° = 0.36 < μ
   Model m;
-  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.gravity = kG * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
   m.mu_wall = mu;
   m.walls.push_back(talus::contact::Wall{});

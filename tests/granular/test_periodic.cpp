@@ -88,7 +88,6 @@ TEST_CASE("a head-on collision across the seam exchanges the velocities (e = 1)"
 TEST_CASE("a layer periodic in x and y slides down a rough incline at g (sin θ − μ cos θ)") {
   const double th = 30.0 * std::numbers::pi / 180.0, mu = 0.1, g = 9.81;  // tan θ = 0.58 > 3.5 μ
   Model m;
-  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.gravity = g * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
   m.mu_bead = m.mu_wall = mu;
   m.walls.push_back(talus::contact::Wall{});

@@ -72,7 +72,7 @@ void TimeSeries::accumulate(const StepReport& r) {
 std::span<const double> TimeSeries::row(const Model& m, const StepReport* last) {
   gather_coordinates(m, layout_, q_);
   gather_velocities(m, layout_, v_);
-  evaluate_normal_gaps(m, layout_, q_, interactions_, gaps_);
+  evaluate_normal_gaps(m, layout_, q_, interactions_, gaps_, m.time);
   std::size_t k = 0;
   row_[k++] = m.time;
   const auto put = [&](const auto& x) {

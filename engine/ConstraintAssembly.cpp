@@ -57,6 +57,33 @@ void append_coordinate_jacobian(const Model& model, const DofLayout& layout, con
   }
 }
 
+// Gaps, Jacobian blocks and ∂g/∂t of a joint (RigidJoint.hpp) at the poses in q.
+void evaluate_joint_at(const Model& model, const DofLayout& layout, const Vector& q, const Interaction& in,
+                       const JointRelation& joint, double t, Eigen::Ref<Eigen::VectorXd> g, Matrix& Ja, Matrix& Jb,
+                       Eigen::Ref<Eigen::VectorXd> rate) {
+  const auto pose = [&](const SystemRef& s) {
+    const Index o = layout.coord_offset(s);
+    const Eigen::Vector4d& w = q.segment<4>(o + 3);
+    return JointPose{q.segment<3>(o), Eigen::Quaterniond(w[0], w[1], w[2], w[3])};
+  };
+  const Index rows = joint_rows(joint.kind);
+  Ja.resize(rows, 6);
+  Jb.resize(rows, 6);
+  const JointPose a = pose(in.systems[0]);
+  if (in.systems.size() == 2) {
+    const JointPose b = pose(in.systems[1]);
+    evaluate_joint(joint, a, &b, t, g, Ja, Jb, rate);
+  } else {
+    evaluate_joint(joint, a, nullptr, t, g, Ja, Jb, rate);
+  }
+}
+
+void append_dense_block(const Matrix& B, Index row0, Index vo, std::vector<Triplet>& t) {
+  for (Index r = 0; r < B.rows(); ++r)
+    for (Index j = 0; j < B.cols(); ++j)
+      if (B(r, j) != 0.0) t.emplace_back(int(row0 + r), int(vo + j), B(r, j));
+}
+
 void append_block(const contact::JacobianBlock& B, Index rows, Index row0, Index vo, std::vector<Triplet>& t) {
   for (Index r = 0; r < rows; ++r)
     for (Index j = 0; j < 6; ++j)
@@ -66,7 +93,7 @@ void append_block(const contact::JacobianBlock& B, Index rows, Index row0, Index
 }  // namespace
 
 void assemble_constraints(const Model& model, const DofLayout& layout, const Vector& q,
-                          const std::vector<int>& which, ConstraintRows& out) {
+                          const std::vector<int>& which, ConstraintRows& out, double t) {
   out.interactions = which;
   out.row_offset.resize(which.size() + 1);
   out.row_offset[0] = 0;
@@ -74,6 +101,7 @@ void assemble_constraints(const Model& model, const DofLayout& layout, const Vec
     out.row_offset[i + 1] = out.row_offset[i] + law_rows(model.interactions[which[i]].law);
   const Index m = out.rows();
   out.gap.setZero(m);
+  out.rate.setZero(m);
   out.triplets_.clear();
 
   for (size_t i = 0; i < which.size(); ++i) {
@@ -95,6 +123,14 @@ void assemble_constraints(const Model& model, const DofLayout& layout, const Vec
       }
       continue;
     }
+    if (const auto* joint = std::get_if<JointRelation>(&in.relation)) {
+      evaluate_joint_at(model, layout, q, in, *joint, t, out.gap.segment(row0, rows), out.J_local_, out.Jb_local_,
+                        out.rate.segment(row0, rows));
+      append_dense_block(out.J_local_, row0, layout.vel_offset(in.systems[0]), out.triplets_);
+      if (in.systems.size() == 2)
+        append_dense_block(out.Jb_local_, row0, layout.vel_offset(in.systems[1]), out.triplets_);
+      continue;
+    }
     gather_local_coordinates(model, layout, q, in, out.q_local_);
     if (const auto* rel = std::get_if<LinearRelation>(&in.relation)) {
       out.gap[row0] = rel->C.row(0).dot(out.q_local_) + rel->b[0];
@@ -114,9 +150,10 @@ void assemble_constraints(const Model& model, const DofLayout& layout, const Vec
 }
 
 void evaluate_normal_gaps(const Model& model, const DofLayout& layout, const Vector& q,
-                          const std::vector<int>& which, Vector& g) {
+                          const std::vector<int>& which, Vector& g, double t) {
   g.resize(static_cast<Index>(which.size()));
-  Vector ql, gl;
+  Vector ql, gl, rate;
+  Matrix Ja, Jb;
   for (size_t i = 0; i < which.size(); ++i) {
     const Interaction& in = model.interactions[which[i]];
     if (const auto* rel = std::get_if<SphereContactRelation>(&in.relation)) {
@@ -127,6 +164,14 @@ void evaluate_normal_gaps(const Model& model, const DofLayout& layout, const Vec
         const contact::SpherePose b = sphere_pose(model, layout, q, in.systems[1].index);
         g[i] = (b.x - a.x).norm() - a.radius - b.radius;
       }
+      continue;
+    }
+    if (const auto* joint = std::get_if<JointRelation>(&in.relation)) {
+      const Index rows = joint_rows(joint->kind);
+      gl.resize(rows);
+      rate.resize(rows);
+      evaluate_joint_at(model, layout, q, in, *joint, t, gl, Ja, Jb, rate);
+      g[i] = gl[0];
       continue;
     }
     gather_local_coordinates(model, layout, q, in, ql);
@@ -153,11 +198,13 @@ void select_interactions(const ConstraintRows& all, const std::vector<Index>& po
   }
   const Index m = out.rows();
   out.gap.resize(m);
+  out.rate.resize(m);
   out.triplets_.clear();
   for (size_t i = 0; i < positions.size(); ++i) {
     const Index src = all.row_offset[positions[i]], dst = out.row_offset[i];
     for (Index k = 0; k < out.row_offset[i + 1] - dst; ++k) {
       out.gap[dst + k] = all.gap[src + k];
+      out.rate[dst + k] = all.rate[src + k];
       for (SparseMatrix::InnerIterator it(all.J, src + k); it; ++it)
         out.triplets_.emplace_back(static_cast<int>(dst + k), static_cast<int>(it.col()), it.value());
     }

@@ -11,7 +11,11 @@
 //    columns [v_world, ω_body] through q̇ = T(q) v (DofLayout.hpp): J_v = ∂g/∂x, J_ω = ∂g/∂quat · G(quat).
 //  - SphereContactRelation uses contact/SphereContact.hpp (frame n, t1, t2); interactions with fewer rows than
 //    3 keep the first ones (2-D friction: n, t1; frictionless: n).
-//  - gap: row 0 holds the normal gap g(q); the tangential rows' entries are 0 (unused).
+//  - JointRelation uses engine/joints/RigidJoint.hpp, whose Jacobian is already in velocity columns.
+//  - gap: row 0 holds the normal gap g(q); the tangential rows' entries are 0 (unused). A joint fills every row
+//    (each is a gap that its equality law holds at zero).
+//  - rate: ∂g/∂t of each row, so that the constraint velocity is U = J v + rate. Zero but for the joints' driver
+//    (the only rheonomous relation); `t` is the time the rows are evaluated at, which only it reads.
 // Everything is evaluated at a given global coordinate vector q (not necessarily the model's state), so an
 // integrator can evaluate at q_k, q_{k+1} or a forecast without touching the model.
 #include <vector>
@@ -25,22 +29,23 @@ struct ConstraintRows {
   std::vector<Index> row_offset;  // size interactions.size() + 1
   Vector gap;                     // rows
   SparseMatrix J;                 // rows × layout.n_vels
+  Vector rate;                    // rows: ∂g/∂t
 
   Index rows() const { return row_offset.empty() ? 0 : row_offset.back(); }
 
   // Reused between calls so that re-assembling every step does not allocate once sizes have settled.
   std::vector<Triplet> triplets_;
   Vector q_local_, g_local_;
-  Matrix J_local_;
+  Matrix J_local_, Jb_local_;
 };
 
 void assemble_constraints(const Model& model, const DofLayout& layout, const Vector& q,
-                          const std::vector<int>& which, ConstraintRows& out);
+                          const std::vector<int>& which, ConstraintRows& out, double t);
 
 // Normal gaps only (row 0 of each interaction in `which`), g resized to which.size(). Cheaper than the full
 // assembly for activation tests.
 void evaluate_normal_gaps(const Model& model, const DofLayout& layout, const Vector& q,
-                          const std::vector<int>& which, Vector& g);
+                          const std::vector<int>& which, Vector& g, double t);
 
 // The sub-list of `all` at positions `positions` (indices into all.interactions), rows and J rows copied,
 // without evaluating any relation again: e.g. the active set chosen from a full assembly.

@@ -153,6 +153,19 @@ void check_interaction(size_t i, const Interaction& in, const Model& m) {
     if (r->rows != rows)
       fail(who, "relation: rows is " + std::to_string(r->rows) + " but the law has " + std::to_string(rows));
     if (!r->gap || !r->jacobian) fail(who, "relation: the gap or jacobian callback is empty");
+  } else if (const auto* j = std::get_if<JointRelation>(&in.relation)) {
+    if (!all_rigid) fail(who, "relation: a joint needs rigid-body systems");
+    if (!std::holds_alternative<EqualityLaw>(in.law)) fail(who, "relation: a joint needs an equality law");
+    if (rows != joint_rows(j->kind))
+      fail(who, std::string("relation: a ") + to_string(j->kind) + " joint has " + std::to_string(joint_rows(j->kind)) +
+                    " rows but the law has " + std::to_string(rows));
+    const auto unit = [](const Eigen::Vector3d& u) { return std::abs(u.norm() - 1.0) <= 1e-9; };
+    if (!unit(j->axis_a) || !unit(j->axis_b) || !unit(j->normal_b1) || !unit(j->normal_b2) ||
+        !(std::abs(j->axis_b.dot(j->normal_b1)) <= 1e-9) || !(std::abs(j->axis_b.dot(j->normal_b2)) <= 1e-9))
+      fail(who, "relation: the joint's axes are not unit vectors or its normals are not normal to axis_b");
+    if (!j->anchor_a.allFinite() || !j->anchor_b.allFinite() || !std::isfinite(j->drive_rate) ||
+        !std::isfinite(j->drive_phase) || !(std::abs(j->rest.norm() - 1.0) <= 1e-9))
+      fail(who, "relation: the joint's anchors, rest orientation or drive are not finite");
   } else {
     const auto& sphere = std::get<SphereContactRelation>(in.relation);
     if (!all_rigid) fail(who, "relation: a sphere contact needs rigid-body systems");

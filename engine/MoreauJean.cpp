@@ -13,6 +13,8 @@
 //
 // M_J and J are evaluated at the linearisation point q_J = q_k (q_{k+1} for Paoli), as in the one-step
 // summary after seed 000 eq 40 (H(q_k)); eq 41a's M(q_{k+θ}) coincides for constant mass matrices.
+// Rheonomous rows (the joints' driver): U = J v + ∂g/∂t everywhere a constraint velocity is formed, so an
+// equality row holds J v_{k+1} + ∂g/∂t = 0.
 // Activation (eq 41e): interaction α enters the one-step problem when ḡ = g_k + γ h U_k ≤ 0 (Paoli:
 // g(q_{k+1}) ≤ 0), equalities always; "≤ 0" is "≤ activation_tolerance" (MoreauJean.hpp) against round-off.
 // Rigid bodies: diagonal mass, the gyroscopic term −ω×Iω taken explicitly
@@ -196,9 +198,9 @@ struct MoreauJean::Impl {
     }
   }
 
-  void choose_active_set(const Vector& qJ) {
-    assemble_constraints(model, layout, qJ, everything, all);
-    U_all = all.J * v0;
+  void choose_active_set(const Vector& qJ, double tJ) {
+    assemble_constraints(model, layout, qJ, everything, all, tJ);
+    U_all = all.J * v0 + all.rate;
     active_positions.clear();
     for (size_t i = 0; i < all.interactions.size(); ++i) {
       const Interaction& in = model.interactions[all.interactions[i]];
@@ -208,7 +210,7 @@ struct MoreauJean::Impl {
         active_positions.push_back(static_cast<Index>(i));
     }
     select_interactions(all, active_positions, active);
-    U_k = active.J * v0;
+    U_k = active.J * v0 + active.rate;
   }
 
   double nonlinear_residual_scale() const {
@@ -228,7 +230,7 @@ struct MoreauJean::Impl {
     if (!model.nonlinear.empty()) M_J = global_mass(model, layout, qJ);
     Mhat.set_lti(model, h * wt.force, h * h * wt.force * wt.position);
     stages.stamp(Phase::Assembly);
-    choose_active_set(qJ);
+    choose_active_set(qJ, wt.positions_first ? t1 : t0);
     stages.stamp(Phase::Narrow);
     smooth_force(model, layout, t0, q0, v0, f0);
 
@@ -272,7 +274,8 @@ struct MoreauJean::Impl {
       vfree = v - vfree;
       if (active.rows() > 0) {
         if (iterations == 0 || newton) Mhat.delassus(active.J, W);
-        Jv_free = active.J * vfree;
+        // U_{k+1} = J v_{k+1} + ∂g/∂t: the driver's ∂g/∂t (constant in t) joins the free constraint velocity.
+        Jv_free = active.J * vfree + active.rate;
         stages.stamp(Phase::Assembly);
         stats = solve_one_step(model, active, W, Jv_free, U_k, settings, ws, P);
         jtp = active.J.transpose() * P;
@@ -361,8 +364,8 @@ struct MoreauJean::Impl {
   }
 
   void store_interactions() {
-    U_all = all.J * v;
-    evaluate_normal_gaps(model, layout, q1, everything, g1);
+    U_all = all.J * v + all.rate;
+    evaluate_normal_gaps(model, layout, q1, everything, g1, model.time);
     size_t a = 0;
     for (size_t i = 0; i < all.interactions.size(); ++i) {
       Interaction& in = model.interactions[all.interactions[i]];

@@ -8,6 +8,7 @@
 #include <functional>
 #include <variant>
 
+#include "engine/joints/RigidJoint.hpp"
 #include "solvers/core/SparseTypes.hpp"
 
 namespace talus {
@@ -32,6 +33,8 @@ struct SphereContactRelation {
   double plane_offset = 0.0;                                  // used when there is one system
 };
 
-using Relation = std::variant<LinearRelation, NonlinearRelation, SphereContactRelation>;
+// JointRelation (engine/joints/RigidJoint.hpp): a spherical, revolute or prismatic joint, or a driver, between
+// two bodies of Model::bodies or a body and the world; every row is a gap, to be used with an EqualityLaw.
+using Relation = std::variant<LinearRelation, NonlinearRelation, SphereContactRelation, JointRelation>;
 
 }  // namespace talus

@@ -116,7 +116,7 @@ void EventCapturingRk::rk4(double t, const Vector& q, const Vector& v, double ta
 }
 
 double EventCapturingRk::event_function(const Vector& q) {
-  evaluate_normal_gaps(model_, layout_, q, contacts_, g_);
+  evaluate_normal_gaps(model_, layout_, q, contacts_, g_, model_.time);
   double phi = std::numeric_limits<double>::infinity();
   for (Index i = 0; i < g_.size(); ++i) phi = std::min(phi, g_[i] - g_start_[i]);
   return phi;
@@ -124,7 +124,7 @@ double EventCapturingRk::event_function(const Vector& q) {
 
 EventCapturingRk::ContactState EventCapturingRk::touching_contacts() {
   if (contacts_.empty()) return ContactState::Open;
-  assemble_constraints(model_, layout_, q_, contacts_, rows_);
+  assemble_constraints(model_, layout_, q_, contacts_, rows_, model_.time);
   U_ = rows_.J * v_;
   // Events are located where gaps cross g_tol, so a contact just through one sits at g_tol up to round-off:
   // touching and closed are judged against 2 g_tol (the Moreau–Jean activation tolerance here), or a ball
@@ -143,7 +143,7 @@ EventCapturingRk::ContactState EventCapturingRk::touching_contacts() {
 
 void EventCapturingRk::store_interactions() {
   if (contacts_.empty()) return;
-  assemble_constraints(model_, layout_, q_, contacts_, rows_);
+  assemble_constraints(model_, layout_, q_, contacts_, rows_, model_.time);
   U_ = rows_.J * v_;
   for (size_t i = 0; i < contacts_.size(); ++i) {
     Interaction& in = model_.interactions[contacts_[i]];
@@ -184,7 +184,7 @@ void EventCapturingRk::step() {
     }
     // The level each gap's event is measured from: g_tol (an impact then ends on the grid point it
     // coincides with, instead of being left to the next step), or a start already below it.
-    evaluate_normal_gaps(model_, layout_, q_, contacts_, g_start_);
+    evaluate_normal_gaps(model_, layout_, q_, contacts_, g_start_, model_.time);
     g_start_ = g_start_.cwiseMin(p_.contact_gap_tolerance);
     rk4(t, q_, v_, remaining, q1_, v1_);
     double fb = contacts_.empty() ? 1.0 : event_function(q1_);

@@ -35,15 +35,16 @@ void gather_local(const Context& c, const Interaction& in, const Vector& q, Vect
   }
 }
 
-// Gaps of every row. ConstraintAssembly reports only the normal gap of each interaction, so bilateral
-// interactions with several rows are evaluated here from their relation.
+// Gaps of every row. ConstraintAssembly reports only the normal gap of each interaction (every row of a joint),
+// so bilateral interactions with several rows are evaluated here from their relation. The time passed to the
+// assembly is not read: drivers, the only relations that depend on it, are refused by make_model_system.
 void evaluate_gaps(Context& c, const Vector& q, Vector& g) {
   const Model& model = *c.model;
-  assemble_constraints(model, c.layout, q, c.interactions, c.assembled);
+  assemble_constraints(model, c.layout, q, c.interactions, c.assembled, 0.0);
   for (size_t r = 0; r < c.rows.size(); ++r) {
     const ConstraintRow& row = c.rows[r];
-    if (row.local_row == 0) {
-      g[static_cast<Index>(r)] = c.assembled.gap[c.assembled.row_offset[row.interaction]];
+    if (row.local_row == 0 || std::holds_alternative<JointRelation>(model.interactions[row.interaction].relation)) {
+      g[static_cast<Index>(r)] = c.assembled.gap[c.assembled.row_offset[row.interaction] + row.local_row];
       continue;
     }
     const Interaction& in = model.interactions[row.interaction];
@@ -60,7 +61,7 @@ void evaluate_gaps(Context& c, const Vector& q, Vector& g) {
 }
 
 void evaluate_jacobian(Context& c, const Vector& q, Matrix& G) {
-  assemble_constraints(*c.model, c.layout, q, c.interactions, c.assembled);
+  assemble_constraints(*c.model, c.layout, q, c.interactions, c.assembled, 0.0);
   const SparseMatrix& J = c.assembled.J;
   G.setZero(static_cast<Index>(c.rows.size()), c.layout.n_vels);
   for (size_t r = 0; r < c.rows.size(); ++r) {
@@ -84,6 +85,9 @@ ModelSystem make_model_system(const Model& model) {
   out.layout = ctx->layout;
   for (int i = 0; i < static_cast<int>(model.interactions.size()); ++i) {
     const Interaction& in = model.interactions[i];
+    if (const auto* j = std::get_if<JointRelation>(&in.relation); j && j->kind == JointKind::Driver)
+      throw std::invalid_argument("event-driven path: interaction '" + in.name +
+                                  "' is a driver (a rheonomous constraint), which this path does not handle");
     if (const auto* eq = std::get_if<EqualityLaw>(&in.law)) {
       for (int k = 0; k < eq->rows; ++k) {
         out.bilateral_rows.push_back(static_cast<Index>(out.rows.size()));

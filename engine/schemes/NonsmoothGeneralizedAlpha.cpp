@@ -60,6 +60,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
   ConstraintRows rows, rows_mid;
   SparseMatrix J_B, J_U, J_A, J_T, J_T_mid;
   std::vector<Index> active_rows, b_rows, u_rows, t_rows, friction_rows, friction_active;
+  Vector origin, qc, qc_mid;  // the origin of the position unknowns, and coordinates from at()
   Vector astar, qbase, vbase, qk, vk, q_mid, f, r, d0, q0, v0, gpred, gU, z, w, vdot_new, q_new, v_new, v_sum, impulse,
       F_new;
   Matrix Jt, MinvJt, U_cols, W_cols, tmp, D_nu, D_la, D_lam, R_d, R_q, R_v, A;
@@ -67,7 +68,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
   solvers::LcpWorkspace lcp_workspace;
 
   Impl(Model& model, const NonsmoothGeneralizedAlphaParameters& params)
-      : sys(model, FrictionSupport::Planar), p(params) {
+      : sys(model, FrictionSupport::Planar, BodySupport::LieGroup), p(params) {
     validate(p);
     sys.gather(q, v);
     t = model.time;
@@ -81,9 +82,9 @@ struct NonsmoothGeneralizedAlpha::Impl {
       row += sys.unilateral_row_count(i);
     }
 
-    sys.constraints(q, rows);
+    sys.constraints(q, t, rows);
     select_rows(rows.J, u_rows, J_U);
-    U_prev = J_U * v;
+    U_prev = J_U * v;  // unilateral rows are scleronomous
     F_prev.resize(0);
     sys.external_force(t, q, v, F_prev);
 
@@ -103,6 +104,15 @@ struct NonsmoothGeneralizedAlpha::Impl {
     }
     a = vdot;
     energy_prev = 0.5 * v.dot(M * v) + sys.potential_energy(q);
+  }
+
+  Index n_vel() const { return sys.dofs(); }
+
+  // Coordinates of the position unknown x: x itself without rigid bodies, q_n ∘ exp(x) with them (into buf).
+  const Vector& at(const Vector& x, Vector& buf) const {
+    if (!sys.has_bodies()) return x;
+    sys.retract(q, x, buf);
+    return buf;
   }
 
   // M, K_t, C_t and the factorisations of S and M at (t, q, v); once only for LTI systems.
@@ -131,13 +141,19 @@ struct NonsmoothGeneralizedAlpha::Impl {
     report.time = t1;
 
     astar = (c.alpha_f * vdot - c.alpha_m * a) / (1.0 - c.alpha_m);
-    qbase = q + h * v + (h * h * (0.5 - c.beta)) * a + (h * h * c.beta) * astar;
+    // With rigid bodies the position unknowns are increments Δ from q_n in velocity coordinates (origin 0), and
+    // coordinates are q_n ∘ exp(Δ) (at()); without, they are the coordinates themselves (origin q_n).
+    if (sys.has_bodies())
+      origin.setZero(n_vel());
+    else
+      origin = q;
+    qbase = origin + h * v + (h * h * (0.5 - c.beta)) * a + (h * h * c.beta) * astar;
     vbase = v + (h * (1.0 - c.gamma)) * a + (h * c.gamma) * astar;
 
     // Activation of the impact law on the smooth prediction (ṽ̇_{n+1} = ṽ̇_n).
     qk = qbase + cq * vdot;
     vk = vbase + cv * vdot;
-    sys.unilateral_gaps(qk, gpred);
+    sys.unilateral_gaps(at(qk, qc), t1, gpred);
     active_rows.clear();
     friction_rows.clear();
     friction_active.clear();
@@ -178,15 +194,16 @@ struct NonsmoothGeneralizedAlpha::Impl {
       if (it >= p.newton_max_iterations)
         throw StepFailure(std::string(kScheme) + ": Newton did not converge in " +
                           std::to_string(p.newton_max_iterations) + " iterations at t = " + std::to_string(t1));
-      sys.constraints(qk, rows);
+      const Vector& qk_at = at(qk, qc);
+      sys.constraints(qk_at, t1, rows);
       select_rows(rows.J, b_rows, J_B);
       select_rows(rows.J, u_rows, J_U);
       select_rows(rows.J, active_rows, J_A);
       select_rows(rows.J, friction_rows, J_T);
-      update_matrices(t1, qk, vk);
+      update_matrices(t1, qk_at, vk);
 
       // Smooth part with the multipliers at zero: S ṽ̇ = r (f linearised at the iterate).
-      sys.force(t1, qk, vk, f);
+      sys.force(t1, qk_at, vk, f);
       r = f;
       if (Kt.nonZeros()) r.noalias() += Kt * (qk - qbase);
       if (Ct.nonZeros()) r.noalias() += Ct * (vk - vbase);
@@ -246,12 +263,13 @@ struct NonsmoothGeneralizedAlpha::Impl {
       // U_T | Coulomb on d_T].
       A.resize(N, N);
       problem.q.resize(N);
+      // The bilateral velocity rows hold J_B v + ∂g_B/∂t = 0 (the driver's ∂g/∂t; zero for the other rows).
       A.topRows(mB) = J_B * (cv * R_d);
-      problem.q.head(mB) = J_B * v0;
+      problem.q.head(mB) = J_B * v0 + rows.rate.head(mB);
       A.middleRows(mB, mB) = J_B * R_q;
       problem.q.segment(mB, mB) = rows.gap.head(mB) + J_B * (q0 - qk);
       A.middleRows(2 * mB, mB) = J_B * R_v;
-      problem.q.segment(2 * mB, mB) = J_B * v0;
+      problem.q.segment(2 * mB, mB) = J_B * v0 + rows.rate.head(mB);
       A.middleRows(3 * mB, mU) = J_U * R_q;
       gU.resize(mU);
       for (Index i = 0; i < mU; ++i) gU[i] = rows.gap[u_rows[i]];
@@ -273,13 +291,13 @@ struct NonsmoothGeneralizedAlpha::Impl {
         // friction at all).
         const SparseMatrix* Jd = &J_T;
         if (!sys.linear_relations()) {
-          q_mid = 0.5 * (q + qk);
-          sys.constraints(q_mid, rows_mid);
+          q_mid = 0.5 * (origin + qk);
+          sys.constraints(at(q_mid, qc_mid), t + 0.5 * h, rows_mid);
           select_rows(rows_mid.J, friction_rows, J_T_mid);
           Jd = &J_T_mid;
         }
         A.middleRows(oP, mF) = *Jd * R_q;
-        problem.q.segment(oP, mF) = *Jd * (q0 - q);
+        problem.q.segment(oP, mF) = *Jd * (q0 - origin);
         A.middleRows(oP + mF, mF) = -A.middleRows(oP, mF);
         problem.q.segment(oP + mF, mF) = -problem.q.segment(oP, mF);
         A.bottomRows(mF).setZero();
@@ -328,11 +346,12 @@ struct NonsmoothGeneralizedAlpha::Impl {
     for (Index i = 0; i < mA; ++i) impulse[active_rows[i]] = z[oA + i];
     for (Index k = 0; k < mF; ++k) impulse[friction_rows[k]] = z[oT + k] - z[oT + mF + k];
 
-    sys.constraints(q_new, rows);
+    const Vector& q_new_at = at(q_new, qc);
+    sys.constraints(q_new_at, t1, rows);
     select_rows(rows.J, u_rows, J_U);
 
     // Energy terms (see the header for their definitions).
-    if (!sys.linear_dynamics()) sys.mass(q_new, M);
+    if (!sys.linear_dynamics()) sys.mass(q_new_at, M);
     EnergyReport& e = report.energy;
     // Work of the velocity jump W = v_{n+1} − ṽ_{n+1}: ½ (ṽ + v)ᵀ Jᵀ Λ, eq 81 with v⁻ = ṽ_{n+1}.
     if (m) {
@@ -341,18 +360,21 @@ struct NonsmoothGeneralizedAlpha::Impl {
     } else {
       e.contact_work = 0.0;
     }
-    sys.external_force(t1, q_new, v_new, F_new);
+    sys.external_force(t1, q_new_at, v_new, F_new);
     e.kinetic = 0.5 * v_new.dot(M * v_new);
-    e.potential = sys.potential_energy(q_new);
+    e.potential = sys.potential_energy(q_new_at);
     const double energy = e.total();
-    e.external_work = 0.5 * (F_prev + F_new).dot(q_new - q);
-    e.damping_work = sys.damping().nonZeros() ? -0.5 * (q_new - q).dot(sys.damping() * (v + v_new)) : 0.0;
+    e.external_work = 0.5 * (F_prev + F_new).dot(q_new - origin);
+    e.damping_work = sys.damping().nonZeros() ? -0.5 * (q_new - origin).dot(sys.damping() * (v + v_new)) : 0.0;
     e.numerical_dissipation = energy - energy_prev - e.external_work - e.contact_work - e.damping_work;
     report.active = int(sys.bilateral().size() + active.size());
 
     U_prev = J_U * v_new;
     sys.store_interaction_outputs(rows, v_new, impulse);
-    q.swap(q_new);
+    if (sys.has_bodies())
+      q = q_new_at;
+    else
+      q.swap(q_new);
     v.swap(v_new);
     vdot.swap(vdot_new);
     a = astar + c1 * vdot;

@@ -35,6 +35,18 @@
 // midpoint rule, exact to O(h³) per step when J_T depends on q; at q_{n+1} a rotating body's pivot slipped by
 // O(h²) per step) and is J_T itself for linear relations. Tests: generalized_alpha_friction_test.cpp.
 //
+// Rigid bodies (Model::bodies): their quaternions are not a vector space, so the scheme is used in its Lie group
+// form (Brüls, Cardona and Arnold, "Lie group generalized-α time integration of constrained flexible multibody
+// systems", Mech. Mach. Theory 48, 2012): every position formula above is read as an increment in velocity
+// coordinates (world v, body Ω; DofLayout.hpp), Δ = h v_n + h²(½ − β) a_n + h²β a_{n+1} + U, and the new
+// coordinates are q_{n+1} = q_n ∘ exp(Δ) (x + Δx, quat ⊗ exp(½ Δφ)). The constraints are linearised in Δ at the
+// iterate with J in velocity coordinates, which is the tangent of g(q_n ∘ exp(Δ)) up to O(‖Δ‖) (a quasi-Newton
+// step: the fixed point still satisfies g = 0 exactly). The gyroscopic force −Ω × IΩ is part of f and, like
+// ∂(M a)/∂q, is left out of the iteration matrix. Fixed bodies (inv_mass 0) are refused: M would be singular.
+//
+// Rheonomous rows (the joints' driver, engine/joints/RigidJoint.hpp): the bilateral velocity rows read
+// J_B ṽ + ∂g/∂t = 0 and J_B v + ∂g/∂t = 0, and g_B(q_{n+1}, t_{n+1}) = 0 at position level.
+//
 // Solution of one step: the three sub-problems are coupled through f(q_{n+1}, v_{n+1}) (K U and C W). Each
 // iteration linearises f (iteration matrix S = M + c₁(h²β K_t + hγ C_t), c₁ = (1 − α_f)/(1 − α_m), i.e.
 // c₁h²β (β′M + γ′C_t + K_t) of seed 002 eq 10) and the constraints at the current iterate, eliminates ṽ̇, U

@@ -67,7 +67,7 @@ struct NonsmoothNewmark::Impl {
     sys.gather(q, v);
     t = model.time;
     for (Index i = 0; i < Index(sys.unilateral().size()); ++i) u_rows.push_back(sys.bilateral_rows() + i);
-    sys.constraints(q, rows);
+    sys.constraints(q, t, rows);
     select_rows(rows.J, u_rows, J_U);
     U_prev = J_U * v;
     update_matrices(t, q, v);
@@ -115,7 +115,7 @@ struct NonsmoothNewmark::Impl {
     qk = qb + (h * h * be) * a;
     vk = vb + (h * ga) * a;
     ak = a;
-    sys.unilateral_gaps(qk, gpred);
+    sys.unilateral_gaps(qk, t1, gpred);
     const Index mB = sys.bilateral_rows();
     v_rows.clear();
     for (Index i = 0; i < mB; ++i) v_rows.push_back(i);
@@ -134,7 +134,7 @@ struct NonsmoothNewmark::Impl {
       if (it >= p.newton_max_iterations)
         throw StepFailure(std::string(kScheme) + ": Newton did not converge in " +
                           std::to_string(p.newton_max_iterations) + " iterations at t = " + std::to_string(t1));
-      sys.constraints(qk, rows);
+      sys.constraints(qk, t1, rows);
       select_rows(rows.J, v_rows, J_V);
       update_matrices(t1, qk, vk);
 
@@ -188,7 +188,7 @@ struct NonsmoothNewmark::Impl {
 
     impulse.setZero(rows.rows());
     for (Index i = 0; i < N; ++i) impulse[v_rows[i]] = z[i];
-    sys.constraints(q_new, rows);
+    sys.constraints(q_new, t1, rows);
     select_rows(rows.J, u_rows, J_U);
 
     // Energy terms (header; docs/schemes.md for the derivation).

@@ -97,7 +97,7 @@ struct SchatzmanPaoli::Impl {
     g_lin.resize(mB + mU);
     jt.clear();
     if (mB) {
-      sys.constraints(qit, rows, true);
+      sys.constraints(qit, sys.model().time + p.h, rows, true);
       g_lin.head(mB) = rows.gap;
       for (Index r = 0; r < mB; ++r)
         for (SparseMatrix::InnerIterator it(rows.J, r); it; ++it) jt.emplace_back(int(r), int(it.col()), it.value());
@@ -106,7 +106,7 @@ struct SchatzmanPaoli::Impl {
       const double e = sys.restitution(j);
       qhat = (qit + e * q_prev) / (1.0 + e);
       single[0] = sys.unilateral()[j];
-      assemble_constraints(sys.model(), sys.layout(), qhat, single, one);
+      assemble_constraints(sys.model(), sys.layout(), qhat, single, one, sys.model().time + p.h);
       g_lin[mB + j] = one.gap[0];
       for (SparseMatrix::InnerIterator it(one.J, 0); it; ++it) jt.emplace_back(int(mB + j), int(it.col()), it.value());
     }
@@ -186,7 +186,7 @@ struct SchatzmanPaoli::Impl {
     for (Index i = 0; i < z.size(); ++i)
       if (i < mB || z[i] > 0.0) ++report.active;
 
-    sys.constraints(q_new, rows);
+    sys.constraints(q_new, t1, rows);
     impulse = m ? Vector(z) : Vector::Zero(0);
     sys.store_interaction_outputs(rows, v_new, impulse);
     q_prev.swap(q);

@@ -45,14 +45,20 @@ void difference_jacobian(Eval&& f_of, const Vector& x, Matrix& J) {
 
 }  // namespace
 
-SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction) : model_(&model) {
+SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction, BodySupport bodies) : model_(&model) {
   model.validate();
-  if (model.bodies.count() != 0)
+  if (model.bodies.count() != 0 && bodies != BodySupport::LieGroup)
     throw std::invalid_argument(
-        "second-order schemes (Newmark, HHT, generalized-α, Schatzman–Paoli): rigid bodies are not supported "
-        "(their quaternion coordinates cannot be updated by q + h v + …); use Moreau–Jean");
+        "second-order schemes (Newmark, HHT, Schatzman–Paoli): rigid bodies are not supported "
+        "(their quaternion coordinates cannot be updated by q + h v + …); use Moreau–Jean or generalized-α");
+  for (int k = 0; k < model.bodies.count(); ++k)
+    if (model.bodies.inv_mass[k] == 0.0)
+      throw std::invalid_argument("generalized-α: body " + std::to_string(k) +
+                                  " is fixed (inv_mass 0), which makes the mass matrix singular; attach bodies to "
+                                  "the world with a joint instead, or use Moreau–Jean");
   layout_ = make_dof_layout(model);
-  linear_dynamics_ = model.nonlinear.empty();
+  // A rigid body's gyroscopic force −ω × Iω is not affine in v, so no single linear solve is exact.
+  linear_dynamics_ = model.nonlinear.empty() && model.bodies.count() == 0;
   for (int a = 0; a < static_cast<int>(model.interactions.size()); ++a) {
     const Interaction& in = model.interactions[a];
     if (std::holds_alternative<SphereContactRelation>(in.relation))
@@ -99,6 +105,10 @@ SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction) : m
 void SecondOrderSystem::gather(Vector& q, Vector& v) const {
   gather_coordinates(*model_, layout_, q);
   gather_velocities(*model_, layout_, v);
+}
+
+void SecondOrderSystem::retract(const Vector& q, const Vector& delta, Vector& out) const {
+  advance_coordinates(layout_, q, delta, 1.0, out);
 }
 
 void SecondOrderSystem::scatter(const Vector& q, const Vector& v) {
@@ -178,6 +188,13 @@ void SecondOrderSystem::external_force(double t, const Vector& q, const Vector& 
     }
     F.segment(o, s.n) = fi;
   }
+  // Rigid bodies: the applied load and gravity (the gyroscopic term is not external).
+  const RigidBodies& b = model_->bodies;
+  for (Index k = 0; k < layout_.bodies; ++k) {
+    const Index o = layout_.rigid_vel_offset + 6 * k;
+    F.segment<3>(o) = b.force_of(static_cast<int>(k)) + b.mass[k] * model_->gravity;
+    F.segment<3>(o + 3) = body_torque(*model_, layout_, q, k);
+  }
 }
 
 void SecondOrderSystem::lti_external_force(double t, Vector& F) const {
@@ -203,7 +220,9 @@ void SecondOrderSystem::nonlinear_force(double t, const Vector& q, const Vector&
 }
 
 double SecondOrderSystem::potential_energy(const Vector& q) const {
-  double e = K_.nonZeros() ? 0.5 * q.dot(K_ * q) : 0.0;
+  // K lives on the LTI block, where coordinates and velocities share offsets.
+  const Index lin = layout_.rigid_coord_offset;
+  double e = K_.nonZeros() ? 0.5 * q.head(lin).dot(K_.topLeftCorner(lin, lin) * q.head(lin)) : 0.0;
   for (size_t i = 0; i < model_->nonlinear.size(); ++i) {
     const LagrangianNonlinear& s = model_->nonlinear[i];
     if (s.potential) e += s.potential(q.segment(layout_.nonlinear_offset[i], s.n));
@@ -211,15 +230,15 @@ double SecondOrderSystem::potential_energy(const Vector& q) const {
   return e;
 }
 
-void SecondOrderSystem::constraints(const Vector& q, ConstraintRows& rows, bool bilateral_only) const {
-  assemble_constraints(*model_, layout_, q, bilateral_only ? bilateral_ : order_, rows);
-  // assemble_constraints fills only row 0 of each gap (the normal row of a contact); an equality law needs
-  // every row, so the bilateral interactions with several rows are evaluated here in full.
+void SecondOrderSystem::constraints(const Vector& q, double t, ConstraintRows& rows, bool bilateral_only) const {
+  assemble_constraints(*model_, layout_, q, bilateral_only ? bilateral_ : order_, rows, t);
+  // assemble_constraints fills only row 0 of each gap (the normal row of a contact) but every row of a joint; an
+  // equality law needs every row, so the other bilateral interactions with several rows are evaluated here.
   Vector ql, gl;
   for (size_t i = 0; i < bilateral_.size(); ++i) {
     const Interaction& in = model_->interactions[bilateral_[i]];
     const Index r0 = rows.row_offset[i], n = rows.row_offset[i + 1] - r0;
-    if (n == 1) continue;
+    if (n == 1 || std::holds_alternative<JointRelation>(in.relation)) continue;
     Index size = 0;
     for (const SystemRef& s : in.systems) size += layout_.coord_size(s, *model_);
     ql.resize(size);
@@ -240,13 +259,13 @@ void SecondOrderSystem::constraints(const Vector& q, ConstraintRows& rows, bool 
   }
 }
 
-void SecondOrderSystem::unilateral_gaps(const Vector& q, Vector& g) const {
-  evaluate_normal_gaps(*model_, layout_, q, unilateral_, g);
+void SecondOrderSystem::unilateral_gaps(const Vector& q, double t, Vector& g) const {
+  evaluate_normal_gaps(*model_, layout_, q, unilateral_, g, t);
 }
 
 void SecondOrderSystem::store_interaction_outputs(const ConstraintRows& rows, const Vector& v,
                                                   const Vector& impulse_rows) {
-  const Vector U = rows.J * v;
+  const Vector U = rows.J * v + rows.rate;
   for (size_t i = 0; i < rows.interactions.size(); ++i) {
     Interaction& in = model_->interactions[rows.interactions[i]];
     const Index r0 = rows.row_offset[i], n = rows.row_offset[i + 1] - r0;

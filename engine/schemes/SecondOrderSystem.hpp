@@ -9,7 +9,10 @@
 //
 // Scope, checked at construction (std::invalid_argument): these schemes update q by vector arithmetic
 // (q_{k+1} = q_k + h v_k + …), so rigid bodies, whose quaternion coordinates are not a vector space, are
-// rejected; so are friction laws (the seeds define Newmark, HHT and Schatzman–Paoli for frictionless contact),
+// rejected unless the scheme asks for them (BodySupport::LieGroup: generalized-α, which then updates the
+// positions on the group, q_{k+1} = q_k ∘ exp(Δ) with the increment Δ in velocity coordinates; see
+// NonsmoothGeneralizedAlpha.hpp), and then only movable ones (a fixed body has a zero mass block); so are
+// friction laws (the seeds define Newmark, HHT and Schatzman–Paoli for frictionless contact),
 // except planar (2-D) Coulomb friction for the schemes that ask for it (generalized-α, seed 004's friction
 // example): its interactions have two rows, normal then tangent.
 #include <vector>
@@ -20,10 +23,12 @@
 namespace talus {
 
 enum class FrictionSupport { None, Planar };
+enum class BodySupport { None, LieGroup };
 
 class SecondOrderSystem {
  public:
-  explicit SecondOrderSystem(Model& model, FrictionSupport friction = FrictionSupport::None);
+  explicit SecondOrderSystem(Model& model, FrictionSupport friction = FrictionSupport::None,
+                             BodySupport bodies = BodySupport::None);
 
   Model& model() { return *model_; }
   const Model& model() const { return *model_; }
@@ -43,8 +48,14 @@ class SecondOrderSystem {
   double friction(Index i) const { return friction_[i]; }
   int unilateral_row_count(Index i) const { return friction_rows_[i]; }
 
-  // No nonlinear system: M, K, C are constant and the iteration matrices can be factorised once.
+  // No nonlinear system and no rigid body: M, K, C are constant, f is affine, and the iteration matrices can be
+  // factorised once.
   bool linear_dynamics() const { return linear_dynamics_; }
+  // Rigid bodies present (BodySupport::LieGroup): positions are updated by retract(), not by vector sums.
+  bool has_bodies() const { return layout_.bodies > 0; }
+  // q ∘ exp(Δ): q + Δ on LTI and nonlinear systems; x + Δx and quat ⊗ exp(½ Δφ) on rigid bodies (DofLayout.hpp's
+  // advance_coordinates with h = 1). Δ has one entry per velocity.
+  void retract(const Vector& q, const Vector& delta, Vector& out) const;
   // Every relation is a LinearRelation: gaps are affine in q and J is constant.
   bool linear_relations() const { return linear_relations_; }
 
@@ -75,12 +86,13 @@ class SecondOrderSystem {
   // ½ qᵀ K q + Σ V(q) of the nonlinear systems that give a potential.
   double potential_energy(const Vector& q) const;
 
-  // Gaps (every row of an equality) and J at q for constraint_order(), or for bilateral() only.
-  void constraints(const Vector& q, ConstraintRows& rows, bool bilateral_only = false) const;
+  // Gaps (every row of an equality), J and ∂g/∂t at (q, t) for constraint_order(), or for bilateral() only.
+  void constraints(const Vector& q, double t, ConstraintRows& rows, bool bilateral_only = false) const;
   // Normal gaps of the unilateral interactions at q (size unilateral().size()).
-  void unilateral_gaps(const Vector& q, Vector& g) const;
+  void unilateral_gaps(const Vector& q, double t, Vector& g) const;
 
-  // Writes gap (all rows), relative velocity J v and impulse back into each interaction of constraint_order().
+  // Writes gap (all rows), relative velocity J v + ∂g/∂t and impulse back into each interaction of
+  // constraint_order().
   void store_interaction_outputs(const ConstraintRows& rows, const Vector& v, const Vector& impulse_rows);
 
  private:

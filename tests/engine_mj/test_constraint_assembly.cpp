@@ -99,15 +99,15 @@ TEST_CASE("the normal rows of J are the derivative of the gaps along the motion"
   gather_coordinates(model, l, q);
   gather_velocities(model, l, v);
   ConstraintRows rows;
-  assemble_constraints(model, l, q, all_interactions(model), rows);
+  assemble_constraints(model, l, q, all_interactions(model), rows, 0.0);
   REQUIRE(rows.rows() == 1 + 3 + 3 + 1);
   const Vector U = rows.J * v;
   const double eps = 1e-6;
   advance_coordinates(l, q, v, eps, qp);
   advance_coordinates(l, q, v, -eps, qm);
   Vector gp, gm;
-  evaluate_normal_gaps(model, l, qp, all_interactions(model), gp);
-  evaluate_normal_gaps(model, l, qm, all_interactions(model), gm);
+  evaluate_normal_gaps(model, l, qp, all_interactions(model), gp, 0.0);
+  evaluate_normal_gaps(model, l, qm, all_interactions(model), gm, 0.0);
   for (size_t i = 0; i < rows.interactions.size(); ++i) {
     INFO("interaction " << i);
     CHECK(std::abs((gp[i] - gm[i]) / (2 * eps) - U[rows.row_offset[i]]) <= 1e-8);
@@ -121,7 +121,7 @@ TEST_CASE("the tangential rows of J are the contact points' relative velocities"
   gather_coordinates(model, l, q);
   gather_velocities(model, l, v);
   ConstraintRows rows;
-  assemble_constraints(model, l, q, all_interactions(model), rows);
+  assemble_constraints(model, l, q, all_interactions(model), rows, 0.0);
   const Vector U = rows.J * v;
   const RigidBodies& b = model.bodies;
   auto point_velocity = [&](Index k, const Eigen::Vector3d& lever) {  // the store's ω is world frame

@@ -17,6 +17,8 @@
 // equality row holds J v_{k+1} + ∂g/∂t = 0.
 // Activation (eq 41e): interaction α enters the one-step problem when ḡ = g_k + γ h U_k ≤ 0 (Paoli:
 // g(q_{k+1}) ≤ 0), equalities always; "≤ 0" is "≤ activation_tolerance" (MoreauJean.hpp) against round-off.
+// Joints: after the step, the positions are projected onto the joints' g = 0 (engine/joints/JointProjection.hpp;
+// MoreauJeanParameters::project_joints), which the energy balance below does not count.
 // Rigid bodies: diagonal mass, the gyroscopic term −ω×Iω taken explicitly
 // at ω_k (so f̄ is constant for them and no Newton iteration is needed).
 // Nonlinear systems: Newton on the residual R(v) = M_J (v − v_k) − h f̄(v) − Jᵀ P with the iteration matrix
@@ -42,6 +44,7 @@
 #include "engine/DiscreteEnergy.hpp"
 #include "engine/BlockIterationMatrix.hpp"
 #include "engine/OneStepSolve.hpp"
+#include "engine/joints/JointProjection.hpp"
 
 namespace talus {
 
@@ -73,6 +76,7 @@ void check_parameters(const MoreauJeanParameters& p) {
   if (p.solver_max_iterations < 1) bad("solver_max_iterations must be >= 1");
   if (!(p.newton_tolerance > 0.0)) bad("newton_tolerance must be > 0");
   if (p.newton_max_iterations < 1) bad("newton_max_iterations must be >= 1");
+  if (!(p.joint_projection_tolerance > 0.0)) bad("joint_projection_tolerance must be > 0");
 }
 
 // Forces of one nonlinear system and their Jacobians (callbacks or forward differences).
@@ -139,7 +143,8 @@ struct MoreauJean::Impl {
   SparseMatrix M_J, K, C;
   Index lin = 0;  // LTI + nonlinear velocities (the rigid bodies follow)
 
-  std::vector<int> everything;
+  std::vector<int> everything, joints;
+  JointProjectionWorkspace projection;
   std::vector<Index> active_positions;
   ConstraintRows all, active;
   SparseMatrix W;
@@ -171,6 +176,9 @@ struct MoreauJean::Impl {
     model.validate();
     validated_interactions = n_interactions;
     everything = all_interactions(model);
+    joints.clear();
+    for (int i : everything)
+      if (std::holds_alternative<JointRelation>(model.interactions[i].relation)) joints.push_back(i);
     if (sig == signature) return;
     signature = sig;
     layout = make_dof_layout(model);
@@ -300,6 +308,13 @@ struct MoreauJean::Impl {
     if (!wt.positions_first) {
       vw = wt.position * v + (1.0 - wt.position) * v0;
       advance_coordinates(layout, q0, vw, h, q1);
+    }
+    if (p.project_joints && !joints.empty() && q1.allFinite() &&
+        project_onto_joints(model, layout, joints, t1, p.joint_projection_tolerance, 20, q1, projection) < 0) {
+      std::ostringstream os;
+      os << context() << ": the projection onto the joints did not reach |g| <= " << p.joint_projection_tolerance
+         << " in 20 Newton iterations (max |g| " << projection.rows.gap.cwiseAbs().maxCoeff() << ")";
+      throw StepFailure(os.str());
     }
     if (!v.allFinite() || !q1.allFinite()) throw StepFailure(context() + ": the new state is not finite (NaN/Inf)");
 

@@ -31,6 +31,10 @@ struct MoreauJeanParameters {
   int solver_max_iterations = 10000;
   double newton_tolerance = 1e-10;   // nonlinear systems: Newton on the θ-scheme residual
   int newton_max_iterations = 50;
+  // Joints (engine/joints/RigidJoint.hpp) are held at velocity level by the scheme, and their positions are then
+  // projected back onto g = 0 after every step (engine/joints/JointProjection.hpp), to this tolerance [m or rad].
+  bool project_joints = true;
+  double joint_projection_tolerance = 1e-12;
 };
 
 class MoreauJean {

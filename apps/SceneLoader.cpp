@@ -82,6 +82,7 @@ class SceneBuilder {
   void read_block(const Field& f);
   void read_corotational_beam(const Field& f);
   void read_interaction(const Field& f);
+  void read_joint(const Field& f, JointKind kind, const std::string& name, const Field& systems_field);
   void read_contacts(const Field& f);
   void read_integrator(const Field& f);
   void read_event_driven(const Field& f);
@@ -501,11 +502,27 @@ void SceneBuilder::read_interaction(const Field& f) {
     in_.expect_map(f, {"name", "type", "systems", "law", "C", "b"});
   } else if (type == "sphere_plane" || type == "sphere_sphere") {
     in_.expect_map(f, {"name", "type", "systems", "law"});
+  } else if (type == "spherical_joint") {
+    in_.expect_map(f, {"name", "type", "systems", "anchor"});
+  } else if (type == "revolute_joint" || type == "prismatic_joint") {
+    in_.expect_map(f, {"name", "type", "systems", "anchor", "axis"});
+  } else if (type == "driver") {
+    in_.expect_map(f, {"name", "type", "systems", "axis", "rate"});
   } else {
-    in_.fail(type_field, "unknown interaction type '" + type + "' (expected one of: linear, sphere_plane, sphere_sphere)");
+    in_.fail(type_field, "unknown interaction type '" + type +
+                             "' (expected one of: linear, sphere_plane, sphere_sphere, spherical_joint, "
+                             "revolute_joint, prismatic_joint, driver)");
   }
   const Index index = static_cast<Index>(scene_.model.interactions.size());
   const std::string name = new_name(in_.required(f, "name"), EntityKind::Interaction, index);
+  if (type.ends_with("_joint") || type == "driver") {
+    const JointKind kind = type == "spherical_joint"   ? JointKind::Spherical
+                           : type == "revolute_joint"  ? JointKind::Revolute
+                           : type == "prismatic_joint" ? JointKind::Prismatic
+                                                       : JointKind::Driver;
+    read_joint(f, kind, name, in_.required(f, "systems"));
+    return;
+  }
   const Field law_field = in_.required(f, "law");
   const NonsmoothLaw law = law_of(law_field);
   record_law(law_field, law, name);
@@ -556,6 +573,45 @@ void SceneBuilder::read_interaction(const Field& f) {
     if (a.index == b.index) in_.fail(systems[1], "names the same sphere twice (expected two different spheres)");
     add_sphere_contact(name, a.index, nullptr, b.index, law, law_field);
   }
+}
+
+// A joint's law is implied (an equality on its rows), so it has no `law` key; it is still recorded, so that the
+// scene-wide check refuses equalities beside friction as it does for written ones.
+void SceneBuilder::read_joint(const Field& f, JointKind kind, const std::string& name, const Field& systems_field) {
+  const std::vector<Field> systems = in_.list(systems_field);
+  if (systems.empty() || systems.size() > 2)
+    in_.fail(systems_field, "has " + std::to_string(systems.size()) +
+                                " names (expected 1 or 2 spheres: [body] joins the body to the world, [body_a, "
+                                "body_b] joins two bodies)");
+  const std::string_view why = ": joints join spheres to each other or to the world";
+  const Index a = entity(systems[0], {EntityKind::Sphere}, why).index;
+  Index b = -1;
+  if (systems.size() == 2) {
+    b = entity(systems[1], {EntityKind::Sphere}, why).index;
+    if (a == b) in_.fail(systems[1], "names the same sphere twice (expected two different bodies)");
+  }
+  Eigen::Vector3d anchor = Eigen::Vector3d::Zero(), axis = Eigen::Vector3d::Zero();
+  double rate = 0.0;
+  if (kind != JointKind::Driver) anchor = in_.vector(in_.required(f, "anchor"), 3, "(x, y, z) in the world at t = 0");
+  if (kind != JointKind::Spherical) {
+    const Field af = in_.required(f, "axis");
+    axis = in_.vector(af, 3, "(ax, ay, az) in the world at t = 0");
+    if (!(axis.norm() > 1e-12)) in_.fail(af, "is zero (expected a non-zero direction)");
+  }
+  if (kind == JointKind::Driver) rate = in_.number(in_.required(f, "rate"));
+  Interaction in;
+  in.name = name;
+  in.systems.push_back({SystemFamily::Rigid, a});
+  if (b >= 0) in.systems.push_back({SystemFamily::Rigid, b});
+  try {
+    in.relation = make_joint(kind, scene_.model.bodies, static_cast<int>(a), static_cast<int>(b), anchor, axis, rate,
+                             scene_.model.time);
+  } catch (const std::invalid_argument& e) {
+    in_.fail(f, e.what());
+  }
+  in.law = EqualityLaw{joint_rows(kind)};
+  record_law(f, in.law, name);
+  scene_.model.interactions.push_back(std::move(in));
 }
 
 void SceneBuilder::read_contacts(const Field& f) {
@@ -661,10 +717,11 @@ void SceneBuilder::read_integrator(const Field& f) {
   if (c.kind != SchemeKind::MoreauJean && c.kind != SchemeKind::EventDriven) {
     const Field s = in_.required(f, "scheme");
     const std::string name = in_.string(s);
-    if (scene_.model.bodies.count() != 0)
+    // Generalized-α alone has the Lie group update that quaternions need (NonsmoothGeneralizedAlpha.hpp).
+    if (scene_.model.bodies.count() != 0 && c.kind != SchemeKind::GeneralizedAlpha)
       in_.fail(s, "is " + name + ", but '" + scene_.body_names[0] +
-                      "' is a rigid body (expected moreau_jean: the second-order schemes cannot update quaternion "
-                      "coordinates by q + h v + …)");
+                      "' is a rigid body (expected moreau_jean or generalized_alpha: the other second-order schemes "
+                      "cannot update quaternion coordinates by q + h v + …)");
     for (const UsedLaw& u : used_laws_)
       if (const auto* fl = std::get_if<NewtonImpactFrictionLaw>(&u.law);
           fl && !(c.kind == SchemeKind::GeneralizedAlpha && fl->dim == 2))

@@ -61,7 +61,7 @@ SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction, Bod
   linear_dynamics_ = model.nonlinear.empty() && model.bodies.count() == 0;
   for (int a = 0; a < static_cast<int>(model.interactions.size()); ++a) {
     const Interaction& in = model.interactions[a];
-    if (std::holds_alternative<SphereContactRelation>(in.relation))
+    if (std::holds_alternative<SphereContactRelation>(in.relation) && bodies != BodySupport::LieGroup)
       throw std::invalid_argument("interaction '" + in.name + "': sphere contacts need rigid bodies");
     if (!std::holds_alternative<LinearRelation>(in.relation)) linear_relations_ = false;
     if (const auto* eq = std::get_if<EqualityLaw>(&in.law)) {

@@ -54,7 +54,7 @@ const std::initializer_list<std::string_view> kKeys = {
     "t_end",        "tolerance",     "max_sweeps", "threads",        "frame_every",        "solver",
     "resort_every", "orifice_diameters", "angle",  "length_diameters", "ball_radius_factor", "ball_density",
     "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
-    "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude"};
+    "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude", "anderson_memory"};
 
 // The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
 // names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
@@ -137,6 +137,15 @@ class Settings {
     return v ? v->reader->string(v->field) : fallback;
   }
   std::string choice(const char* key, std::initializer_list<std::string_view> names, const std::string& fallback) const {
+    return choice_of(key, names, fallback);
+  }
+  std::string choice(const char* key, const std::vector<std::string>& names, const std::string& fallback) const {
+    return choice_of(key, names, fallback);
+  }
+
+ private:
+  template <class Names>
+  std::string choice_of(const char* key, const Names& names, const std::string& fallback) const {
     const std::string s = text(key, fallback);
     std::string expected;
     for (std::string_view n : names) {
@@ -145,8 +154,6 @@ class Settings {
     }
     fail(key, "unknown value '" + s + "' (expected one of: " + expected + ")");
   }
-
- private:
   struct Value {
     Field field;
     const SceneReader* reader;
@@ -260,10 +267,10 @@ RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const 
   }
   p.resort_every = static_cast<int>(s.integer("resort_every", 0, kIntMax, p.resort_every));
   {
-    const std::string solver = s.choice("solver", {"matrix_free", "multilevel", "nncg", "assembled"}, "matrix_free");
-    if (solver == "assembled") p.solver = GranularSolver::Assembled;
-    if (solver == "multilevel") p.solver = GranularSolver::Multilevel;
-    if (solver == "nncg") p.solver = GranularSolver::Nncg;
+    p.solver = granular_solver_from_name(
+        s.choice("solver", granular_solver_names(), granular_solver_name(GranularSolver::Anderson)));
+    p.anderson_memory = static_cast<int>(
+        s.integer("anderson_memory", 1, AndersonWorkspace::kMaxMemory, p.anderson_memory));
     const std::string scheme = s.choice("scheme", {"moreau_jean", "generalized_alpha"}, "moreau_jean");
     if (scheme == "generalized_alpha") p.scheme = GranularScheme::GeneralizedAlpha;
   }
@@ -631,10 +638,8 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     j["capsules"] = n_capsules0;
     j["capsules_left"] = m.bodies.capsules();
     j["scheme"] = p.scheme == GranularScheme::GeneralizedAlpha ? "generalized_alpha" : "moreau_jean";
-    j["solver"] = p.solver == GranularSolver::Multilevel ? "multilevel"
-                  : p.solver == GranularSolver::Nncg     ? "nncg"
-                  : p.solver == GranularSolver::Assembled ? "assembled"
-                                                          : "matrix_free";
+    j["solver"] = granular_solver_name(p.solver);
+    if (p.solver == GranularSolver::Anderson) j["anderson_memory"] = p.anderson_memory;
     j["h"] = p.h;
     j["t_end"] = t_end;
     j["start_time"] = t0;

@@ -121,17 +121,15 @@ int main(int argc, char** argv) {
   app.add_option("--relaxation", p.relaxation, "projected SOR factor in (0, 2)");
   app.add_flag("--symmetric", p.symmetric, "alternate forward and backward sweeps");
   app.add_option("--partitions", p.partitions, "sweep blocks (0 = automatic)");
-  app.add_option("--solver", solver, "matrix_free, multilevel, nncg or assembled")
-      ->check(CLI::IsMember({"matrix_free", "multilevel", "nncg", "assembled"}));
+  app.add_option("--solver", solver, "matrix_free, assembled, multilevel, nncg or anderson")
+      ->check(CLI::IsMember(granular_solver_names()));
+  app.add_option("--anderson-memory", p.anderson_memory, "anderson: sweeps the extrapolation looks back on (1..8)");
   app.add_option("--scheme", scheme, "moreau_jean or generalized_alpha")
       ->check(CLI::IsMember({"moreau_jean", "generalized_alpha"}));
   app.add_option("--json", json, "write the records (with the command, version and units) as JSON");
   CLI11_PARSE(app, argc, argv);
   if (settle_figure) packed = false;  // the settling figure is the lattice's collapse
-  p.solver = solver == "assembled"    ? GranularSolver::Assembled
-             : solver == "multilevel" ? GranularSolver::Multilevel
-             : solver == "nncg"       ? GranularSolver::Nncg
-                                      : GranularSolver::MatrixFree;
+  p.solver = granular_solver_from_name(solver);
   p.scheme = scheme == "generalized_alpha" ? GranularScheme::GeneralizedAlpha : GranularScheme::MoreauJean;
 
   std::vector<Record> records;

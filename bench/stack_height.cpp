@@ -47,10 +47,6 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-const std::map<std::string, GranularSolver> kSolvers = {{"matrix_free", GranularSolver::MatrixFree},
-                                                          {"assembled", GranularSolver::Assembled},
-                                                          {"multilevel", GranularSolver::Multilevel},
-                                                          {"nncg", GranularSolver::Nncg}};
 const std::vector<std::string> kFamilies = {"bead_column", "packed_box", "lattice_collapse"};
 
 constexpr int kSolve = static_cast<int>(Phase::Solve);
@@ -219,7 +215,7 @@ Case run_case(const std::string& family, int layers, const std::string& solver, 
   const bool collapse = family == "lattice_collapse";
   const int nsteps = collapse ? o.steps : 1 + o.warm_steps;
   GranularParameters p = base;
-  p.solver = kSolvers.at(solver);
+  p.solver = granular_solver_from_name(solver);
   p.record_history = keep_history;
   const auto t0 = std::chrono::steady_clock::now();
   auto last_progress = t0;
@@ -304,8 +300,7 @@ int run(int argc, char** argv) {
       if (std::filesystem::exists(guess)) o.plot_script = guess.string();
     }
   }
-  std::vector<std::string> solver_names;
-  for (const auto& [name, s] : kSolvers) solver_names.push_back(name);
+  const std::vector<std::string>& solver_names = granular_solver_names();
   app.add_option("--layers", o.layers, "stack heights L (layers)")->delimiter(',')->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--families", o.families, "scene families")->delimiter(',')->check(CLI::IsMember(kFamilies))

@@ -14,6 +14,24 @@
 
 namespace talus::granular {
 
+const std::vector<std::string>& granular_solver_names() {
+  static const std::vector<std::string> names{"matrix_free", "assembled", "multilevel", "nncg", "anderson"};
+  return names;
+}
+
+const std::string& granular_solver_name(GranularSolver solver) {
+  return granular_solver_names().at(static_cast<std::size_t>(solver));
+}
+
+GranularSolver granular_solver_from_name(const std::string& name) {
+  const auto& names = granular_solver_names();
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == name) return static_cast<GranularSolver>(k);
+  std::string known;
+  for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("granular: unknown solver '" + name + "' (known: " + known + ")");
+}
+
 namespace {
 
 using Clock = ProfileClock;
@@ -39,6 +57,9 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
   if (params_.max_sweeps < 1) throw std::invalid_argument("granular: max_sweeps must be >= 1");
   if (!(params_.relaxation > 0.0 && params_.relaxation < 2.0))
     throw std::invalid_argument("granular: relaxation must be in (0, 2)");
+  if (params_.anderson_memory < 1 || params_.anderson_memory > AndersonWorkspace::kMaxMemory)
+    throw std::invalid_argument("granular: anderson_memory must be in [1, " +
+                                std::to_string(AndersonWorkspace::kMaxMemory) + "]");
   if (params_.partitions < 0) throw std::invalid_argument("granular: partitions must be >= 0 (0 = automatic)");
   if (params_.threads < 1) throw std::invalid_argument("granular: threads must be >= 1");
   // One model for every integrator, but not yet one step for all of it: this stepper integrates the sphere and
@@ -233,8 +254,10 @@ void GranularStepper::narrow() {
     c.r = r;
   }
   report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, ga));
-  if (!general_.empty() && params_.solver != GranularSolver::MatrixFree)
-    throw std::invalid_argument("granular: the assembled and multilevel solvers handle bead contacts only (capsules or drums present)");
+  // Anderson sweeps them too, without extrapolating (MatrixFreeNsgs.hpp).
+  if (!general_.empty() && params_.solver != GranularSolver::MatrixFree && params_.solver != GranularSolver::Anderson)
+    throw std::invalid_argument(
+        "granular: the assembled, multilevel and nncg solvers handle bead contacts only (capsules or drums present)");
 }
 
 void GranularStepper::assemble() {
@@ -273,7 +296,8 @@ void GranularStepper::solve() {
     report_.levels = static_cast<int>(multilevel_.levels.size());
     return;
   }
-  if (params_.solver == GranularSolver::MatrixFree || params_.solver == GranularSolver::Nncg) {
+  if (params_.solver == GranularSolver::MatrixFree || params_.solver == GranularSolver::Nncg ||
+      params_.solver == GranularSolver::Anderson) {
     apply_impulses(contacts_, layout_, b, params_.threads);
     apply_general_impulses(general_);
     MatrixFreeParameters p;
@@ -284,6 +308,7 @@ void GranularStepper::solve() {
     p.relaxation = params_.relaxation;
     p.symmetric = params_.symmetric;
     p.nncg = params_.solver == GranularSolver::Nncg;
+    p.anderson = params_.solver == GranularSolver::Anderson ? params_.anderson_memory : 0;
     p.threads = params_.threads;
     report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_);
     report_.residual_checks = work_.residual_checks;

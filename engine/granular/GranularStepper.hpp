@@ -43,6 +43,7 @@
 // independent (checked by tests/granular determinism test).
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "contact/BroadPhase.hpp"
@@ -65,9 +66,15 @@ namespace talus::granular {
 
 // MatrixFree: plain coloured NSGS sweeps (MatrixFreeNsgs.hpp). Multilevel: the same sweeps as smoother of
 // V-cycles whose coarse levels are rigid aggregates of beads (MultilevelNsgs.hpp). Nncg: the sweeps with
-// nonsmooth nonlinear conjugate-gradient acceleration. Assembled: W formed and solved by solvers' nsgs
-// (comparison only).
-enum class GranularSolver { MatrixFree, Assembled, Multilevel, Nncg };
+// nonsmooth nonlinear conjugate-gradient acceleration. Anderson: the sweeps with Anderson acceleration
+// (AndersonSweep.hpp). Assembled: W formed and solved by solvers' nsgs (comparison only).
+enum class GranularSolver { MatrixFree, Assembled, Multilevel, Nncg, Anderson };
+
+// The solvers' names in scene files and benches ("matrix_free", "assembled", "multilevel", "nncg", "anderson"),
+// in enum order; the lookup throws std::invalid_argument naming the known ones.
+const std::vector<std::string>& granular_solver_names();
+const std::string& granular_solver_name(GranularSolver solver);
+GranularSolver granular_solver_from_name(const std::string& name);
 
 // The time-stepping scheme (this file's header): Moreau–Jean (θ = 1) or nonsmooth generalized-α.
 enum class GranularScheme { MoreauJean, GeneralizedAlpha };
@@ -85,6 +92,7 @@ struct GranularParameters {
   int threads = 1;
   int resort_every = 50;    // steps between Morton re-sorts; 0 = never
   GranularSolver solver = GranularSolver::MatrixFree;
+  int anderson_memory = 2;  // solver == Anderson: sweeps the extrapolation looks back on, 1..8
   GranularScheme scheme = GranularScheme::MoreauJean;
   bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
   MultilevelParameters multilevel;  // solver == Multilevel

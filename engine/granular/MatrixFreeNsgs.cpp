@@ -15,6 +15,8 @@ namespace talus::granular {
 namespace {
 
 constexpr int kBlock = 2048;  // contacts per residual block: fixed, so the sum's order never changes
+// Anderson: history restarts (a residual check that rose) after which a solve continues with plain sweeps.
+constexpr int kAndersonRestarts = 8;
 
 template <bool Relaxed>
 inline void update(SweepContact& c, RigidBodies& beads, double omega) {
@@ -229,6 +231,9 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
     for (std::size_t i = 0; i < contacts.size(); ++i) work.nncg_previous[i] = contacts[i].r;
     work.nncg_delta = 0.0;
   }
+  bool anderson = p.anderson > 0 && !p.nncg && (!general || general->empty()) && !contacts.empty();
+  if (anderson) anderson_begin(contacts, p.anderson, work.anderson);
+  work.anderson.restarts = 0;
   auto check = [&] {
     residual_blocks(contacts, beads, work.block_sums);
     if (general) general_residual_blocks(*general);
@@ -240,6 +245,10 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
       if (work.record_history)
         work.history.push_back({sweeps, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                                 residual});
+      if (anderson && residual > last_residual && std::isfinite(last_residual)) {
+        anderson_restart(work.anderson);
+        if (work.anderson.restarts >= kAndersonRestarts) anderson = false;
+      }
       int gap = check_every;
       if (sweeps > last_check && residual < last_residual) {
         const double rate = std::pow(residual / last_residual, 1.0 / (sweeps - last_check));
@@ -265,6 +274,7 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
         sweep<false>(contacts, layout, beads, omega, backward);
       if (general) sweep_general_contacts(*general);
       if (p.nncg) nncg_step(contacts, layout, beads, work);
+      if (anderson) anderson_step(contacts, layout, beads, work.anderson);
 #pragma omp single
       ++sweeps;
       if (sweeps >= next_check) check();

@@ -18,9 +18,15 @@
 // `check_every` sweeps, then after as many sweeps as the convergence rate between the last two evaluations
 // predicts; with `check_first` also once before the first sweep (a warm start that already solves the step
 // costs one residual evaluation and no sweep).
+//
+// With `anderson` = m > 0 each sweep is followed by an Anderson extrapolation over the last m sweeps
+// (AndersonSweep.hpp); a residual check that finds the residual higher than at the previous check restarts its
+// history, and after kAndersonRestarts such restarts the solve goes on with plain sweeps. Contacts touching a
+// capsule (`general`) are not part of the extrapolated unknowns: with any of them the acceleration is off.
 #include <string>
 #include <vector>
 
+#include "engine/granular/AndersonSweep.hpp"
 #include "engine/granular/ResidualSample.hpp"
 #include "engine/bodies/RigidBodies.hpp"
 #include "engine/granular/SweepContact.hpp"
@@ -37,6 +43,7 @@ struct MatrixFreeParameters {
   double relaxation = 1.0;  // ω of projected SOR, in (0, 2)
   bool symmetric = false;   // alternate forward and backward sweeps inside the blocks
   bool nncg = false;        // nonsmooth nonlinear conjugate-gradient acceleration after each sweep
+  int anderson = 0;         // memory m of the Anderson acceleration after each sweep (AndersonSweep.hpp); 0 = off
   int threads = 1;
 };
 
@@ -49,6 +56,7 @@ struct MatrixFreeWorkspace {
   // NNCG: reactions after the last sweep, the search direction, ‖Δr‖² of the last sweep and the last β.
   std::vector<Eigen::Vector3d> nncg_previous, nncg_direction;
   double nncg_delta = 0.0, nncg_beta = 0.0;
+  AndersonWorkspace anderson;
 };
 
 struct GeneralContactSet;  // GeneralContacts.hpp

@@ -101,7 +101,7 @@ TEST_CASE("malformed granular scenes are refused with FILE:LINE:COL and the fiel
   CHECK(error_of("granular:\n  scene: drum\n  fill: 0.9\n") ==
         at(3, 9) + "field 'granular.fill': is 0.9 (expected a number in [0, 0.6])");
   CHECK(error_of("granular:\n  solver: cg\n") ==
-        at(2, 11) + "field 'granular.solver': unknown value 'cg' (expected one of: matrix_free, multilevel, nncg, assembled)");
+        at(2, 11) + "field 'granular.solver': unknown value 'cg' (expected one of: matrix_free, assembled, multilevel, nncg, anderson)");
   CHECK(error_of("granular:\n  name: a/b\n").rfind(at(2, 9) + "field 'granular.name': 'a/b' has the character '/'", 0) == 0);
   CHECK(error_of("granular:\n  restart: /nonexistent/restart.h5\n") ==
         at(2, 12) + "field 'granular.restart': '/nonexistent/restart.h5': no such file");

@@ -71,7 +71,7 @@ TEST_CASE("multilevel: a 160-bead column is still one cycle (plain NSGS: about 2
   CHECK(r.levels >= 6);
 }
 
-TEST_CASE("multilevel and NNCG agree with plain NSGS at 1e-10 on a small packed box and a falling lattice") {
+TEST_CASE("multilevel, NNCG and Anderson agree with plain NSGS at 1e-10 on a small packed box and a falling lattice") {
   BeadSpec spec;
   for (int family = 0; family < 2; ++family) {
     INFO((family == 0 ? "packed_box(3, 4)" : "lattice_stack(3, 5), 40 steps"));
@@ -80,7 +80,7 @@ TEST_CASE("multilevel and NNCG agree with plain NSGS at 1e-10 on a small packed 
     GranularScene ref = scene();
     GranularStepper plain(ref.model, parameters(GranularSolver::MatrixFree, 1e-10));
     for (int k = 0; k < steps; ++k) REQUIRE(plain.step().solver.converged());
-    for (GranularSolver solver : {GranularSolver::Multilevel, GranularSolver::Nncg}) {
+    for (GranularSolver solver : {GranularSolver::Multilevel, GranularSolver::Nncg, GranularSolver::Anderson}) {
       GranularScene sc = scene();
       GranularStepper s(sc.model, parameters(solver, 1e-10));
       for (int k = 0; k < steps; ++k) REQUIRE(s.step().solver.converged());
@@ -96,9 +96,9 @@ TEST_CASE("multilevel and NNCG agree with plain NSGS at 1e-10 on a small packed 
   }
 }
 
-TEST_CASE("multilevel and NNCG: the same state for 1 and 2 threads") {
+TEST_CASE("multilevel, NNCG and Anderson: the same state for 1 and 2 threads") {
   BeadSpec spec;
-  for (GranularSolver solver : {GranularSolver::Multilevel, GranularSolver::Nncg}) {
+  for (GranularSolver solver : {GranularSolver::Multilevel, GranularSolver::Nncg, GranularSolver::Anderson}) {
     std::uint64_t hash[2];
     for (int t = 0; t < 2; ++t) {
       GranularScene sc = lattice_stack(spec, 4, 6);

@@ -1,0 +1,111 @@
+#include "engine/granular/AndersonSweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/granular/IsotropicContactSolve.hpp"
+
+namespace talus::granular {
+
+namespace {
+
+constexpr int kBlock = 2048;  // contacts per partial sum: fixed, so the sums' order never changes
+
+}  // namespace
+
+void anderson_begin(const std::vector<SweepContact>& contacts, int memory, AndersonWorkspace& w) {
+  const std::size_t n = contacts.size();
+  w.memory = std::clamp(memory, 1, AndersonWorkspace::kMaxMemory);
+  w.start.resize(n), w.last_f.resize(n), w.last_g.resize(n);
+  w.history.resize(n * 2 * w.memory);
+  w.block_sums.assign(((n + kBlock - 1) / kBlock) * 2 * w.memory, 0.0);
+  for (std::size_t i = 0; i < n; ++i) w.start[i] = contacts[i].r;
+  w.stored = 0, w.next = 0, w.has_last = false, w.extrapolate = false, w.restarts = 0;
+}
+
+void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, RigidBodies& beads,
+                   AndersonWorkspace& w) {
+  const int n = static_cast<int>(contacts.size());
+  const int m = w.memory, blocks = (n + kBlock - 1) / kBlock;
+  // Every thread reads the shared counters before the single below changes them (the omp for's barrier
+  // separates the reads from the write).
+  const bool record = w.has_last;
+  const int slot = w.next, columns = record ? std::min(w.stored + 1, m) : 0;
+
+  // Record f = G(r) − r and the new differences; the new Gram row and ΔFᵀf as sums over fixed blocks.
+#pragma omp for schedule(static)
+  for (int k = 0; k < blocks; ++k) {
+    double sums[2 * AndersonWorkspace::kMaxMemory] = {};
+    for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i) {
+      const Eigen::Vector3d g = contacts[i].r, f = g - w.start[i];
+      Eigen::Vector3d* h = &w.history[static_cast<std::size_t>(i) * 2 * m];
+      if (record) {
+        h[slot] = f - w.last_f[i];
+        h[m + slot] = g - w.last_g[i];
+        for (int j = 0; j < columns; ++j) {
+          sums[j] += h[slot].dot(h[j]);
+          sums[m + j] += h[j].dot(f);
+        }
+      }
+      w.last_f[i] = f, w.last_g[i] = g;
+    }
+    std::copy(sums, sums + 2 * m, w.block_sums.begin() + static_cast<std::ptrdiff_t>(k) * 2 * m);
+  }
+#pragma omp single
+  {
+    w.extrapolate = false;
+    if (record) {
+      Eigen::Matrix<double, AndersonWorkspace::kMaxMemory, 1> rhs;
+      for (int j = 0; j < columns; ++j) {
+        double g = 0.0, b = 0.0;
+        for (int k = 0; k < blocks; ++k) g += w.block_sums[k * 2 * m + j], b += w.block_sums[k * 2 * m + m + j];
+        w.gram(slot, j) = w.gram(j, slot) = g;
+        rhs[j] = b;
+      }
+      w.stored = columns;
+      w.next = (slot + 1) % m;
+      // The least-squares problem through its Gram matrix with a relative Tikhonov shift: the differences of
+      // a converging sweep become nearly parallel, and the shift keeps γ bounded where they do.
+      const double scale = w.gram.diagonal().head(columns).maxCoeff();
+      if (scale > 0.0 && std::isfinite(scale)) {
+        using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, AndersonWorkspace::kMaxMemory,
+                                    AndersonWorkspace::kMaxMemory>;  // fixed storage: no allocation per sweep
+        using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, AndersonWorkspace::kMaxMemory, 1>;
+        Small a = w.gram.topLeftCorner(columns, columns);
+        a.diagonal().array() += 1e-10 * scale;
+        const SmallVector gamma = a.ldlt().solve(rhs.head(columns));
+        if (gamma.allFinite()) {
+          w.gamma.head(columns) = gamma;
+          w.extrapolate = true;
+        }
+      }
+    }
+    w.has_last = true;
+  }
+  // r ← proj_K(G(r) − ΔG γ), the beads moved by the change; r is the next sweep's start. The interior of each
+  // block, then the interface colours: the same conflict-free order as the sweep.
+  if (w.extrapolate) {
+    const int stored = w.stored;
+    auto move = [&](int i) {
+      SweepContact& c = contacts[i];
+      const Eigen::Vector3d* h = &w.history[static_cast<std::size_t>(i) * 2 * m + m];
+      Eigen::Vector3d r = c.r;
+      for (int j = 0; j < stored; ++j) r -= w.gamma[j] * h[j];
+      project_isotropic(r, c.mu);
+      w.start[i] = r;
+      if (r == c.r) return;  // open contacts stay open: no bead to move
+      push_impulse(c, r - c.r, beads);
+      c.r = r;
+    };
+    const ContactColours& ic = L.interface;
+#pragma omp for schedule(dynamic, 1)
+    for (int q = 0; q < L.partitions; ++q)
+      for (int i = L.part_start[q]; i < L.part_start[q + 1]; ++i) move(i);
+    for (int k = 0; k < L.interface_colours(); ++k) for_colour(ic, k, L.interface_begin(), false, move);
+  } else {
+#pragma omp for schedule(static)
+    for (int i = 0; i < n; ++i) w.start[i] = contacts[i].r;
+  }
+}
+
+}  // namespace talus::granular

@@ -195,7 +195,7 @@ void print_summary(const Case& c, const Summary& s, int max_sweeps) {
 struct Options {
   std::vector<int> layers{10, 20, 40, 80, 160};
   std::vector<std::string> families = kFamilies;
-  std::vector<std::string> solvers{"matrix_free", "nncg", "multilevel"};
+  std::vector<std::string> solvers{"matrix_free", "anderson", "nncg", "multilevel"};
   int width = 6, steps = 100, warm_steps = 3;
   double calibration_ms = 5.0;
   int calibration_sweeps = 2000;

@@ -16,10 +16,10 @@ constexpr int kBlock = 2048;  // contacts per partial sum: fixed, so the sums' o
 void anderson_begin(const std::vector<SweepContact>& contacts, int memory, AndersonWorkspace& w) {
   const std::size_t n = contacts.size();
   w.memory = std::clamp(memory, 1, AndersonWorkspace::kMaxMemory);
-  w.start.resize(n), w.last_f.resize(n), w.last_g.resize(n);
-  w.history.resize(n * 2 * w.memory);
+  const std::size_t stride = AndersonWorkspace::stride(w.memory);
+  w.history.resize(n * stride);
   w.block_sums.assign(((n + kBlock - 1) / kBlock) * 2 * w.memory, 0.0);
-  for (std::size_t i = 0; i < n; ++i) w.start[i] = contacts[i].r;
+  for (std::size_t i = 0; i < n; ++i) w.history[i * stride] = contacts[i].r;
   w.stored = 0, w.next = 0, w.has_last = false, w.extrapolate = false, w.restarts = 0;
 }
 
@@ -27,6 +27,7 @@ void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, Ri
                    AndersonWorkspace& w) {
   const int n = static_cast<int>(contacts.size());
   const int m = w.memory, blocks = (n + kBlock - 1) / kBlock;
+  const std::size_t stride = AndersonWorkspace::stride(m);
   // Every thread reads the shared counters before the single below changes them (the omp for's barrier
   // separates the reads from the write).
   const bool record = w.has_last;
@@ -37,17 +38,18 @@ void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, Ri
   for (int k = 0; k < blocks; ++k) {
     double sums[2 * AndersonWorkspace::kMaxMemory] = {};
     for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i) {
-      const Eigen::Vector3d g = contacts[i].r, f = g - w.start[i];
-      Eigen::Vector3d* h = &w.history[static_cast<std::size_t>(i) * 2 * m];
+      Eigen::Vector3d* x = &w.history[static_cast<std::size_t>(i) * stride];  // r_k, f_{k−1}, G(r_{k−1}), ΔF, ΔG
+      Eigen::Vector3d* h = x + 3;
+      const Eigen::Vector3d g = contacts[i].r, f = g - x[0];
       if (record) {
-        h[slot] = f - w.last_f[i];
-        h[m + slot] = g - w.last_g[i];
+        h[slot] = f - x[1];
+        h[m + slot] = g - x[2];
         for (int j = 0; j < columns; ++j) {
           sums[j] += h[slot].dot(h[j]);
           sums[m + j] += h[j].dot(f);
         }
       }
-      w.last_f[i] = f, w.last_g[i] = g;
+      x[1] = f, x[2] = g;
     }
     std::copy(sums, sums + 2 * m, w.block_sums.begin() + static_cast<std::ptrdiff_t>(k) * 2 * m);
   }
@@ -88,11 +90,12 @@ void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, Ri
     const int stored = w.stored;
     auto move = [&](int i) {
       SweepContact& c = contacts[i];
-      const Eigen::Vector3d* h = &w.history[static_cast<std::size_t>(i) * 2 * m + m];
+      Eigen::Vector3d* x = &w.history[static_cast<std::size_t>(i) * stride];
+      const Eigen::Vector3d* dg = x + 3 + m;
       Eigen::Vector3d r = c.r;
-      for (int j = 0; j < stored; ++j) r -= w.gamma[j] * h[j];
+      for (int j = 0; j < stored; ++j) r -= w.gamma[j] * dg[j];
       project_isotropic(r, c.mu);
-      w.start[i] = r;
+      x[0] = r;
       if (r == c.r) return;  // open contacts stay open: no bead to move
       push_impulse(c, r - c.r, beads);
       c.r = r;
@@ -104,7 +107,7 @@ void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, Ri
     for (int k = 0; k < L.interface_colours(); ++k) for_colour(ic, k, L.interface_begin(), false, move);
   } else {
 #pragma omp for schedule(static)
-    for (int i = 0; i < n; ++i) w.start[i] = contacts[i].r;
+    for (int i = 0; i < n; ++i) w.history[static_cast<std::size_t>(i) * stride] = contacts[i].r;
   }
 }
 

@@ -15,7 +15,8 @@
 // On a fixed active set the sweep is an affine map, where Anderson's extrapolation acts like GMRES on its
 // slow modes: on the same steps, 4–5× fewer sweeps with m = 1–3.
 //
-// Cost and layout: the history is kept per contact (2m vectors next to r_k, f and G(r_k) of that contact), so
+// Cost and layout: the history is kept per contact (2m vectors next to r_k, f and G(r_k) of that contact, in one
+// record), so
 // one extra pass after the sweep records the new differences and forms the m new Gram entries and ΔFᵀf, and a
 // second pass (only when extrapolating) moves the impulses and the beads. Sums run over fixed blocks of
 // contacts, and the impulse pass follows the sweep's blocks and interface colours: the result is the same for
@@ -38,8 +39,10 @@ struct AndersonWorkspace {
   bool has_last = false;    // f and G of the previous sweep are recorded
   bool extrapolate = false; // the last step moved the impulses
   int restarts = 0;         // history restarts during the last solve
-  std::vector<Eigen::Vector3d> start, last_f, last_g;  // per contact: r_k, f_{k−1}, G(r_{k−1})
-  std::vector<Eigen::Vector3d> history;                // per contact: ΔF_0..ΔF_{m−1}, ΔG_0..ΔG_{m−1}
+  // Per contact, one record of stride(m) vectors (one stream for both passes): r_k, f_{k−1}, G(r_{k−1}),
+  // ΔF_0..ΔF_{m−1}, ΔG_0..ΔG_{m−1}.
+  std::vector<Eigen::Vector3d> history;
+  static constexpr std::size_t stride(int m) { return 3 + 2 * static_cast<std::size_t>(m); }
   std::vector<double> block_sums;                      // per block of contacts: m Gram entries, m entries of ΔFᵀf
   Eigen::Matrix<double, kMaxMemory, kMaxMemory> gram;
   Eigen::Matrix<double, kMaxMemory, 1> gamma;

@@ -706,7 +706,12 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
       solvers::FclibInfo info{name + " step " + std::to_string(r.step),
                               "Talus granular scene " + kind + ", " + std::to_string(m.bodies.spheres()) + " beads", "3D"};
       solvers::write_fclib_local(f.string(), stepper.last_problem(), info);
-      if (!o.quiet) log << "\ntalus: wrote " << f.string() << " (" << r.contacts << " contacts)\n";
+      // The global form beside it (bodies' velocities, M, H, f, w): the same step for global solvers.
+      const fs::path fg = o.dump_fclib / (name + "_step" + std::to_string(r.step) + "_global.hdf5");
+      solvers::write_fclib_global(fg.string(), stepper.last_global_problem(), info);
+      if (!o.quiet)
+        log << "\ntalus: wrote " << f.string() << " and " << fg.filename().string() << " (" << r.contacts
+            << " contacts)\n";
     }
     std::string bad = non_finite_after_step(m, stepper);
     if (!bad.empty() || !r.solver.converged()) {

@@ -70,4 +70,53 @@ solvers::FrictionContactProblem assemble_problem(const std::vector<SweepContact>
   return p;
 }
 
+solvers::GlobalFrictionContactProblem assemble_global_problem(const std::vector<SweepContact>& contacts,
+                                                              const RigidBodies& beads) {
+  const int n = static_cast<int>(contacts.size());
+  const int nb = beads.spheres();
+  solvers::GlobalFrictionContactProblem g;
+  g.dim = 3;
+  std::vector<Triplet> t;
+  t.reserve(static_cast<std::size_t>(6) * nb);
+  g.f.resize(6 * nb);
+  for (int k = 0; k < nb; ++k) {
+    const double inertia = 1.0 / beads.inv_inertia[k], mass = 1.0 / beads.inv_mass[k];
+    for (int d = 0; d < 3; ++d) {
+      t.emplace_back(6 * k + d, 6 * k + d, mass);
+      t.emplace_back(6 * k + 3 + d, 6 * k + 3 + d, inertia);
+    }
+    g.f.segment<3>(6 * k) = mass * beads.v[k];
+    g.f.segment<3>(6 * k + 3) = inertia * beads.w[k];
+  }
+  g.M.resize(6 * nb, 6 * nb);
+  g.M.setFromTriplets(t.begin(), t.end());
+  // u_k = e_k · (v_b − r_b ω_b × n − v_a − r_a ω_a × n) (contact_velocity), i.e. the coefficient of ω is
+  // −r (n × e_k) on either side.
+  t.clear();
+  t.reserve(static_cast<std::size_t>(36) * n);
+  g.w = Eigen::VectorXd::Zero(3 * n);
+  g.mu.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const SweepContact& c = contacts[i];
+    const Eigen::Vector3d e[3] = {c.n, c.t1, c.t2};
+    for (int r = 0; r < 3; ++r) {
+      const Eigen::Vector3d turn = c.n.cross(e[r]);
+      for (int d = 0; d < 3; ++d) {
+        t.emplace_back(6 * c.b + d, 3 * i + r, e[r][d]);
+        t.emplace_back(6 * c.b + 3 + d, 3 * i + r, -c.rb * turn[d]);
+        if (c.a >= 0) {
+          t.emplace_back(6 * c.a + d, 3 * i + r, -e[r][d]);
+          t.emplace_back(6 * c.a + 3 + d, 3 * i + r, -c.ra * turn[d]);
+        }
+      }
+    }
+    g.w[3 * i] = c.extra;
+    g.mu[i] = c.mu;
+  }
+  g.H.resize(6 * nb, 3 * n);
+  g.H.setFromTriplets(t.begin(), t.end());
+  g.H.prune(0.0, 0.0);
+  return g;
+}
+
 }  // namespace talus::granular

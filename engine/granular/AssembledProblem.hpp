@@ -9,10 +9,19 @@
 #include "engine/bodies/RigidBodies.hpp"
 #include "engine/granular/SweepContact.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
+#include "solvers/fc/GlobalFrictionContactProblem.hpp"
 
 namespace talus::granular {
 
 // Beads' velocities must be the free ones v* (no impulse applied).
 solvers::FrictionContactProblem assemble_problem(const std::vector<SweepContact>& contacts, const RigidBodies& beads);
+
+// The same step in FCLIB's global form (issue 10 item 3: a granular step replayed alone): the unknowns are the
+// beads' velocities, six per sphere (v, then ω, world frame), M = diag(m I, I_s I) (I_s the sphere's scalar
+// inertia), f = M v*, H's columns the contacts' rows (n, t1, t2) with u = Hᵀ v + w, and w the normal targets
+// (`extra`). Condensed (W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w) it is assemble_problem's problem. Beads' velocities
+// must be the free ones v*.
+solvers::GlobalFrictionContactProblem assemble_global_problem(const std::vector<SweepContact>& contacts,
+                                                              const RigidBodies& beads);
 
 }  // namespace talus::granular

@@ -276,6 +276,7 @@ void GranularStepper::assemble() {
   q_norm_ = std::sqrt(qq);
   if (keep_problem_) {
     problem_ = assemble_problem(contacts_, b);
+    global_problem_ = assemble_global_problem(contacts_, b);
     keep_problem_ = false;
   }
 }

@@ -61,6 +61,7 @@
 #include "engine/granular/SweepPartition.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/core/SolverStats.hpp"
+#include "solvers/fc/GlobalFrictionContactProblem.hpp"
 
 namespace talus::granular {
 
@@ -129,6 +130,8 @@ class GranularStepper {
   // Asks the next step to keep its one-step problem (assembled W, q, μ) in last_problem().
   void keep_next_problem() { keep_problem_ = true; }
   const solvers::FrictionContactProblem& last_problem() const { return problem_; }
+  // The same problem in FCLIB's global form (AssembledProblem.hpp), kept with it.
+  const solvers::GlobalFrictionContactProblem& last_global_problem() const { return global_problem_; }
   // The residual evaluations of the last solve, when parameters().record_history (empty otherwise).
   const std::vector<ResidualSample>& residual_history() const {
     return params_.solver == GranularSolver::Multilevel ? multilevel_.fine.history : work_.history;
@@ -189,6 +192,7 @@ class GranularStepper {
   double q_norm_ = 0.0;
   bool keep_problem_ = false;
   solvers::FrictionContactProblem problem_;
+  solvers::GlobalFrictionContactProblem global_problem_;
   std::vector<std::int32_t> order_;
   std::vector<std::pair<std::uint64_t, std::int32_t>> sort_scratch_;
   std::vector<char> permute_scratch_;

@@ -445,6 +445,43 @@ Vector read_fclib_solution_r(const std::string& path, const FclibLimits& limits)
   return Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size()));
 }
 
+namespace {
+
+// A sparse matrix as FCLIB stores it: compressed columns, nz = -1 (as the reference writer does).
+void write_matrix(Writer& out, const std::string& group, const SparseMatrix& a) {
+  SparseMatrixCol c = a;
+  c.makeCompressed();
+  out.group(group);
+  const int nnz = static_cast<int>(c.nonZeros());
+  out.integer(group + "/m", static_cast<int>(c.rows()));
+  out.integer(group + "/n", static_cast<int>(c.cols()));
+  out.integer(group + "/nz", -1);
+  out.integer(group + "/nzmax", nnz);
+  out.ints(group + "/p", c.outerIndexPtr(), c.cols() + 1);
+  out.ints(group + "/i", c.innerIndexPtr(), nnz);
+  out.doubles(group + "/x", c.valuePtr(), nnz);
+}
+
+void write_info(Writer& out, const std::string& root, const FclibInfo& info) {
+  if (info.title.empty() && info.description.empty() && info.math_info.empty()) return;
+  out.group(root + "/info");
+  if (!info.title.empty()) out.string(root + "/info/title", info.title);
+  if (!info.description.empty()) out.string(root + "/info/description", info.description);
+  if (!info.math_info.empty()) out.string(root + "/info/math_info", info.math_info);
+}
+
+// /solution/r (and /solution/u), one entry per contact row, when r is given.
+void write_solution(Writer& out, const std::string& path, Index rows, const Vector& r, const Vector& u) {
+  if (r.size() == 0) return;
+  if (r.size() != rows || (u.size() != 0 && u.size() != rows))
+    throw std::runtime_error(path + ": solution vectors do not match the problem size");
+  out.group("/solution");
+  out.doubles("/solution/r", r.data(), r.size());
+  if (u.size() > 0) out.doubles("/solution/u", u.data(), u.size());
+}
+
+}  // namespace
+
 void write_fclib_local(const std::string& path, const FrictionContactProblem& p, const FclibInfo& info,
                        const Vector& r, const Vector& u) {
   try {
@@ -453,36 +490,36 @@ void write_fclib_local(const std::string& path, const FrictionContactProblem& p,
     throw std::runtime_error(path + ": refusing to write an invalid problem: " + e.what());
   }
   SilenceHdf5Errors quiet;
-  SparseMatrixCol W = p.W;
-  W.makeCompressed();
   Writer out(path);
   out.group("/fclib_local");
   out.integer("/fclib_local/spacedim", p.dim);
-  out.group("/fclib_local/W");
-  const int nnz = static_cast<int>(W.nonZeros());
-  out.integer("/fclib_local/W/m", static_cast<int>(W.rows()));
-  out.integer("/fclib_local/W/n", static_cast<int>(W.cols()));
-  out.integer("/fclib_local/W/nz", -1);
-  out.integer("/fclib_local/W/nzmax", nnz);
-  out.ints("/fclib_local/W/p", W.outerIndexPtr(), W.cols() + 1);
-  out.ints("/fclib_local/W/i", W.innerIndexPtr(), nnz);
-  out.doubles("/fclib_local/W/x", W.valuePtr(), nnz);
+  write_matrix(out, "/fclib_local/W", p.W);
   out.group("/fclib_local/vectors");
   out.doubles("/fclib_local/vectors/q", p.q.data(), p.q.size());
   out.doubles("/fclib_local/vectors/mu", p.mu.data(), p.mu.size());
-  if (!info.title.empty() || !info.description.empty() || !info.math_info.empty()) {
-    out.group("/fclib_local/info");
-    if (!info.title.empty()) out.string("/fclib_local/info/title", info.title);
-    if (!info.description.empty()) out.string("/fclib_local/info/description", info.description);
-    if (!info.math_info.empty()) out.string("/fclib_local/info/math_info", info.math_info);
+  write_info(out, "/fclib_local", info);
+  write_solution(out, path, p.q.size(), r, u);
+}
+
+void write_fclib_global(const std::string& path, const GlobalFrictionContactProblem& p, const FclibInfo& info,
+                        const Vector& r, const Vector& u) {
+  try {
+    validate(p);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(path + ": refusing to write an invalid problem: " + e.what());
   }
-  if (r.size() > 0) {
-    if (r.size() != p.q.size() || (u.size() != 0 && u.size() != p.q.size()))
-      throw std::runtime_error(path + ": solution vectors do not match the problem size");
-    out.group("/solution");
-    out.doubles("/solution/r", r.data(), r.size());
-    if (u.size() > 0) out.doubles("/solution/u", u.data(), u.size());
-  }
+  SilenceHdf5Errors quiet;
+  Writer out(path);
+  out.group("/fclib_global");
+  out.integer("/fclib_global/spacedim", p.dim);
+  write_matrix(out, "/fclib_global/M", p.M);
+  write_matrix(out, "/fclib_global/H", p.H);
+  out.group("/fclib_global/vectors");
+  out.doubles("/fclib_global/vectors/f", p.f.data(), p.f.size());
+  out.doubles("/fclib_global/vectors/w", p.w.data(), p.w.size());
+  out.doubles("/fclib_global/vectors/mu", p.mu.data(), p.mu.size());
+  write_info(out, "/fclib_global", info);
+  write_solution(out, path, p.w.size(), r, u);
 }
 
 }  // namespace talus::solvers

@@ -46,6 +46,11 @@ struct FclibInfo {
 void write_fclib_local(const std::string& path, const FrictionContactProblem& p, const FclibInfo& info = {},
                        const Vector& r = Vector(), const Vector& u = Vector());
 
+// Writes p as /fclib_global (M and H in compressed-column form), replacing the file; a solution as above (r and
+// u one entry per column of H). Throws std::runtime_error naming the file on failure.
+void write_fclib_global(const std::string& path, const GlobalFrictionContactProblem& p, const FclibInfo& info = {},
+                        const Vector& r = Vector(), const Vector& u = Vector());
+
 // /solution/r of a file when present (empty otherwise); FCLIB's own files store zeros there as placeholders.
 Vector read_fclib_solution_r(const std::string& path, const FclibLimits& limits = {});
 

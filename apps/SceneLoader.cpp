@@ -115,6 +115,7 @@ class SceneBuilder {
   };
   std::vector<UsedLaw> used_laws_;  // one per interaction (or generated group), for the cross-checks
   Eigen::Vector3d gravity_ = Eigen::Vector3d::Zero();
+  std::optional<Field> detect_field_;  // `contacts:` when it asks for detection
 };
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -615,13 +616,32 @@ void SceneBuilder::read_joint(const Field& f, JointKind kind, const std::string&
 }
 
 void SceneBuilder::read_contacts(const Field& f) {
-  in_.expect_map(f, {"law", "sphere_plane", "sphere_sphere"});
+  in_.expect_map(f, {"law", "sphere_plane", "sphere_sphere", "detect", "margin"});
   const Field law_field = in_.required(f, "law");
   const NonsmoothLaw law = law_of(law_field);
   record_law(law_field, law, "contacts");
   bool with_planes = false, with_spheres = false;
   if (auto sp = in_.optional(f, "sphere_plane")) with_planes = in_.boolean(*sp);
   if (auto ss = in_.optional(f, "sphere_sphere")) with_spheres = in_.boolean(*ss);
+  // Detection (engine/detection/SmallPathDetection.hpp): the pairs close enough are listed anew every step,
+  // in place of the N² pairs generated below.
+  if (auto d = in_.optional(f, "detect"); d && in_.boolean(*d)) {
+    if (std::holds_alternative<EqualityLaw>(law))
+      in_.fail(law_field, "is an equality law (expected newton or newton_friction for sphere contacts)");
+    for (const char* key : {"sphere_plane", "sphere_sphere"})
+      if (auto x = in_.optional(f, key); x && in_.boolean(*x))
+        in_.fail(*x, std::string("is true together with detect: true (expected one of them: detection already "
+                                 "finds the sphere-sphere and sphere-plane pairs each step)"));
+    ContactDetectionSettings& det = scene_.model.detection;
+    det.enabled = true;
+    det.law = law;
+    for (Index i = 0; i < scene_.model.bodies.count(); ++i) det.spheres.push_back(static_cast<int>(i));
+    for (const Plane& p : planes_) det.planes.push_back({p.normal, p.offset});
+    if (auto m = in_.optional(f, "margin")) det.margin = in_.non_negative(*m);
+    detect_field_ = f;
+    return;
+  }
+  if (auto m = in_.optional(f, "margin")) in_.fail(*m, "is only read with detect: true");
   const auto add = [&](const std::string& name, Index a, const Plane* plane, std::optional<Index> b) {
     if (auto it = names_.find(name); it != names_.end())
       in_.fail(f, "the generated contact name '" + name + "' is already used by " + it->second.path +
@@ -782,6 +802,9 @@ void SceneBuilder::check_time(const Field& f) {
 // The event-driven path (engine/eventdriven, issue 6) integrates frictionless contacts and equalities only.
 void SceneBuilder::read_event_driven(const Field& f) {
   SchemeChoice& c = scene_.scheme;
+  if (detect_field_)
+    in_.fail(*detect_field_, "asks for detect: true, but integrator.scheme is event_driven (expected moreau_jean or "
+                             "generalized_alpha: the event-driven path does not run the detection stage)");
   for (const UsedLaw& u : used_laws_)
     if (const auto* fl = std::get_if<NewtonImpactFrictionLaw>(&u.law); fl && fl->mu > 0.0)
       in_.fail(u.at, "has Coulomb friction (mu = " + std::to_string(fl->mu) + ") on '" + u.interaction +

@@ -157,9 +157,11 @@ class Reader {
 };
 
 // Each interaction's vectors concatenated, with their sizes.
+// Listed interactions only: detected contacts (engine/detection) are found again by the restarted run's first
+// step, from zero impulses.
 void flatten(const Model& m, Vector Interaction::*field, std::vector<double>& flat, std::vector<long long>& sizes) {
-  for (const Interaction& in : m.interactions) {
-    const Vector& x = in.*field;
+  for (std::size_t i = 0; i < m.listed_interactions(); ++i) {
+    const Vector& x = m.interactions[i].*field;
     sizes.push_back(x.size());
     flat.insert(flat.end(), x.data(), x.data() + x.size());
   }
@@ -318,7 +320,7 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
   if (r.has_dataset(kWorldAngularVelocity))
     world_w = r.doubles(kWorldAngularVelocity, 3 * static_cast<std::size_t>(layout.bodies),
                         "the world-frame angular velocity, three per rigid body of the scene");
-  const std::size_t n_int = m.interactions.size();
+  const std::size_t n_int = m.listed_interactions();
   std::array<std::vector<double>, 3> values;
   std::array<std::vector<long long>, 3> sizes;
   const char* names[3] = {"interactions/gap", "interactions/velocity", "interactions/impulse"};

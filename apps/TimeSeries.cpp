@@ -36,11 +36,14 @@ void add_rigid_columns(ColumnInfo& info, const std::string& name) {
 TimeSeries::TimeSeries(const Scene& scene)
     : layout_(make_dof_layout(scene.model)), interactions_(all_interactions(scene.model)) {
   const Model& m = scene.model;
+  // Detected contacts (engine/detection) come and go: they have no columns of their own.
+  interactions_.resize(m.listed_interactions());
   add(info_, "t", "s", "simulated time");
   for (const auto& s : m.lti) add_generalized_columns(info_, s.name, s.dofs());
   for (const auto& s : m.nonlinear) add_generalized_columns(info_, s.name, s.dofs());
   for (Index b = 0; b < m.bodies.count(); ++b) add_rigid_columns(info_, scene.body_names[b]);
-  for (const auto& in : m.interactions) {
+  for (const int a : interactions_) {
+    const Interaction& in = m.interactions[a];
     add(info_, in.name + ".gap", "m", "normal gap g(q) of " + in.name + " at the row's time (SI length for linear relations)");
     for (int r = 0; r < law_rows(in.law); ++r)
       add(info_, in.name + ".P" + std::to_string(r), "N s",
@@ -86,7 +89,7 @@ std::span<const double> TimeSeries::row(const Model& m, const StepReport* last) 
     put(q_.segment<7>(layout_.rigid_coord_offset + 7 * b));
     put(v_.segment<6>(layout_.rigid_vel_offset + 6 * b));
   }
-  for (std::size_t a = 0; a < m.interactions.size(); ++a) {
+  for (std::size_t a = 0; a < interactions_.size(); ++a) {
     const Interaction& in = m.interactions[a];
     row_[k++] = gaps_[a];
     const int rows = law_rows(in.law);

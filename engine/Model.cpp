@@ -186,6 +186,16 @@ void Model::validate() const {
   if (!gravity.allFinite()) fail("gravity", "contains NaN or Inf");
   if (!std::isfinite(time)) fail("time", "is not finite");
   for (size_t i = 0; i < interactions.size(); ++i) check_interaction(i, interactions[i], *this);
+  if (detection.enabled) {
+    if (std::holds_alternative<EqualityLaw>(detection.law))
+      fail("detection", "law is an equality (expected a Newton impact law, with or without friction)");
+    for (int k : detection.spheres)
+      if (k < bodies.group_begin(ShapeKind::General) || k >= bodies.count() || !(bodies.radius[k] > 0.0))
+        fail("detection", "sphere " + std::to_string(k) + " is not a general body with a radius > 0");
+    for (const ContactPlane& p : detection.planes)
+      if (!(std::abs(p.normal.norm() - 1.0) <= 1e-9) || !std::isfinite(p.offset))
+        fail("detection", "a plane's normal is not a unit vector or its offset is not finite");
+  }
 }
 
 int add_general_sphere(RigidBodies& bodies, const Eigen::Vector3d& x, double r, double density) {

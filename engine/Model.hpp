@@ -13,6 +13,7 @@
 #include "engine/Interaction.hpp"
 #include "engine/LagrangianLti.hpp"
 #include "engine/LagrangianNonlinear.hpp"
+#include "engine/detection/ContactDetectionSettings.hpp"
 #include "engine/bodies/RigidBodies.hpp"
 
 namespace talus {
@@ -26,6 +27,9 @@ struct Model {
   RigidBodies bodies;
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();  // applied to rigid bodies only
   std::vector<Interaction> interactions;
+  // Sphere contacts the small-path integrators find each step (engine/detection/SmallPathDetection.hpp) and
+  // append after the listed interactions.
+  ContactDetectionSettings detection;
   // Obstacles of the detected contacts (static or moving planes with an optional orifice, fixed boxes,
   // rotating drums) and periodic boundaries; no wall may cut a periodic axis.
   std::vector<contact::Wall> walls;
@@ -38,6 +42,11 @@ struct Model {
   double restitution = 0.0;
   double time = 0.0;
   long step = 0;  // steps taken since t = 0
+
+  // The interactions given by the user (listed, joints, generated N² pairs): all but the detected ones.
+  std::size_t listed_interactions() const {
+    return detection.first < 0 ? interactions.size() : static_cast<std::size_t>(detection.first);
+  }
 
   // Throws std::invalid_argument naming the system or interaction and what is wrong (sizes, references).
   void validate() const;

@@ -44,6 +44,7 @@
 #include "engine/DiscreteEnergy.hpp"
 #include "engine/BlockIterationMatrix.hpp"
 #include "engine/OneStepSolve.hpp"
+#include "engine/detection/SmallPathDetection.hpp"
 #include "engine/joints/JointProjection.hpp"
 
 namespace talus {
@@ -145,6 +146,7 @@ struct MoreauJean::Impl {
 
   std::vector<int> everything, joints;
   JointProjectionWorkspace projection;
+  SmallPathDetection detection;
   std::vector<Index> active_positions;
   ConstraintRows all, active;
   SparseMatrix W;
@@ -229,6 +231,10 @@ struct MoreauJean::Impl {
 
   const StepReport& step() {
     StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
+    // Detected contacts come and go between steps; prepare() re-validates when their number changes, and the
+    // rows are re-assembled from the list every step anyway. Persisting pairs keep their impulses (warm start).
+    detect_contacts(model, detection, p.h);
+    stages.stamp(Phase::Broad);
     prepare();
     const double h = p.h, t0 = model.time, t1 = t0 + h;
     gather_coordinates(model, layout, q0);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/detection/SmallPathDetection.hpp"
 #include "engine/schemes/IterationMatrix.hpp"
 #include "engine/schemes/SecondOrderSystem.hpp"
 #include "engine/schemes/StepKernels.hpp"
@@ -66,6 +67,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
   Matrix Jt, MinvJt, U_cols, W_cols, tmp, D_nu, D_la, D_lam, R_d, R_q, R_v, A;
   solvers::LcpProblem problem;
   solvers::LcpWorkspace lcp_workspace;
+  SmallPathDetection detection;
 
   Impl(Model& model, const NonsmoothGeneralizedAlphaParameters& params)
       : sys(model, FrictionSupport::Planar, BodySupport::LieGroup), p(params) {
@@ -74,17 +76,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
     t = model.time;
     const Index mB = sys.bilateral_rows();
     for (Index i = 0; i < mB; ++i) b_rows.push_back(i);
-    // Normal row of each unilateral interaction, and its tangent row when it has friction (μ > 0), else −1.
-    Index row = mB;
-    for (Index i = 0; i < Index(sys.unilateral().size()); ++i) {
-      u_rows.push_back(row);
-      t_rows.push_back(sys.friction(i) > 0.0 ? row + 1 : -1);
-      row += sys.unilateral_row_count(i);
-    }
-
-    sys.constraints(q, t, rows);
-    select_rows(rows.J, u_rows, J_U);
-    U_prev = J_U * v;  // unilateral rows are scleronomous
+    index_unilateral_rows();
     F_prev.resize(0);
     sys.external_force(t, q, v, F_prev);
 
@@ -107,6 +99,25 @@ struct NonsmoothGeneralizedAlpha::Impl {
   }
 
   Index n_vel() const { return sys.dofs(); }
+
+  // The rows of the unilateral interactions, and their pre-step velocities U_prev = J_U(q_n) v_n: at the start,
+  // and again whenever the detection stage changed the list. A pair that persists gets the value the step that
+  // listed it left, J_U(q_n) v_n with the same q_n and v_n, so the result does not depend on the change.
+  void index_unilateral_rows() {
+    const Index mB = sys.bilateral_rows();
+    u_rows.clear();
+    t_rows.clear();
+    // Normal row of each unilateral interaction, and its tangent row when it has friction (μ > 0), else −1.
+    Index row = mB;
+    for (Index i = 0; i < Index(sys.unilateral().size()); ++i) {
+      u_rows.push_back(row);
+      t_rows.push_back(sys.friction(i) > 0.0 ? row + 1 : -1);
+      row += sys.unilateral_row_count(i);
+    }
+    sys.constraints(q, t, rows);
+    select_rows(rows.J, u_rows, J_U);
+    U_prev = J_U * v;  // unilateral rows are scleronomous
+  }
 
   // Coordinates of the position unknown x: x itself without rigid bodies, q_n ∘ exp(x) with them (into buf).
   const Vector& at(const Vector& x, Vector& buf) const {
@@ -139,6 +150,11 @@ struct NonsmoothGeneralizedAlpha::Impl {
     report = StepReport{};
     StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
     report.time = t1;
+    if (detect_contacts(sys.model(), detection, h)) {
+      sys.classify_interactions();
+      index_unilateral_rows();
+    }
+    stages.stamp(Phase::Broad);
 
     astar = (c.alpha_f * vdot - c.alpha_m * a) / (1.0 - c.alpha_m);
     // With rigid bodies the position unknowns are increments Δ from q_n in velocity coordinates (origin 0), and
@@ -320,6 +336,9 @@ struct NonsmoothGeneralizedAlpha::Impl {
       problem.M = A.sparseView();
       problem.n_equality = int(3 * mB);
       stages.stamp(Phase::Assembly);
+      // z is the last solve's solution, PSOR's warm start; when the active set (or the detected contacts) changed
+      // the problem's size, its entries no longer line up with the unknowns, so PSOR starts cold.
+      if (z.size() != problem.size()) z.resize(0);
       solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
       stages.stamp(Phase::Solve);
 

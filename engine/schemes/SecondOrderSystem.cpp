@@ -59,9 +59,27 @@ SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction, Bod
   layout_ = make_dof_layout(model);
   // A rigid body's gyroscopic force −ω × Iω is not affine in v, so no single linear solve is exact.
   linear_dynamics_ = model.nonlinear.empty() && model.bodies.count() == 0;
-  for (int a = 0; a < static_cast<int>(model.interactions.size()); ++a) {
-    const Interaction& in = model.interactions[a];
-    if (std::holds_alternative<SphereContactRelation>(in.relation) && bodies != BodySupport::LieGroup)
+  friction_support_ = friction;
+  body_support_ = bodies;
+  classify_interactions();
+  Vector q, v;
+  gather(q, v);
+  M_ = global_mass(model, layout_, q);
+  K_ = global_stiffness(model, layout_);
+  C_ = global_damping(model, layout_);
+}
+
+void SecondOrderSystem::classify_interactions() {
+  bilateral_.clear();
+  unilateral_.clear();
+  restitution_.clear();
+  friction_.clear();
+  friction_rows_.clear();
+  bilateral_rows_ = 0;
+  linear_relations_ = true;
+  for (int a = 0; a < static_cast<int>(model_->interactions.size()); ++a) {
+    const Interaction& in = model_->interactions[a];
+    if (std::holds_alternative<SphereContactRelation>(in.relation) && body_support_ != BodySupport::LieGroup)
       throw std::invalid_argument("interaction '" + in.name + "': sphere contacts need rigid bodies");
     if (!std::holds_alternative<LinearRelation>(in.relation)) linear_relations_ = false;
     if (const auto* eq = std::get_if<EqualityLaw>(&in.law)) {
@@ -76,10 +94,10 @@ SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction, Bod
       friction_rows_.push_back(1);
     } else {
       const auto& fl = std::get<NewtonImpactFrictionLaw>(in.law);
-      if (friction != FrictionSupport::Planar || fl.dim != 2)
+      if (friction_support_ != FrictionSupport::Planar || fl.dim != 2)
         throw std::invalid_argument(
             "interaction '" + in.name + "': " +
-            (friction == FrictionSupport::Planar
+            (friction_support_ == FrictionSupport::Planar
                  ? std::string("3-D friction is not supported by the generalized-α scheme (planar friction, dim 2, "
                                "only); use Moreau–Jean")
                  : std::string("friction is not supported by Newmark, HHT and Schatzman–Paoli (frictionless "
@@ -93,13 +111,8 @@ SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction, Bod
       friction_rows_.push_back(2);
     }
   }
-  order_ = bilateral_;
+  order_.assign(bilateral_.begin(), bilateral_.end());
   order_.insert(order_.end(), unilateral_.begin(), unilateral_.end());
-  Vector q, v;
-  gather(q, v);
-  M_ = global_mass(model, layout_, q);
-  K_ = global_stiffness(model, layout_);
-  C_ = global_damping(model, layout_);
 }
 
 void SecondOrderSystem::gather(Vector& q, Vector& v) const {

@@ -48,6 +48,10 @@ class SecondOrderSystem {
   double friction(Index i) const { return friction_[i]; }
   int unilateral_row_count(Index i) const { return friction_rows_[i]; }
 
+  // Classifies the model's interactions again (the constructor does it once): after the detection stage
+  // (engine/detection/SmallPathDetection.hpp) changed the list. Throws as the constructor does.
+  void classify_interactions();
+
   // No nonlinear system and no rigid body: M, K, C are constant, f is affine, and the iteration matrices can be
   // factorised once.
   bool linear_dynamics() const { return linear_dynamics_; }
@@ -97,6 +101,8 @@ class SecondOrderSystem {
 
  private:
   Model* model_;
+  FrictionSupport friction_support_ = FrictionSupport::None;
+  BodySupport body_support_ = BodySupport::None;
   DofLayout layout_;
   std::vector<int> bilateral_, unilateral_, order_;
   std::vector<double> restitution_, friction_;

@@ -447,6 +447,16 @@ Vector read_fclib_solution_r(const std::string& path, const FclibLimits& limits)
 
 namespace {
 
+// A writer refuses a problem that validate() rejects, naming the file it was asked to write.
+template <class Problem>
+void refuse_invalid(const std::string& path, const Problem& p) {
+  try {
+    validate(p);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(path + ": refusing to write an invalid problem: " + e.what());
+  }
+}
+
 // A sparse matrix as FCLIB stores it: compressed columns, nz = -1 (as the reference writer does).
 void write_matrix(Writer& out, const std::string& group, const SparseMatrix& a) {
   SparseMatrixCol c = a;
@@ -484,11 +494,7 @@ void write_solution(Writer& out, const std::string& path, Index rows, const Vect
 
 void write_fclib_local(const std::string& path, const FrictionContactProblem& p, const FclibInfo& info,
                        const Vector& r, const Vector& u) {
-  try {
-    validate(p);
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(path + ": refusing to write an invalid problem: " + e.what());
-  }
+  refuse_invalid(path, p);
   SilenceHdf5Errors quiet;
   Writer out(path);
   out.group("/fclib_local");
@@ -503,11 +509,7 @@ void write_fclib_local(const std::string& path, const FrictionContactProblem& p,
 
 void write_fclib_global(const std::string& path, const GlobalFrictionContactProblem& p, const FclibInfo& info,
                         const Vector& r, const Vector& u) {
-  try {
-    validate(p);
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(path + ": refusing to write an invalid problem: " + e.what());
-  }
+  refuse_invalid(path, p);
   SilenceHdf5Errors quiet;
   Writer out(path);
   out.group("/fclib_global");

@@ -8,20 +8,11 @@
 
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/granular/SolverTestParameters.hpp"
 
 using namespace talus::granular;
 
-namespace {
-
-GranularParameters parameters(GranularSolver solver, double tolerance) {
-  GranularParameters p;
-  p.solver = solver;
-  p.tolerance = tolerance;
-  p.max_sweeps = 200000;
-  return p;
-}
-
-}  // namespace
+using test::solver_parameters;
 
 TEST_CASE("anderson: a ten-bead column carries its exact weights, in fewer sweeps than plain NSGS") {
   BeadSpec spec;
@@ -29,7 +20,7 @@ TEST_CASE("anderson: a ten-bead column carries its exact weights, in fewer sweep
   for (int k = 0; k < 2; ++k) {
     const GranularSolver solver = k == 0 ? GranularSolver::MatrixFree : GranularSolver::Anderson;
     GranularScene sc = bead_column(spec, 10);
-    GranularParameters p = parameters(solver, 1e-10);
+    GranularParameters p = solver_parameters(solver, 1e-10);
     p.resort_every = 0;  // beads stay in column order, bottom first
     GranularStepper s(sc.model, p);
     const GranularStepReport& r = s.step();
@@ -53,13 +44,14 @@ TEST_CASE("anderson: fewer sweeps than plain NSGS on the same settling steps, wi
   // same next step (same warm start), to 1e-4 as the runs do, and to 1e-7 for the answer.
   BeadSpec spec;
   GranularScene sc = lattice_stack(spec, 4, 8);
-  GranularStepper plain(sc.model, parameters(GranularSolver::MatrixFree, 1e-4));
+  GranularStepper plain(sc.model, solver_parameters(GranularSolver::MatrixFree, 1e-4));
   long total[2] = {0, 0};
   for (int step = 1; step <= 200; ++step) {
     if (step % 25 == 0) {
       talus::Model copies[2] = {sc.model, sc.model};
       for (int k = 0; k < 2; ++k) {
-        GranularStepper s(copies[k], parameters(k == 0 ? GranularSolver::MatrixFree : GranularSolver::Anderson, 1e-4));
+        const GranularSolver solver = k == 0 ? GranularSolver::MatrixFree : GranularSolver::Anderson;
+        GranularStepper s(copies[k], solver_parameters(solver, 1e-4));
         s.contact_cache() = plain.contact_cache();
         const GranularStepReport& r = s.step();
         REQUIRE(r.solver.converged());
@@ -68,10 +60,12 @@ TEST_CASE("anderson: fewer sweeps than plain NSGS on the same settling steps, wi
       talus::Model tight[2] = {sc.model, sc.model};
       double worst = 0.0;
       for (int k = 0; k < 2; ++k) {
-        GranularStepper s(tight[k], parameters(k == 0 ? GranularSolver::MatrixFree : GranularSolver::Anderson, 1e-7));
+        const GranularSolver solver = k == 0 ? GranularSolver::MatrixFree : GranularSolver::Anderson;
+        GranularStepper s(tight[k], solver_parameters(solver, 1e-7));
         s.contact_cache() = plain.contact_cache();
         const GranularStepReport& r = s.step();
-        INFO("solver " << k << " at step " << step << ": " << r.solver.message << " sweeps " << r.solver.counters.sweeps);
+        INFO("solver " << k << " at step " << step << ": " << r.solver.message << " sweeps "
+                        << r.solver.counters.sweeps);
         REQUIRE(r.solver.converged());
       }
       for (int i = 0; i < sc.model.bodies.spheres(); ++i)
@@ -90,7 +84,7 @@ TEST_CASE("anderson: the same state for 1 and 2 threads with four sweep blocks")
   std::uint64_t hash[2];
   for (int t = 0; t < 2; ++t) {
     GranularScene sc = lattice_stack(spec, 8, 6);
-    GranularParameters p = parameters(GranularSolver::Anderson, 1e-4);
+    GranularParameters p = solver_parameters(GranularSolver::Anderson, 1e-4);
     p.threads = t + 1;
     p.partitions = 4;  // interior blocks and interface colours, as at 10⁴ beads and more
     GranularStepper s(sc.model, p);
@@ -103,7 +97,7 @@ TEST_CASE("anderson: the same state for 1 and 2 threads with four sweep blocks")
 TEST_CASE("anderson: memory outside [1, 8] is refused") {
   BeadSpec spec;
   GranularScene sc = bead_column(spec, 3);
-  GranularParameters p = parameters(GranularSolver::Anderson, 1e-6);
+  GranularParameters p = solver_parameters(GranularSolver::Anderson, 1e-6);
   p.anderson_memory = 0;
   CHECK_THROWS_WITH(GranularStepper(sc.model, p), Catch::Contains("anderson_memory"));
   p.anderson_memory = 9;

@@ -8,18 +8,13 @@
 
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/granular/SolverTestParameters.hpp"
 
 using namespace talus::granular;
 
 namespace {
 
-GranularParameters parameters(GranularSolver solver, double tolerance) {
-  GranularParameters p;
-  p.solver = solver;
-  p.tolerance = tolerance;
-  p.max_sweeps = 200000;
-  return p;
-}
+using test::solver_parameters;
 
 // Normal impulse of the contact between beads ia and ib (ib = −1: the floor), −1 when absent.
 double normal_impulse(const GranularStepper& s, int ia, int ib) {
@@ -34,7 +29,7 @@ double normal_impulse(const GranularStepper& s, int ia, int ib) {
 void check_column_weights(int layers) {
   BeadSpec spec;
   GranularScene sc = bead_column(spec, layers);
-  GranularParameters p = parameters(GranularSolver::Multilevel, 1e-10);
+  GranularParameters p = solver_parameters(GranularSolver::Multilevel, 1e-10);
   p.resort_every = 0;  // keep the beads in column order (bottom first)
   GranularStepper s(sc.model, p);
   const GranularStepReport& r = s.step();
@@ -62,7 +57,7 @@ TEST_CASE("multilevel: a two-bead and a ten-bead column carry their exact weight
 TEST_CASE("multilevel: a 160-bead column is still one cycle (plain NSGS: about 25 000 sweeps)") {
   BeadSpec spec;
   GranularScene sc = bead_column(spec, 160);
-  const GranularParameters p = parameters(GranularSolver::Multilevel, 1e-8);
+  const GranularParameters p = solver_parameters(GranularSolver::Multilevel, 1e-8);
   GranularStepper s(sc.model, p);
   const GranularStepReport& r = s.step();
   REQUIRE(r.solver.converged());
@@ -78,11 +73,11 @@ TEST_CASE("multilevel, NNCG and Anderson agree with plain NSGS at 1e-10 on a sma
     auto scene = [&] { return family == 0 ? packed_box(spec, 3, 4) : lattice_stack(spec, 3, 5); };
     const int steps = family == 0 ? 1 : 40;
     GranularScene ref = scene();
-    GranularStepper plain(ref.model, parameters(GranularSolver::MatrixFree, 1e-10));
+    GranularStepper plain(ref.model, solver_parameters(GranularSolver::MatrixFree, 1e-10));
     for (int k = 0; k < steps; ++k) REQUIRE(plain.step().solver.converged());
     for (GranularSolver solver : {GranularSolver::Multilevel, GranularSolver::Nncg, GranularSolver::Anderson}) {
       GranularScene sc = scene();
-      GranularStepper s(sc.model, parameters(solver, 1e-10));
+      GranularStepper s(sc.model, solver_parameters(solver, 1e-10));
       for (int k = 0; k < steps; ++k) REQUIRE(s.step().solver.converged());
       double worst = 0.0, scale = 0.0;
       for (int i = 0; i < sc.model.bodies.spheres(); ++i) {
@@ -102,7 +97,7 @@ TEST_CASE("multilevel, NNCG and Anderson: the same state for 1 and 2 threads") {
     std::uint64_t hash[2];
     for (int t = 0; t < 2; ++t) {
       GranularScene sc = lattice_stack(spec, 4, 6);
-      GranularParameters p = parameters(solver, 1e-4);
+      GranularParameters p = solver_parameters(solver, 1e-4);
       p.threads = t + 1;
       GranularStepper s(sc.model, p);
       for (int k = 0; k < 60; ++k) REQUIRE(s.step().solver.converged());

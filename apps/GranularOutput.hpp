@@ -31,7 +31,7 @@
 #include "contact/ContactCache.hpp"
 #include "engine/granular/GeneralContacts.hpp"
 #include "engine/Model.hpp"
-#include "engine/granular/SweepContact.hpp"
+#include "solvers/matrixfree/SweepContact.hpp"
 
 namespace talus::app {
 

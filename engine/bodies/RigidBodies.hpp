@@ -25,6 +25,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "solvers/matrixfree/BodyArrays.hpp"
+
 namespace talus {
 
 // Group order in the store.
@@ -101,6 +103,21 @@ struct RigidBodies {
 
 // Mass and principal moments (axis last) of a solid capsule.
 void capsule_mass_properties(double half_length, double radius, double rho, double& mass, Eigen::Vector3d& inertia);
+
+// The store as the matrix-free solvers see it (solvers/matrixfree/BodyArrays.hpp): valid until the next change
+// of the body count or a re-sort. The sphere group's scalar inverse inertia, the others' world tensors.
+inline matrixfree::BodyArrays body_arrays(RigidBodies& b) {
+  matrixfree::BodyArrays a;
+  a.v = b.v.data(), a.w = b.w.data();
+  a.inv_mass = b.inv_mass.data(), a.inv_inertia = b.inv_inertia.data();
+  a.inv_inertia_world = b.inv_inertia_world.data();
+  a.x = b.x.data(), a.mass = b.mass.data(), a.radius = b.radius.data();
+  a.count = b.count(), a.spheres = b.spheres();
+  return a;
+}
+// For reading only (residuals, relative velocities, blocks of W): the solvers' functions that only read take
+// the same view type.
+inline matrixfree::BodyArrays body_arrays(const RigidBodies& b) { return body_arrays(const_cast<RigidBodies&>(b)); }
 
 // R diag(1/I) Rᵀ of every capsule and general body (0 for fixed ones).
 void refresh_world_inertia(RigidBodies& b);

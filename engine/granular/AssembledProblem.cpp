@@ -1,6 +1,6 @@
 #include "engine/granular/AssembledProblem.hpp"
 
-#include "engine/granular/MatrixFreeNsgs.hpp"
+#include "solvers/matrixfree/MatrixFreeNsgs.hpp"
 
 namespace talus::granular {
 
@@ -16,6 +16,7 @@ Eigen::Matrix3d skew(const Eigen::Vector3d& p) {
 
 solvers::FrictionContactProblem assemble_problem(const std::vector<SweepContact>& contacts, const RigidBodies& beads) {
   const int n = static_cast<int>(contacts.size());
+  const BodyArrays view = body_arrays(beads);
   const int nb = beads.spheres();
   // Contacts of each bead (CSR), with the bead's side and lever arm.
   std::vector<int> start(nb + 1, 0);
@@ -64,7 +65,7 @@ solvers::FrictionContactProblem assemble_problem(const std::vector<SweepContact>
   p.q.resize(3 * n);
   p.mu.resize(n);
   for (int i = 0; i < n; ++i) {
-    p.q.segment<3>(3 * i) = contact_velocity(contacts[i], beads);
+    p.q.segment<3>(3 * i) = contact_velocity(contacts[i], view);
     p.mu[i] = contacts[i].mu;
   }
   return p;

@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "engine/bodies/RigidBodies.hpp"
-#include "engine/granular/SweepContact.hpp"
+#include "solvers/matrixfree/SweepContact.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/fc/GlobalFrictionContactProblem.hpp"
 
 namespace talus::granular {
+
+using namespace matrixfree;  // the granular path is built on solvers/matrixfree
 
 // Beads' velocities must be the free ones v* (no impulse applied).
 solvers::FrictionContactProblem assemble_problem(const std::vector<SweepContact>& contacts, const RigidBodies& beads);

@@ -209,6 +209,7 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
     const double inv_mass = kind == BodyKind::Fixed ? 0.0 : m.bodies.inv_mass[i];
     return inv_mass > 0.0 ? m.gravity : Eigen::Vector3d::Zero();
   };
+  const BodyArrays view = body_arrays(m.bodies);
   double max_pen = 0.0;
   for (int k = 0; k < n; ++k) {
     const GeneralCandidate& g = buf.all[k];
@@ -222,7 +223,7 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
       // The laws of GranularStepper.hpp's generalized-α: Newton's law when the smooth prediction
       // q* = q_k + h v_k + ½h² g closes the contact, else the open law; the position target is g(q_{k+1}) >= 0.
       c.extra = -g.wall_speed;
-      const double un_k = general_contact_velocity(c, m.bodies)[0];
+      const double un_k = general_contact_velocity(c, view)[0];
       const double g_star = g.point.gap + h * un_k + 0.5 * h * h * c.n.dot(gravity(c.kind_b, c.b) - gravity(c.kind_a, c.a));
       if (g_star > 0.0)
         c.extra = g.point.gap / h - g.wall_speed;
@@ -233,10 +234,10 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
       c.extra = g.point.gap / h - g.wall_speed;
     } else {
       c.extra = -g.wall_speed;
-      if (e > 0.0) c.extra += e * std::min(0.0, general_contact_velocity(c, m.bodies)[0]);
+      if (e > 0.0) c.extra += e * std::min(0.0, general_contact_velocity(c, view)[0]);
     }
     // u_N,k without the wall's motion (the drift is that of the bodies' own motion).
-    const double un = general_contact_velocity(c, m.bodies)[0] - c.extra;
+    const double un = general_contact_velocity(c, view)[0] - c.extra;
     const double drift = second_order_drift(g, m, walls_now, h, un) / h;
     c.extra += drift;
     // A moving surface's tangential velocity: the contact's relative velocity is the bead's minus the surface's.

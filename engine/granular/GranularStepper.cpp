@@ -77,7 +77,6 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
   wall_buffers_.resize(params_.threads);
   work_.record_history = params_.record_history;
   multilevel_.fine.record_history = params_.record_history;
-  general_.bodies = &m_.bodies;
 }
 
 std::size_t GranularStepper::memory_bytes() const {
@@ -174,6 +173,7 @@ bool GranularStepper::obstacle_point(int obstacle, int bead, contact::ContactPoi
 void GranularStepper::narrow() {
   // Narrow phase, frames, colouring, diagonal blocks and warm start: the contacts go to their slot in sweep order.
   RigidBodies& b = m_.bodies;
+  const BodyArrays view = body_arrays(b);
   const int np = static_cast<int>(pairs_.size());
   const int n = np + static_cast<int>(wall_hits_.size());
   cand_a_.resize(n);
@@ -233,7 +233,7 @@ void GranularStepper::narrow() {
       // Generalized-α (header): Newton's law when the smooth prediction q* = q_k + h v_k + ½h² g closes the
       // contact, the open law otherwise; the position problem's target is g(q_{k+1}) >= 0.
       c.extra = -wall_speed;
-      const double un_k = contact_velocity(c, b)[0];
+      const double un_k = contact_velocity(c, view)[0];
       const double dg = c.n.dot((b.inv_mass[c.b] > 0.0 ? g : Eigen::Vector3d::Zero()) -
                                 (c.a >= 0 && b.inv_mass[c.a] > 0.0 ? g : Eigen::Vector3d::Zero()));
       const double g_star = cp.gap + h * un_k + 0.5 * h * h * dg;
@@ -246,7 +246,7 @@ void GranularStepper::narrow() {
       c.extra = cp.gap / h - wall_speed;
     } else {
       c.extra = -wall_speed;
-      if (e > 0.0) c.extra += e * std::min(0.0, contact_velocity(c, b)[0]);
+      if (e > 0.0) c.extra += e * std::min(0.0, contact_velocity(c, view)[0]);
     }
     const Eigen::Vector3d R = cache_.find(keys_[s]);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
@@ -272,7 +272,8 @@ void GranularStepper::assemble() {
   for (int i = 0; i < b.spheres(); ++i)
     if (b.inv_mass[i] > 0.0) b.v[i] += dv;
   add_capsule_free_velocities(b, m_.gravity, h);
-  const double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, b, T, work_);
+  general_.bodies = body_arrays(b);
+  const double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_);
   q_norm_ = std::sqrt(qq);
   if (keep_problem_) {
     problem_ = assemble_problem(contacts_, b);
@@ -282,7 +283,9 @@ void GranularStepper::assemble() {
 }
 
 void GranularStepper::solve() {
-  RigidBodies& b = m_.bodies;
+  // A fresh view: generalized-α swaps the velocity arrays between its two solves.
+  general_.bodies = body_arrays(m_.bodies);
+  const BodyArrays& b = general_.bodies;
   if (params_.solver == GranularSolver::Multilevel) {
     apply_impulses(contacts_, layout_, b, params_.threads);
     apply_general_impulses(general_);
@@ -315,7 +318,7 @@ void GranularStepper::solve() {
     report_.residual_checks = work_.residual_checks;
     return;
   }
-  const solvers::FrictionContactProblem prob = assemble_problem(contacts_, b);
+  const solvers::FrictionContactProblem prob = assemble_problem(contacts_, m_.bodies);
   Vector r(3 * contacts_.size()), u;
   for (std::size_t k = 0; k < contacts_.size(); ++k) r.segment<3>(3 * k) = contacts_[k].r;
   solvers::NsgsParameters p;
@@ -356,6 +359,7 @@ void GranularStepper::correct_positions() {
     b.v[i] = b.inv_mass[i] > 0.0 ? Eigen::Vector3d(v_start_[i] + half_step) : v_start_[i];
     b.w[i] = w_start_[i];
   }
+  general_.bodies = body_arrays(b);
   const int ng = static_cast<int>(general_.contacts.size());
   general_.velocity_r.resize(ng);
   for (int k = 0; k < ng; ++k) {
@@ -367,7 +371,7 @@ void GranularStepper::correct_positions() {
     solvers::project_on_cone(r.data(), 3, c.local.mu);
     c.r = r;
   }
-  q_norm_ = std::sqrt(general_squared_velocity(general_) + squared_contact_velocities(contacts_, b, T, work_));
+  q_norm_ = std::sqrt(general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_));
   solve();
   const solvers::SolverStats position = report_.solver;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)

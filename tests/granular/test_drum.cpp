@@ -45,7 +45,7 @@ DrumRun spin(double froude, GranularScheme scheme = GranularScheme::MoreauJean, 
     for (const GeneralContact& c : s.general_contacts().contacts) {
       const Eigen::Vector3d& x = sc.model.bodies.x[c.b];
       if (c.r[0] > 0.0 && x.z() < -0.7 * sc.model.drums[0].radius) {
-        const Eigen::Vector3d u = general_contact_velocity(c, sc.model.bodies);
+        const Eigen::Vector3d u = general_contact_velocity(c, body_arrays(sc.model.bodies));
         out.slip += std::hypot(u[1], u[2]);
         ++touching;
       }

@@ -10,7 +10,7 @@
 
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
-#include "engine/granular/SweepPartition.hpp"
+#include "solvers/matrixfree/SweepPartition.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 
 using namespace talus::granular;

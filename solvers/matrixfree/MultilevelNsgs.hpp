@@ -43,13 +43,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/granular/MatrixFreeNsgs.hpp"
-#include "engine/bodies/RigidBodies.hpp"
-#include "engine/granular/SweepContact.hpp"
-#include "engine/granular/SweepPartition.hpp"
+#include "solvers/matrixfree/MatrixFreeNsgs.hpp"
+#include "solvers/matrixfree/BodyArrays.hpp"
+#include "solvers/matrixfree/SweepContact.hpp"
+#include "solvers/matrixfree/SweepPartition.hpp"
 #include "solvers/core/SolverStats.hpp"
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 struct MultilevelParameters {
   int pre_sweeps = 2;                 // fine sweeps before the coarse levels, per cycle
@@ -110,14 +110,14 @@ struct MultilevelWorkspace {
 
 // Builds the aggregate levels of the step's contacts (positions and contacts are those of the step; gaps[k] is
 // contact k's gap at the start of the step: only closed contacts bind beads into aggregates).
-void build_aggregate_levels(const std::vector<SweepContact>& contacts, const double* gaps, const RigidBodies& beads,
+void build_aggregate_levels(const std::vector<SweepContact>& contacts, const double* gaps, const BodyArrays& beads,
                             const MultilevelParameters& params, MultilevelWorkspace& work);
 
 // Solves like solve_matrix_free (same entry conditions, residual and statistics: stats.counters.sweeps are the
 // fine sweeps, and so are the iterations; the cycles are in work.cycles), with V-cycles over the levels that build_aggregate_levels made.
 solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const SweepLayout& layout,
-                                      RigidBodies& beads, double q_norm, const MatrixFreeParameters& fine,
+                                      const BodyArrays& beads, double q_norm, const MatrixFreeParameters& fine,
                                       const MultilevelParameters& params, MultilevelWorkspace& work,
-                                      GeneralContactSet* general = nullptr);
+                                      GeneralContactSweep* general = nullptr);
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

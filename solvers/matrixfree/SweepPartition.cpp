@@ -1,9 +1,9 @@
-#include "engine/granular/SweepPartition.hpp"
+#include "solvers/matrixfree/SweepPartition.hpp"
 
 #include <algorithm>
 #include <cassert>
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 int default_partitions(int beads) {
   int p = 1;
@@ -42,4 +42,4 @@ void build_sweep_layout(const std::int32_t* a, const std::int32_t* b, int n, int
   for (int j = 0; j < ni; ++j) L.slot[L.scratch_index[j]] = base + L.interface.slot[j];
 }
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

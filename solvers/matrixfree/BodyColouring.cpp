@@ -1,8 +1,8 @@
-#include "engine/granular/BodyColouring.hpp"
+#include "solvers/matrixfree/BodyColouring.hpp"
 
 #include <bit>
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 void colour_contacts_on_bodies(const std::int32_t* a, const std::int32_t* b, int n, int bodies, ContactColours& c) {
   constexpr int kOverflow = 64;
@@ -38,4 +38,4 @@ void colour_contacts_on_bodies(const std::int32_t* a, const std::int32_t* b, int
   c.colour_start[0] = 0;
 }
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

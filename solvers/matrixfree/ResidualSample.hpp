@@ -3,7 +3,7 @@
 // fine sweeps done so far, the seconds since the solve started and the residual then. Solvers record them when
 // asked (GranularParameters::record_history); plotted against seconds ÷ the time of one fine sweep they give
 // the residual per sweep-equivalent, every level and every extra pass counted.
-namespace talus::granular {
+namespace talus::matrixfree {
 
 struct ResidualSample {
   int sweeps = 0;
@@ -11,4 +11,4 @@ struct ResidualSample {
   double residual = 0.0;
 };
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/granular/BodyColouring.hpp"
+#include "solvers/matrixfree/BodyColouring.hpp"
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 struct SweepLayout {
   int partitions = 1;
@@ -38,4 +38,4 @@ int default_partitions(int beads);
 void build_sweep_layout(const std::int32_t* a, const std::int32_t* b, int n, int bodies, int partitions,
                         SweepLayout& layout);
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

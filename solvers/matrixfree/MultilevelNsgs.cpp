@@ -1,13 +1,13 @@
-#include "engine/granular/MultilevelNsgs.hpp"
+#include "solvers/matrixfree/MultilevelNsgs.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
-#include "engine/granular/GeneralContacts.hpp"
-#include "engine/granular/IsotropicContactSolve.hpp"
+#include "solvers/matrixfree/GeneralContactSweep.hpp"
+#include "solvers/matrixfree/IsotropicContactSolve.hpp"
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 namespace {
 
@@ -45,14 +45,14 @@ Eigen::Matrix3d point_compliance(double inv_mass, const Eigen::Matrix3d& inv_ine
 
 // A contact whose beads are farther apart than any touching pair could be crosses a periodic seam: it joins no
 // aggregate (an aggregate's beads must sit together in space for its centre and inertia to mean anything).
-bool local_pair(const SweepContact& c, const RigidBodies& b) {
+bool local_pair(const SweepContact& c, const BodyArrays& b) {
   return c.a >= 0 && (b.x[c.b] - b.x[c.a]).norm() <= 1.5 * (c.ra + c.rb);
 }
 
 // Only closed contacts bind beads into an aggregate: beads that merely come within the detection margin (a
 // bead landing on the pile during the step, beads flying apart) are not one rigid body at the solution, and
 // forcing them to move together makes the cycle's fixed point a wrong one.
-bool binds(const SweepContact& c, double gap, const RigidBodies& b) {
+bool binds(const SweepContact& c, double gap, const BodyArrays& b) {
   return local_pair(c, b) && gap <= 1e-3 * std::min(c.ra, c.rb);
 }
 
@@ -65,9 +65,9 @@ std::int64_t cell_key(const Eigen::Vector3d& x, double side) {
 
 void build_level(AggregateLevel& L, int nodes, const std::vector<std::int32_t>& node_of_bead,
                  const std::vector<Eigen::Vector3d>& node_centre, const std::vector<std::int32_t>& candidates,
-                 const std::vector<SweepContact>& contacts, const double* gaps, const RigidBodies& beads,
+                 const std::vector<SweepContact>& contacts, const double* gaps, const BodyArrays& beads,
                  double side, MultilevelWorkspace& w) {
-  const int n = beads.spheres();
+  const int n = beads.spheres;
   w.uf.resize(nodes);
   w.cell.resize(nodes);
   for (int i = 0; i < nodes; ++i) w.uf[i] = i, w.cell[i] = cell_key(node_centre[i], side);
@@ -189,9 +189,9 @@ void build_level(AggregateLevel& L, int nodes, const std::vector<std::int32_t>& 
 // One visit of a level (see the header): the aggregates' mean rigid velocities (momentum averages),
 // `sweeps` coarse sweeps from them, then the correction carried back to the beads.
 void visit_level(AggregateLevel& L, int sweeps, double weight, bool normal_only, std::vector<SweepContact>& contacts,
-                 RigidBodies& beads, MultilevelWorkspace& w) {
+                 const BodyArrays& beads, MultilevelWorkspace& w) {
   if (L.contacts.empty()) return;
-  const int n = beads.spheres();
+  const int n = beads.spheres;
   // Mean velocities: what the coarse problem sees of its aggregates. A boundary bead's own velocity may
   // already point away from a contact that its aggregate as a whole still closes (a column's bottom bead,
   // pushed up by the floor while the beads above still fall).
@@ -271,16 +271,16 @@ void visit_level(AggregateLevel& L, int sweeps, double weight, bool normal_only,
 
 }  // namespace
 
-void build_aggregate_levels(const std::vector<SweepContact>& contacts, const double* gaps, const RigidBodies& beads,
+void build_aggregate_levels(const std::vector<SweepContact>& contacts, const double* gaps, const BodyArrays& beads,
                             const MultilevelParameters& p, MultilevelWorkspace& w) {
   const auto start = Clock::now();
-  const int n = beads.spheres();
+  const int n = beads.spheres;
   const int nc = static_cast<int>(contacts.size());
   double rmax = 0.0;
   for (int i = 0; i < n; ++i) rmax = std::max(rmax, beads.radius[i]);
   // Level 0: the beads themselves (fixed beads belong to nothing); every contact a candidate.
   std::vector<std::int32_t> node_of_bead(n), candidates(nc);
-  std::vector<Eigen::Vector3d> centre(beads.x.begin(), beads.x.end());
+  std::vector<Eigen::Vector3d> centre(beads.x, beads.x + beads.count);
   for (int i = 0; i < n; ++i) node_of_bead[i] = beads.inv_mass[i] > 0.0 ? i : -1;
   for (int k = 0; k < nc; ++k) candidates[k] = k;
   int nodes = n, used = 0;
@@ -303,9 +303,9 @@ void build_aggregate_levels(const std::vector<SweepContact>& contacts, const dou
 }
 
 solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const SweepLayout& layout,
-                                      RigidBodies& beads, double q_norm, const MatrixFreeParameters& fine,
+                                      const BodyArrays& beads, double q_norm, const MatrixFreeParameters& fine,
                                       const MultilevelParameters& p, MultilevelWorkspace& w,
-                                      GeneralContactSet* general) {
+                                      GeneralContactSweep* general) {
   const auto start = Clock::now();
   solvers::SolverStats stats;
   stats.counters.colours = layout.interface_colours();
@@ -362,7 +362,7 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
     if (pending == 0) {
       w.saved_r.resize(nc);
       for (std::size_t k = 0; k < nc; ++k) w.saved_r[k] = contacts[k].r;
-      w.saved_v = beads.v, w.saved_w = beads.w;
+      w.saved_v.assign(beads.v, beads.v + beads.count), w.saved_w.assign(beads.w, beads.w + beads.count);
       saved_res = res;
     }
     const auto coarse_start = Clock::now();
@@ -380,7 +380,7 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
     if (!(res < saved_res)) {
       res = saved_res;
       for (std::size_t k = 0; k < nc; ++k) contacts[k].r = w.saved_r[k];
-      beads.v = w.saved_v, beads.w = w.saved_w;
+      std::copy(w.saved_v.begin(), w.saved_v.end(), beads.v), std::copy(w.saved_w.begin(), w.saved_w.end(), beads.w);
       w.coarse_weight *= 0.5;
       if (++rejected >= 3) coarse = false, w.cooldown = p.retry_after;
       continue;
@@ -392,4 +392,4 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
   return stats;
 }
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

@@ -25,11 +25,11 @@
 #include <Eigen/Dense>
 #include <vector>
 
-#include "engine/bodies/RigidBodies.hpp"
-#include "engine/granular/SweepContact.hpp"
-#include "engine/granular/SweepPartition.hpp"
+#include "solvers/matrixfree/BodyArrays.hpp"
+#include "solvers/matrixfree/SweepContact.hpp"
+#include "solvers/matrixfree/SweepPartition.hpp"
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 struct AndersonWorkspace {
   static constexpr int kMaxMemory = 8;
@@ -60,7 +60,7 @@ inline void anderson_restart(AndersonWorkspace& work) {
 
 // After a sweep, inside the solver's parallel region (every thread calls it): records the sweep in the history
 // and, once there is one, moves the impulses to the extrapolated point and the beads with them.
-void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& layout, RigidBodies& beads,
+void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& layout, const BodyArrays& beads,
                    AndersonWorkspace& work);
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

@@ -1,4 +1,4 @@
-#include "engine/granular/MatrixFreeNsgs.hpp"
+#include "solvers/matrixfree/MatrixFreeNsgs.hpp"
 
 #include <omp.h>
 
@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cmath>
 
-#include "engine/granular/GeneralContacts.hpp"
-#include "engine/granular/IsotropicContactSolve.hpp"
+#include "solvers/matrixfree/GeneralContactSweep.hpp"
+#include "solvers/matrixfree/IsotropicContactSolve.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 namespace {
 
@@ -19,7 +19,7 @@ constexpr int kBlock = 2048;  // contacts per residual block: fixed, so the sum'
 constexpr int kAndersonRestarts = 8;
 
 template <bool Relaxed>
-inline void update(SweepContact& c, RigidBodies& beads, double omega) {
+inline void update(SweepContact& c, const BodyArrays& beads, double omega) {
   const Eigen::Vector3d u = contact_velocity(c, beads);
   Eigen::Vector3d r = c.r;
   isotropic_local_solve(c.wn, c.wt, c.mu, u, r);
@@ -33,7 +33,7 @@ inline void update(SweepContact& c, RigidBodies& beads, double omega) {
 }
 
 template <bool Relaxed>
-void sweep_range(std::vector<SweepContact>& contacts, int s, int e, bool backward, RigidBodies& beads,
+void sweep_range(std::vector<SweepContact>& contacts, int s, int e, bool backward, const BodyArrays& beads,
                  double omega) {
   if (backward) {
     for (int i = e - 1; i >= s; --i) update<Relaxed>(contacts[i], beads, omega);
@@ -46,7 +46,7 @@ void sweep_range(std::vector<SweepContact>& contacts, int s, int e, bool backwar
 // blocks are independent, so the result does not depend on who sweeps which), then the interface colours.
 // A backward sweep reverses the whole order.
 template <bool Relaxed>
-void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, RigidBodies& beads, double omega,
+void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, const BodyArrays& beads, double omega,
            bool backward) {
   const ContactColours& ic = L.interface;
   const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
@@ -65,7 +65,7 @@ void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, RigidBodie
 // sweep, inside the parallel region: Δ = r − r_prev, β = ‖Δ‖² / ‖Δ_prev‖²; β > 1 restarts (p = Δ), otherwise
 // r += β p, the beads move by M⁻¹ Hᵀ (β p) (so velocities stay those of the reactions), and p = Δ + β p. The
 // next sweep projects back on the cones. Sums over fixed blocks: β does not depend on the thread count.
-void nncg_step(std::vector<SweepContact>& contacts, const SweepLayout& L, RigidBodies& beads,
+void nncg_step(std::vector<SweepContact>& contacts, const SweepLayout& L, const BodyArrays& beads,
                MatrixFreeWorkspace& work) {
   const int n = static_cast<int>(contacts.size());
   const int blocks = static_cast<int>(work.block_sums.size());
@@ -105,13 +105,13 @@ void nncg_step(std::vector<SweepContact>& contacts, const SweepLayout& L, RigidB
   for (int k = 0; k < nc; ++k) for_colour(ic, k, base, false, accelerate);
 }
 
-inline double contact_error(const SweepContact& c, const RigidBodies& beads) {
+inline double contact_error(const SweepContact& c, const BodyArrays& beads) {
   const Eigen::Vector3d u = contact_velocity(c, beads);
   return solvers::contact_residual_squared(c.r.data(), u.data(), 3, c.mu);
 }
 
 // Inside a parallel region (or alone): the blocks' squared errors into work.block_sums.
-void residual_blocks(const std::vector<SweepContact>& contacts, const RigidBodies& beads, std::vector<double>& sums) {
+void residual_blocks(const std::vector<SweepContact>& contacts, const BodyArrays& beads, std::vector<double>& sums) {
   const int n = static_cast<int>(contacts.size());
   const int blocks = static_cast<int>(sums.size());
 #pragma omp for schedule(static)
@@ -122,7 +122,7 @@ void residual_blocks(const std::vector<SweepContact>& contacts, const RigidBodie
   }
 }
 
-void velocity_blocks(const std::vector<SweepContact>& contacts, const RigidBodies& beads, std::vector<double>& sums) {
+void velocity_blocks(const std::vector<SweepContact>& contacts, const BodyArrays& beads, std::vector<double>& sums) {
   const int n = static_cast<int>(contacts.size());
   const int blocks = static_cast<int>(sums.size());
 #pragma omp for schedule(static)
@@ -159,7 +159,7 @@ void set_solve_outcome(solvers::SolverStats& stats, int sweeps, double residual,
   }
 }
 
-void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& L, RigidBodies& beads,
+void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& L, const BodyArrays& beads,
                     int threads) {
   const ContactColours& ic = L.interface;
   const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
@@ -173,8 +173,8 @@ void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout
   }
 }
 
-void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, RigidBodies& beads, int count,
-                       int threads, GeneralContactSet* general) {
+void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, const BodyArrays& beads, int count,
+                       int threads, GeneralContactSweep* general) {
   if (count <= 0) return;
 #pragma omp parallel num_threads(threads) if (threads > 1)
   for (int k = 0; k < count; ++k) {
@@ -183,8 +183,8 @@ void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& l
   }
 }
 
-double matrix_free_residual(const std::vector<SweepContact>& contacts, const RigidBodies& beads, double q_norm,
-                            int threads, MatrixFreeWorkspace& work, GeneralContactSet* general) {
+double matrix_free_residual(const std::vector<SweepContact>& contacts, const BodyArrays& beads, double q_norm,
+                            int threads, MatrixFreeWorkspace& work, GeneralContactSweep* general) {
   work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
@@ -194,7 +194,7 @@ double matrix_free_residual(const std::vector<SweepContact>& contacts, const Rig
   return total(work.block_sums, q_norm, general ? general_squared_error(*general) : 0.0);
 }
 
-double squared_contact_velocities(const std::vector<SweepContact>& contacts, const RigidBodies& beads, int threads,
+double squared_contact_velocities(const std::vector<SweepContact>& contacts, const BodyArrays& beads, int threads,
                                   MatrixFreeWorkspace& work) {
   work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -205,8 +205,8 @@ double squared_contact_velocities(const std::vector<SweepContact>& contacts, con
 }
 
 solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout,
-                                       RigidBodies& beads, double q_norm, const MatrixFreeParameters& p,
-                                       MatrixFreeWorkspace& work, GeneralContactSet* general) {
+                                       const BodyArrays& beads, double q_norm, const MatrixFreeParameters& p,
+                                       MatrixFreeWorkspace& work, GeneralContactSweep* general) {
   const auto start = std::chrono::steady_clock::now();
   solvers::SolverStats stats;
   stats.counters.colours = layout.interface_colours();
@@ -285,4 +285,4 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
   return stats;
 }
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

@@ -7,10 +7,10 @@
 #include <Eigen/Dense>
 #include <cmath>
 
-#include "engine/bodies/RigidBodies.hpp"
-#include "engine/granular/SweepContact.hpp"
+#include "solvers/matrixfree/BodyArrays.hpp"
+#include "solvers/matrixfree/SweepContact.hpp"
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 // Exact local solution for the block diag(wn, wt, wt): u is the contact velocity with the current r, so that
 // b = u − W r is the part of u not due to r.
@@ -48,7 +48,7 @@ inline void project_isotropic(Eigen::Vector3d& r, double mu) {
 }
 
 // Moves the contact's beads by M⁻¹ Hᵀ dr (dr in the contact frame).
-inline void push_impulse(const SweepContact& c, const Eigen::Vector3d& dr, RigidBodies& beads) {
+inline void push_impulse(const SweepContact& c, const Eigen::Vector3d& dr, const BodyArrays& beads) {
   const Eigen::Vector3d d = dr[0] * c.n + dr[1] * c.t1 + dr[2] * c.t2;
   const Eigen::Vector3d nd = c.n.cross(d);  // p × d with p = ±r n
   beads.v[c.b] += beads.inv_mass[c.b] * d;
@@ -59,4 +59,4 @@ inline void push_impulse(const SweepContact& c, const Eigen::Vector3d& dr, Rigid
   }
 }
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

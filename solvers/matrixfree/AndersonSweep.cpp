@@ -1,11 +1,11 @@
-#include "engine/granular/AndersonSweep.hpp"
+#include "solvers/matrixfree/AndersonSweep.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "engine/granular/IsotropicContactSolve.hpp"
+#include "solvers/matrixfree/IsotropicContactSolve.hpp"
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 namespace {
 
@@ -23,7 +23,7 @@ void anderson_begin(const std::vector<SweepContact>& contacts, int memory, Ander
   w.stored = 0, w.next = 0, w.has_last = false, w.extrapolate = false, w.restarts = 0;
 }
 
-void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, RigidBodies& beads,
+void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, const BodyArrays& beads,
                    AndersonWorkspace& w) {
   const int n = static_cast<int>(contacts.size());
   const int m = w.memory, blocks = (n + kBlock - 1) / kBlock;
@@ -111,4 +111,4 @@ void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, Ri
   }
 }
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

@@ -26,14 +26,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/granular/AndersonSweep.hpp"
-#include "engine/granular/ResidualSample.hpp"
-#include "engine/bodies/RigidBodies.hpp"
-#include "engine/granular/SweepContact.hpp"
-#include "engine/granular/SweepPartition.hpp"
+#include "solvers/matrixfree/AndersonSweep.hpp"
+#include "solvers/matrixfree/ResidualSample.hpp"
+#include "solvers/matrixfree/BodyArrays.hpp"
+#include "solvers/matrixfree/SweepContact.hpp"
+#include "solvers/matrixfree/SweepPartition.hpp"
 #include "solvers/core/SolverStats.hpp"
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 struct MatrixFreeParameters {
   double tolerance = 1e-4;  // on the common residual
@@ -59,7 +59,7 @@ struct MatrixFreeWorkspace {
   AndersonWorkspace anderson;
 };
 
-struct GeneralContactSet;  // GeneralContacts.hpp
+struct GeneralContactSweep;  // GeneralContactSweep.hpp
 
 // Solves the contacts' problem; q_norm = ‖q‖ of the problem (for the residual's scale). On entry the beads'
 // velocities must already include the contacts' current impulses (apply_impulses); on exit they are the
@@ -67,12 +67,12 @@ struct GeneralContactSet;  // GeneralContacts.hpp
 // other shapes, with their impulses already applied) is swept after the bead contacts in every sweep and
 // counted in the residual.
 solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout,
-                                       RigidBodies& beads, double q_norm, const MatrixFreeParameters& params,
-                                       MatrixFreeWorkspace& work, GeneralContactSet* general = nullptr);
+                                       const BodyArrays& beads, double q_norm, const MatrixFreeParameters& params,
+                                       MatrixFreeWorkspace& work, GeneralContactSweep* general = nullptr);
 
 // `count` plain forward sweeps (ω = 1), no residual evaluation: the smoother of MultilevelNsgs.hpp.
-void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, RigidBodies& beads, int count,
-                       int threads, GeneralContactSet* general = nullptr);
+void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, const BodyArrays& beads, int count,
+                       int threads, GeneralContactSweep* general = nullptr);
 
 // Fills stats' sweeps, residual and status (Converged, MaxIterations, or Diverged for a non-finite residual),
 // with a message naming `solver` and `detail` (what was spent) when it did not converge.
@@ -80,23 +80,23 @@ void set_solve_outcome(solvers::SolverStats& stats, int sweeps, double residual,
                        const std::string& solver, const std::string& detail);
 
 // Adds M⁻¹ Hᵀ r of every contact to the beads' velocities (parallel over blocks, then interface colours).
-void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& layout, RigidBodies& beads,
+void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& layout, const BodyArrays& beads,
                     int threads);
 
 // The common residual of the current impulses, with u read from the beads' velocities (`general`'s contacts
 // counted too).
-double matrix_free_residual(const std::vector<SweepContact>& contacts, const RigidBodies& beads, double q_norm,
-                            int threads, MatrixFreeWorkspace& work, GeneralContactSet* general = nullptr);
+double matrix_free_residual(const std::vector<SweepContact>& contacts, const BodyArrays& beads, double q_norm,
+                            int threads, MatrixFreeWorkspace& work, GeneralContactSweep* general = nullptr);
 
 // Σ ‖H v + extra‖² over the contacts (‖q‖² on the free velocities), summed over fixed blocks in parallel.
-double squared_contact_velocities(const std::vector<SweepContact>& contacts, const RigidBodies& beads, int threads,
+double squared_contact_velocities(const std::vector<SweepContact>& contacts, const BodyArrays& beads, int threads,
                                   MatrixFreeWorkspace& work);
 
 // The relative velocity u = H v + extra of one contact, in its frame.
-inline Eigen::Vector3d contact_velocity(const SweepContact& c, const RigidBodies& beads) {
+inline Eigen::Vector3d contact_velocity(const SweepContact& c, const BodyArrays& beads) {
   Eigen::Vector3d rel = beads.v[c.b] - c.rb * beads.w[c.b].cross(c.n);
   if (c.a >= 0) rel -= beads.v[c.a] + c.ra * beads.w[c.a].cross(c.n);
   return Eigen::Vector3d(c.n.dot(rel) + c.extra, c.t1.dot(rel), c.t2.dot(rel));
 }
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

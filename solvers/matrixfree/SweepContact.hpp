@@ -12,7 +12,7 @@
 #include <Eigen/Dense>
 #include <cstdint>
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 struct SweepContact {
   std::int32_t a = -1;       // first bead, or −1 for a wall (fixed)
@@ -25,4 +25,4 @@ struct SweepContact {
   Eigen::Vector3d r = Eigen::Vector3d::Zero();  // impulse in the frame (normal first)
 };
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

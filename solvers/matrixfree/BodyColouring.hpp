@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace talus::granular {
+namespace talus::matrixfree {
 
 struct ContactColours {
   std::vector<std::int32_t> colour;        // per contact (input order)
@@ -41,4 +41,4 @@ inline void for_colour(const ContactColours& c, int k, int base, bool backward, 
 // Contacts k = 0..n-1 between beads a[k] (−1 for a wall) and b[k]; bodies = number of beads.
 void colour_contacts_on_bodies(const std::int32_t* a, const std::int32_t* b, int n, int bodies, ContactColours& c);
 
-}  // namespace talus::granular
+}  // namespace talus::matrixfree

@@ -4,6 +4,11 @@
 // time-to-tolerance drawn by scripts/performance_profile.py. Every answer is re-checked here with
 // friction_residual, independently of what the solver reports.
 //
+// With --global, global files are also benchmarked: the local solvers on their condensed form, and the granular
+// path's matrix-free sweeps (mf-nsgs, mf-anderson: solvers/matrixfree) on the global form itself when it is a
+// sphere-contact problem (a granular step dumped by `talus run SCENE --dump-fclib DIR`); they have no row for
+// local files.
+//
 // --lattice N1,N2,... instead generates lattice bead stacks of about N contacts (LatticeStackProblem.hpp) and
 // reports the NSGS sweep cost (ns per contact per sweep) and the 1- vs 2-thread coloured-sweep speed-up.
 #include <CLI/CLI.hpp>
@@ -29,6 +34,7 @@
 #include "solvers/fc/FclibIO.hpp"
 #include "solvers/fc/LatticeStackProblem.hpp"
 #include "solvers/fc/Nsgs.hpp"
+#include "solvers/matrixfree/SphereContactProblem.hpp"
 #if __has_include("solvers/fc/SemismoothNewton.hpp")
 #include "solvers/fc/SemismoothNewton.hpp"
 #define TALUS_BENCH_HAVE_NEWTON 1
@@ -52,12 +58,43 @@ struct Budget {
 };
 
 using SolveFunction = std::function<SolverStats(const FrictionContactProblem&, Vector&, Vector&, const Budget&)>;
+// Solvers that work on the global form itself (the matrix-free sweeps over bodies' arrays): r in the contacts'
+// frames, as the local solvers give it.
+using GlobalSolveFunction = std::function<SolverStats(const GlobalFrictionContactProblem&, Vector&, const Budget&)>;
 
 struct Solver {
   std::string name;
   std::string what;
-  SolveFunction solve;
+  SolveFunction solve;         // on the local problem (a global file condensed), or
+  GlobalSolveFunction global;  // on the global problem: run on global files only (--global)
 };
+
+// The matrix-free sweep of the granular path on a global file of the sphere form
+// (solvers/matrixfree/SphereContactProblem.hpp); any other global problem is reported as not solved.
+Solver matrix_free_variant(std::string name, std::string what, int anderson) {
+  return {std::move(name), std::move(what), nullptr,
+          [=](const GlobalFrictionContactProblem& g, Vector& r, const Budget& b) {
+            SolverStats st;
+            matrixfree::SphereContactProblem sp;
+            try {
+              sp = matrixfree::sphere_problem_from_global(g);
+            } catch (const std::invalid_argument& e) {
+              st.status = SolverStatus::InvalidInput;
+              st.message = e.what();
+              return st;
+            }
+            matrixfree::MatrixFreeParameters prm;
+            prm.tolerance = b.tolerance;
+            prm.max_sweeps = b.max_iterations;
+            prm.anderson = anderson;
+            prm.threads = b.threads;
+            matrixfree::SphereSolveOutput out;
+            matrixfree::MatrixFreeWorkspace work;
+            st = matrixfree::solve_sphere_problem(sp, prm, out, work);
+            r = out.r;
+            return st;
+          }};
+}
 
 template <class P>
 P with_budget(P prm, const Budget& b) {
@@ -106,6 +143,10 @@ std::vector<Solver> all_solvers() {
                            nsgs_setup(K::Analytic, 1.3, false, 0)));
   s.push_back(nsgs_variant("nsgs-colour", "NSGS defaults, coloured sweep on --threads threads",
                            nsgs_setup(K::Analytic), true));
+  s.push_back(matrix_free_variant("mf-nsgs", "granular path's matrix-free sweep over bodies' arrays (global sphere "
+                                  "problems only, --global; --threads threads)", 0));
+  s.push_back(matrix_free_variant("mf-anderson", "the same with Anderson acceleration, memory 2 (the granular default)",
+                                  2));
 #ifdef TALUS_BENCH_HAVE_NEWTON
   s.push_back({"ssn", "global semismooth Newton (Alart-Curnier, UMFPACK)",
                [](const FrictionContactProblem& p, Vector& r, Vector& u, const Budget& b) {
@@ -159,14 +200,20 @@ std::string format_seconds(double s) {
 
 // Runs once; problems solved in under 2 ms are re-run (up to 50 ms in all) and the fastest run is kept, so that
 // the reported time of the small problems is not one cold-cache sample.
-Row run_one(const Solver& solver, const FrictionContactProblem& p, const Budget& budget, Totals& totals) {
+Row run_one(const Solver& solver, const FrictionContactProblem& p, const GlobalFrictionContactProblem* g,
+            const Budget& budget, Totals& totals) {
   Row row;
   Vector r, u;
-  SolverStats stats = solver.solve(p, r, u, budget);
+  auto solve = [&](Vector& r_out, Vector& u_out) {
+    return solver.global ? solver.global(*g, r_out, budget) : solver.solve(p, r_out, u_out, budget);
+  };
+  SolverStats stats = solve(r, u);
+  if (stats.status == SolverStatus::InvalidInput && !stats.message.empty())
+    std::fprintf(stderr, "\n  %s: %s\n", solver.name.c_str(), stats.message.c_str());
   double best = stats.seconds, spent = stats.seconds;
   while (stats.converged() && best < 2e-3 && spent < 5e-2) {
     Vector r2, u2;
-    const SolverStats again = solver.solve(p, r2, u2, budget);
+    const SolverStats again = solve(r2, u2);
     best = std::min(best, again.seconds);
     spent += again.seconds;
   }
@@ -271,8 +318,10 @@ int run_folder(const std::string& folder, const Budget& budget, const std::vecto
       continue;
     }
     FrictionContactProblem p;
+    GlobalFrictionContactProblem global;
     try {
       p = read_fclib_problem(file.string());
+      if (kind == FclibKind::Global) global = read_fclib_global(file.string());
     } catch (const std::exception& e) {
       std::cerr << "warning: skipping " << e.what() << "\n";
       ++skipped;
@@ -288,7 +337,8 @@ int run_folder(const std::string& folder, const Budget& budget, const std::vecto
     best.seconds = std::numeric_limits<double>::infinity();
     best.residual = std::numeric_limits<double>::infinity();
     for (const auto& s : solvers) {
-      Row row = run_one(s, p, budget, totals[s.name]);
+      if (s.global && kind != FclibKind::Global) continue;  // needs the global form: no row (profile: unsolved)
+      Row row = run_one(s, p, kind == FclibKind::Global ? &global : nullptr, budget, totals[s.name]);
       row.problem = name;
       row.family = family;
       row.solver = s.name;
@@ -503,7 +553,9 @@ int main(int argc, char** argv) {
   app.add_option("--profile", png, "performance-profile PNG (default: the CSV path with .png)");
   app.add_option("--profile-script", script, "path of scripts/performance_profile.py");
   app.add_flag("--no-plot", no_plot, "do not draw the performance profile");
-  app.add_flag("--global", include_global, "also run global FCLIB files (condensed), not only local ones");
+  app.add_flag("--global", include_global,
+               "also run global FCLIB files: condensed for the local solvers, as they are for mf-nsgs and mf-anderson "
+               "(sphere problems, e.g. a granular run's --dump-fclib)");
   app.add_flag("--list", list, "list the solvers and exit");
   app.add_option("--lattice", lattice, "comma-separated contact counts: lattice bead-stack sweep instead of FOLDER");
   app.add_option("--layers", layers, "layers of the lattice stacks")->capture_default_str();

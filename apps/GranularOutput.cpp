@@ -96,33 +96,6 @@ void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& 
   if (ec) throw std::runtime_error(file.string() + ": cannot rename " + tmp.filename().string() + " to it: " + ec.message());
 }
 
-std::string non_finite_body(const Model& m) {
-  auto v3 = [](const Eigen::Vector3d& v) {
-    char b[160];
-    std::snprintf(b, sizeof b, "(%g, %g, %g)", v.x(), v.y(), v.z());
-    return std::string(b);
-  };
-  auto where = [](const char* kind, std::uint32_t id, int i, const char* what) {
-    return std::string(kind) + " id " + std::to_string(id) + " (index " + std::to_string(i) + "): " + what + " ";
-  };
-  // Indices are within each kind's group, as the outputs number them.
-  const RigidBodies& b = m.bodies;
-  for (int i = 0; i < b.spheres(); ++i) {
-    if (!b.x[i].allFinite()) return where("bead", b.id[i], i, "position") + v3(b.x[i]);
-    if (!b.v[i].allFinite()) return where("bead", b.id[i], i, "velocity") + v3(b.v[i]);
-    if (!b.w[i].allFinite()) return where("bead", b.id[i], i, "angular velocity") + v3(b.w[i]);
-  }
-  for (int c = 0; c < b.capsules(); ++c) {
-    const int i = b.capsule(c);
-    if (!b.x[i].allFinite()) return where("capsule", b.id[i], c, "position") + v3(b.x[i]);
-    if (!b.v[i].allFinite()) return where("capsule", b.id[i], c, "velocity") + v3(b.v[i]);
-    if (!b.w[i].allFinite()) return where("capsule", b.id[i], c, "angular velocity") + v3(b.w[i]);
-    if (!b.q[i].coeffs().allFinite()) return where("capsule", b.id[i], c, "orientation") + v3(b.q[i].vec());
-  }
-  if (!std::isfinite(m.time)) return "the clock: time " + std::to_string(m.time);
-  return "";
-}
-
 void write_beads_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc, double h) {
   const RigidBodies& b = m.bodies;
   const int n = b.spheres();

@@ -31,6 +31,7 @@
 #include "contact/ContactCache.hpp"
 #include "engine/granular/GeneralContacts.hpp"
 #include "engine/Model.hpp"
+#include "engine/granular/GranularFailure.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
 
 namespace talus::app {
@@ -89,8 +90,8 @@ void write_restart(const std::filesystem::path& file, const talus::Model& model,
 void read_restart(const std::filesystem::path& file, talus::Model& model, RestartExtras* extras = nullptr);
 
 // "" when every body's position, velocity, angular velocity (and capsule orientation) is finite; otherwise
-// which one is not, e.g. "bead id 17 (index 3): velocity (nan, 0, 0)".
-std::string non_finite_body(const talus::Model& model);
+// which one is not, e.g. "bead id 17 (index 3): velocity (nan, 0, 0)" (engine/granular/GranularFailure.hpp).
+using granular::non_finite_body;
 
 // The temporary name a file is written under before it is renamed to `file`: .NAME.tmp in the same folder.
 std::filesystem::path temporary_name(const std::filesystem::path& file);

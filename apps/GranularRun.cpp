@@ -403,61 +403,6 @@ struct TerminateHandler {
   TerminateHandler& operator=(const TerminateHandler&) = delete;
 };
 
-// The state the next step reads, copied before each step: a step that fails (solver or non-finite values) is
-// undone, so that restart.h5 and the last frame hold the last good state. Copies reuse their capacity.
-struct Snapshot {
-  RigidBodies bodies;
-  double time = 0.0;
-  long step = 0;
-  CacheContent bead_cache, capsule_cache, bead_position_cache, capsule_position_cache;
-
-  void take(const Model& m, GranularStepper& st) {
-    bodies = m.bodies, time = m.time, step = m.step;
-    auto copy = [](CacheContent& to, const contact::ContactCache& from) { to.keys = from.keys(), to.impulses = from.impulses(); };
-    copy(bead_cache, st.contact_cache());
-    copy(capsule_cache, st.capsule_contact_cache());
-    copy(bead_position_cache, st.position_cache());
-    copy(capsule_position_cache, st.capsule_position_cache());
-  }
-  void restore(Model& m, GranularStepper& st) const {
-    m.bodies = bodies, m.time = time, m.step = step;
-    bead_cache.load_into(st.contact_cache());
-    capsule_cache.load_into(st.capsule_contact_cache());
-    bead_position_cache.load_into(st.position_cache());
-    capsule_position_cache.load_into(st.capsule_position_cache());
-  }
-};
-
-// "" when the last step's impulses and the bodies are finite; else which contact or body is not.
-std::string non_finite_after_step(const Model& m, const GranularStepper& st) {
-  const auto& ids = m.bodies.id;
-  for (const SweepContact& c : st.contacts())
-    if (!c.r.allFinite())
-      return "contact of bead id " + std::to_string(ids[c.b]) +
-             (c.a >= 0 ? " with bead id " + std::to_string(ids[c.a]) : std::string(" with a wall or box")) +
-             ": impulse (" + num(c.r[0]) + ", " + num(c.r[1]) + ", " + num(c.r[2]) + ")";
-  auto body = [&](BodyKind kind, int i) {
-    if (kind == BodyKind::Fixed) return std::string("an obstacle");
-    return std::string(kind == BodyKind::Sphere ? "bead id " : "capsule id ") + std::to_string(ids[i]);
-  };
-  for (const GeneralContact& c : st.general_contacts().contacts)
-    if (!c.r.allFinite())
-      return "contact of " + body(c.kind_b, c.b) + " with " + body(c.kind_a, c.a) + ": impulse (" + num(c.r[0]) +
-             ", " + num(c.r[1]) + ", " + num(c.r[2]) + ")";
-  return non_finite_body(m);
-}
-
-// Where a solve that failed most likely went wrong: the fastest body after it.
-std::string fastest_body(const Model& m) {
-  double vmax = -1.0;
-  std::string which = "no bodies";
-  for (int i = 0; i < m.bodies.spheres(); ++i)
-    if (m.bodies.v[i].norm() > vmax) vmax = m.bodies.v[i].norm(), which = "bead id " + std::to_string(m.bodies.id[i]);
-  for (int i = m.bodies.capsule(0); i < m.bodies.capsule(m.bodies.capsules()); ++i)
-    if (m.bodies.v[i].norm() > vmax) vmax = m.bodies.v[i].norm(), which = "capsule id " + std::to_string(m.bodies.id[i]);
-  return "the fastest body after it: " + which + " at " + num(vmax) + " m/s";
-}
-
 }  // namespace
 
 std::uint64_t granular_memory_estimate(double beads, double capsules) {
@@ -679,7 +624,6 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   save_restart();
 
   std::vector<char> remove_flags;
-  Snapshot before;
   auto last_print = wall_start;
   long last_steps = 0;
   double next_frame = m.time + frame_every;
@@ -692,9 +636,21 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
       m.bodies.add_sphere(sc.events.drop_position, sc.events.drop_radius, sc.events.drop_density, sc.events.drop_velocity);
       counters.dropped = true;
     }
-    before.take(m, stepper);
     if (!o.dump_fclib.empty() && m.step + 1 == dump_step) stepper.keep_next_problem();
-    const GranularStepReport& r = stepper.step();
+    // A failed step leaves the model as it was (FailurePolicy::RollBack): what is written from here on is the
+    // last good state.
+    const GranularStepReport* step_report = nullptr;
+    try {
+      step_report = &stepper.step();
+    } catch (const StepFailure& e) {
+      status = 2;
+      failed_step = m.step + 1;
+      failed_time = m.time + p.h;
+      failure = e.what();
+      contacts_valid = false;
+      break;
+    }
+    const GranularStepReport& r = *step_report;
     ++steps;
     contacts_valid = true;
     total_sweeps += r.solver.iterations;
@@ -712,18 +668,6 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
       if (!o.quiet)
         log << "\ntalus: wrote " << f.string() << " and " << fg.filename().string() << " (" << r.contacts
             << " contacts)\n";
-    }
-    std::string bad = non_finite_after_step(m, stepper);
-    if (!bad.empty() || !r.solver.converged()) {
-      status = 2;
-      failed_step = r.step;
-      failed_time = m.time;
-      failure = !bad.empty() ? "non-finite value: " + bad : r.solver.message + "; " + fastest_body(m);
-      // Undo the step: what is written from here on is the last good state.
-      before.restore(m, stepper);
-      contacts_valid = false;
-      --steps;
-      break;
     }
     bool frame_due = false;
     if (m.time >= next_frame - 1e-9 * p.h) {

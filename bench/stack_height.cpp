@@ -287,6 +287,7 @@ int run(int argc, char** argv) {
                "the number of layers, per scene family and solver. docs/stack-height.md explains the figures."};
   Options o;
   GranularParameters base;
+  base.on_failure = FailurePolicy::Keep;  // a solve that misses the tolerance is a measurement, not an error
   base.tolerance = 1e-4;
   base.max_sweeps = 20000;
   base.h = 1e-3;

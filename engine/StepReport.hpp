@@ -40,4 +40,11 @@ struct StepFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What an integrator does with a step it could not complete, said the same way by every integrator (issue 11
+// item 3): RollBack leaves the model exactly as it was before the step and throws StepFailure, whose message
+// names the step, its time and the body or contact where it failed; Keep applies the step anyway and says so in
+// the report (solver status and message), for benches and studies of a solver's failures. The small-system
+// integrators implement RollBack only; the granular stepper both (GranularParameters::on_failure).
+enum class FailurePolicy { RollBack, Keep };
+
 }  // namespace talus

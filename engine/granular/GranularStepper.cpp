@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "contact/ContactFrame.hpp"
@@ -265,7 +266,8 @@ void GranularStepper::assemble() {
   const double h = params_.h;
   const int T = params_.threads;
   // Generalized-α keeps v_k, ω_k: the position problem's prediction starts from them.
-  if (generalized_alpha()) v_start_ = b.v, w_start_ = b.w;
+  // (and a failed step restores them under FailurePolicy::RollBack).
+  if (generalized_alpha() || params_.on_failure == FailurePolicy::RollBack) v_start_ = b.v, w_start_ = b.w;
   // Free velocities, then q = H v* + extra (its norm scales the residual).
   const Eigen::Vector3d dv = h * m_.gravity;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
@@ -373,6 +375,7 @@ void GranularStepper::correct_positions() {
   }
   q_norm_ = std::sqrt(general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_));
   solve();
+  solve_failed("position correction");
   const solvers::SolverStats position = report_.solver;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
   for (int i = 0; i < b.spheres(); ++i) b.x[i] += h * b.v[i];
@@ -423,6 +426,24 @@ void GranularStepper::integrate() {
   cache_.store(keys_.data(), world_impulses_.data(), keys_.size());
 }
 
+bool GranularStepper::solve_failed(const char* which) {
+  const std::string bad = non_finite_after_solve(m_, contacts_, general_);
+  if (bad.empty() && report_.solver.converged()) return false;
+  char when[96];
+  std::snprintf(when, sizeof when, "granular step %ld (t = %.9g s)", m_.step + 1, m_.time + params_.h);
+  const std::string message = std::string(when) + (which ? std::string(", ") + which : std::string()) + ": " +
+                              (!bad.empty() ? "non-finite value: " + bad : report_.solver.message + "; " + fastest_body(m_));
+  if (params_.on_failure == FailurePolicy::Keep) {
+    if (!bad.empty()) report_.solver.status = solvers::SolverStatus::Diverged;
+    report_.solver.message = message;
+    return true;
+  }
+  // Positions, caches, the clock and the step count are written only after the solves: the velocities are all
+  // the step has changed in the model (the Morton re-sort at its start only reorders it).
+  m_.bodies.v.swap(v_start_), m_.bodies.w.swap(w_start_);
+  throw StepFailure(message);
+}
+
 const GranularStepReport& GranularStepper::step() {
   RigidBodies& b = m_.bodies;
   const int T = params_.threads;
@@ -448,6 +469,7 @@ const GranularStepReport& GranularStepper::step() {
   assemble();
   t0 = stamp(Phase::Assembly, t0);
   solve();
+  solve_failed(generalized_alpha() ? "velocity problem" : nullptr);
   if (generalized_alpha()) correct_positions();
   t0 = stamp(Phase::Solve, t0);
   integrate();

@@ -37,8 +37,11 @@
 // report's solver statistics are the two solves together (sweeps summed, the larger residual, the position
 // solve's failure named as such).
 //
-// A step whose solve does not reach the tolerance is reported (status, message) and still applied: the caller
-// decides (the granular runner stops, tests fail). No heap allocation once the buffers reach their high-water
+// A step whose solve does not reach the tolerance, or leaves a non-finite impulse or velocity, is not applied
+// (FailurePolicy::RollBack, engine/StepReport.hpp, the default): the velocities are restored (positions, caches,
+// clock and step count are only written once the solves succeeded) and StepFailure names the step, its time and
+// the contact or body (the fastest body after the failed solve). With FailurePolicy::Keep it is applied and
+// reported (status, message), as benches that count failed solves need. No heap allocation once the buffers reach their high-water
 // mark; results depend on the thread count only through nothing: colouring and reductions are thread-count
 // independent (checked by tests/granular determinism test).
 #include <array>
@@ -54,6 +57,7 @@
 #include "engine/StepReport.hpp"
 #include "solvers/matrixfree/BodyColouring.hpp"
 #include "engine/granular/GeneralDetection.hpp"
+#include "engine/granular/GranularFailure.hpp"
 #include "engine/Model.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
 #include "solvers/matrixfree/MultilevelNsgs.hpp"
@@ -96,6 +100,7 @@ struct GranularParameters {
   int anderson_memory = 2;  // solver == Anderson: sweeps the extrapolation looks back on, 1..8
   GranularScheme scheme = GranularScheme::MoreauJean;
   bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
+  FailurePolicy on_failure = FailurePolicy::RollBack;  // a step whose solve fails (header)
   MultilevelParameters multilevel;  // solver == Multilevel
 };
 
@@ -156,6 +161,9 @@ class GranularStepper {
   void solve();
   void integrate();
   void correct_positions();
+  // After a solve: false when it completed; otherwise, under RollBack, the velocities of the step's start are
+  // restored and StepFailure is thrown, under Keep the report says what failed and true is returned.
+  bool solve_failed(const char* which);
   bool generalized_alpha() const { return params_.scheme == GranularScheme::GeneralizedAlpha; }
 
   Model& m_;
@@ -183,6 +191,7 @@ class GranularStepper {
   contact::ContactCache cache_;
   // Generalized-α: each contact's position-level normal target, the velocity solve's impulses while the
   // position problem holds the contacts, and the bodies' v_k, ω_k (start) and v_{k+1}, ω_{k+1} (end), beads and capsules alike.
+  // v_start_, w_start_ are also what a failed step restores (RollBack).
   std::vector<double> position_extra_;
   std::vector<Eigen::Vector3d> velocity_r_;
   std::vector<Eigen::Vector3d> v_start_, w_start_, v_end_, w_end_;

@@ -1,4 +1,4 @@
-// The Anderson-accelerated sweep (engine/granular/AndersonSweep.hpp, issue 10) against what it cannot fake: a
+// The Anderson-accelerated sweep (solvers/matrixfree/AndersonSweep.hpp, issue 10) against what it cannot fake: a
 // column's exact weights reached from zero reactions; the same step solved by plain NSGS (the velocities agree
 // to the tolerance); fewer sweeps than plain NSGS on the same settling steps (the sweep counts are
 // deterministic, so the ratio is a property of the code, not of the machine); and the same state for 1 and 2

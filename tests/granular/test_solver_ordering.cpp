@@ -1,4 +1,4 @@
-// The matrix-free sweep's order (engine/granular/SweepPartition.hpp, MatrixFreeNsgs.hpp): the block layout puts
+// The matrix-free sweep's order (solvers/matrixfree/SweepPartition.hpp, MatrixFreeNsgs.hpp): the block layout puts
 // every contact exactly once, blocks share no bead, no interface colour holds two contacts of one bead; with
 // several blocks and interface colours the result is bitwise the same for 1 and 2 threads; projected SOR and
 // symmetric sweeps stop at a step whose independently evaluated residual (friction_residual on the assembled W)

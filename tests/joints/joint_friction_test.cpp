@@ -124,8 +124,9 @@ TEST_CASE("a driven arm drags a ball across a frictional floor: the driver's tor
   Stepper s = moreau_jean(model, h);
   const double expected = kMu * kBall * kG * L;
   double worst_torque = 0.0, worst_direction = 0.0, worst_speed = 0.0;
+  int most_sweeps = 0;
   for (long k = 0; k < 1000; ++k) {
-    s.step();
+    most_sweeps = std::max(most_sweeps, s.mj->step().solver.iterations);
     if (k < 10) continue;  // the driver's first step is the impulsive start to ω
     const double tau = std::abs(model.interactions[1].impulse[0]) / h;
     const Eigen::Vector3d x = model.bodies.x[1];
@@ -149,10 +150,14 @@ TEST_CASE("a driven arm drags a ball across a frictional floor: the driver's tor
       "driven arm on a frictional floor (Moreau-Jean): |tau - mu m g L - turning| <= %.2e N m (mu m g L = "
       "%.6f N m), "
       "friction against the slip within %.1e rad, |speed - omega L| <= %.1e m/s, angle %.6f rad at t = %.3f "
-      "s\n",
-      worst_torque, expected, worst_direction, worst_speed, turned, model.time);
+      "s, at "
+      "most %d sweeps a step\n",
+      worst_torque, expected, worst_direction, worst_speed, turned, model.time, most_sweeps);
   CHECK(worst_torque <= 1e-8 * expected);
   CHECK(worst_direction <= 1e-9);
+  // The hub, its driver and the mast are one mechanism, solved as one block (MixedNsgs.hpp): joint by joint,
+  // block Gauss–Seidel did not reach the tolerance in 10⁴ sweeps on this light hub and heavy ball.
+  CHECK(most_sweeps <= 20);
   CHECK(worst_speed <= 1e-9);
   CHECK(std::abs(model.bodies.x[1].z() - kRadius) <= 1e-10);
   CHECK(std::hypot(model.bodies.x[1].x(), model.bodies.x[1].y()) == Approx(L).epsilon(1e-9));

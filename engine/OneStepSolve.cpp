@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "engine/StepReport.hpp"
+#include "solvers/fc/MixedNsgs.hpp"
 #include "solvers/fc/Nsgs.hpp"
 #include "solvers/lcp/Fc2dAsLcp.hpp"
 #include "solvers/lcp/LcpSolver.hpp"
@@ -100,25 +101,93 @@ solvers::SolverStats solve_frictionless(const Model& model, const ConstraintRows
   return st;
 }
 
-solvers::SolverStats solve_frictional(const Model& model, const ConstraintRows& rows, const SparseMatrix& W,
-                                      const Vector& Jv_free, const Vector& U_k, const OneStepSolveSettings& s,
-                                      OneStepWorkspace& ws, Vector& P) {
+// The contacts' friction dim (2 or 3) of the active rows; a mix of dims is refused, naming the interaction.
+int friction_dim(const Model& model, const ConstraintRows& rows, const OneStepSolveSettings& s) {
   int dim = 0;
-  for (int a : rows.interactions) {
-    const NonsmoothLaw& law = model.interactions[a].law;
-    if (std::holds_alternative<EqualityLaw>(law))
-      throw std::invalid_argument(context(s) + ": interaction " + std::to_string(a) + " '" +
-                                  model.interactions[a].name +
-                                  "' is an equality and others have Coulomb friction: equality constraints "
-                                  "mixed with friction are not supported by the one-step solvers");
-    if (const auto* f = std::get_if<NewtonImpactFrictionLaw>(&law)) {
+  for (int a : rows.interactions)
+    if (const auto* f = std::get_if<NewtonImpactFrictionLaw>(&model.interactions[a].law)) {
       if (dim != 0 && f->dim != dim)
         throw std::invalid_argument(context(s) + ": interaction " + std::to_string(a) + " '" +
                                     model.interactions[a].name + "' has friction dim " + std::to_string(f->dim) +
                                     " but other active contacts have dim " + std::to_string(dim));
       dim = f->dim;
     }
+  return dim;
+}
+
+// Equalities with Coulomb contacts: the friction-contact problem with equality blocks (MixedNsgs.hpp). Problem
+// rows: each equality interaction's rows as one block (in the order of `rows`), then each contact's `dim` rows
+// (a frictionless contact's tangential rows padded with a unit diagonal and q = 0, as in solve_frictional).
+solvers::SolverStats solve_mixed(const Model& model, const ConstraintRows& rows, const SparseMatrix& W,
+                                 const Vector& Jv_free, const Vector& U_k, int dim, const OneStepSolveSettings& s,
+                                 OneStepWorkspace& ws, Vector& P) {
+  solvers::MixedFrictionContactProblem& fc = ws.mixed;
+  fc.dim = dim;
+  fc.equality_start.assign(1, 0);
+  ws.equalities.clear();
+  Index contacts = 0;
+  for (size_t i = 0; i < rows.interactions.size(); ++i) {
+    const Index nr = rows.row_offset[i + 1] - rows.row_offset[i];
+    if (std::holds_alternative<EqualityLaw>(model.interactions[rows.interactions[i]].law)) {
+      fc.equality_start.push_back(fc.equality_start.back() + nr);
+      ws.equalities.push_back(rows.interactions[i]);
+    } else {
+      ++contacts;
+    }
   }
+  const Index me = fc.equality_start.back(), m = me + dim * contacts;
+  fc.mu.resize(contacts);
+  ws.order.assign(m, -1);
+  fc.q.setZero(m);
+  ws.r.setZero(m);
+  Index e_row = 0, c = 0;
+  for (size_t i = 0; i < rows.interactions.size(); ++i) {
+    const Interaction& in = model.interactions[rows.interactions[i]];
+    const Index r0 = rows.row_offset[i], nr = rows.row_offset[i + 1] - r0;
+    const bool warm = in.impulse.size() == nr;
+    Index first;
+    if (std::holds_alternative<EqualityLaw>(in.law)) {
+      first = e_row;
+      e_row += nr;
+    } else {
+      const auto* f = std::get_if<NewtonImpactFrictionLaw>(&in.law);
+      fc.mu[c] = f ? f->mu : 0.0;
+      first = me + dim * c++;
+    }
+    for (Index k = 0; k < nr; ++k) {
+      ws.order[first + k] = r0 + k;
+      fc.q[first + k] = Jv_free[r0 + k];
+      if (warm) ws.r[first + k] = in.impulse[k];
+    }
+    fc.q[first] += restitution(in.law) * U_k[r0];  // 0 for equalities
+  }
+  select_symmetric(W, ws.order, ws.problem_row, ws.triplets, fc.W);
+
+  solvers::NsgsParameters np;
+  np.tolerance = s.tolerance;
+  np.max_iterations = s.max_iterations;
+  const solvers::SolverStats st = solvers::nsgs(fc, ws.r, ws.u, np);
+  if (!st.converged()) {
+    // Name the equality blocks the solver's message refers to by their interactions.
+    solvers::SolverStats named = st;
+    for (size_t e = 0; e < ws.equalities.size(); ++e)
+      named.message += (e == 0 ? "; equality blocks: " : ", ") + std::to_string(e) + " = interaction " +
+                       std::to_string(ws.equalities[e]) + " '" + model.interactions[ws.equalities[e]].name + "'";
+    fail(s, "friction-contact problem with equality rows (NSGS)", named);
+  }
+  P.setZero(rows.rows());
+  for (Index i = 0; i < m; ++i)
+    if (ws.order[i] >= 0) P[ws.order[i]] = ws.r[i];
+  return st;
+}
+
+solvers::SolverStats solve_frictional(const Model& model, const ConstraintRows& rows, const SparseMatrix& W,
+                                      const Vector& Jv_free, const Vector& U_k, const OneStepSolveSettings& s,
+                                      OneStepWorkspace& ws, Vector& P) {
+  const int dim = friction_dim(model, rows, s);
+  for (int a : rows.interactions)
+    if (std::holds_alternative<EqualityLaw>(model.interactions[a].law))
+      return solve_mixed(model, rows, W, Jv_free, U_k, dim, s, ws, P);
   const Index contacts = static_cast<Index>(rows.interactions.size());
   solvers::FrictionContactProblem& fc = ws.fc;
   fc.dim = dim;

@@ -13,7 +13,11 @@
 // diagonal entries on its slack rows, which PSOR cannot handle; NSGS is PSOR's block version);
 // 3-D friction → NSGS (solvers/fc/Nsgs.hpp) whatever the kind. Frictionless contacts among frictional ones are μ = 0 blocks
 // (their tangential rows are padded with a unit diagonal and q = 0, so the reaction there is 0).
-// Equality rows together with friction are rejected (std::invalid_argument): no solver here handles both.
+// Equality rows with friction (a mechanism touching frictional contacts, issue 11) → the friction-contact problem
+// with equality blocks, one block per equality interaction (solvers/fc/MixedNsgs.hpp: the joints of each
+// mechanism solved together and exactly, U_E = 0, the local Coulomb solve for the contacts), whatever the kind
+// and the dim: no LCP form of it is built for Lemke. A failure names the equality interactions behind the
+// solver's blocks.
 // A solve that does not converge throws StepFailure with the solver's status, residual and iterations.
 #include <string>
 #include <vector>
@@ -42,6 +46,8 @@ struct OneStepWorkspace {
   std::vector<Triplet> triplets;
   solvers::LcpProblem lcp;
   solvers::FrictionContactProblem fc;
+  solvers::MixedFrictionContactProblem mixed;
+  std::vector<int> equalities;  // mixed problem: equality block → interaction
   Vector z, w, r, u;
 };
 

@@ -12,6 +12,8 @@
 // Common residual measure (documented in docs/friction-solvers.md, reported by every friction solver):
 //   err(r) = ‖ r − proj_K(r − ρ û(r)) ‖ / (1 + ‖q‖),  ρ = 1,
 // the natural map of the De Saxcé formulation, zero iff (r, u) solves the problem.
+#include <vector>
+
 #include "solvers/core/SparseTypes.hpp"
 
 namespace talus::solvers {
@@ -66,5 +68,39 @@ double friction_residual(const FrictionContactProblem& problem, const Vector& r)
 
 // Throws std::invalid_argument naming the inconsistency (sizes, dim, negative μ, NaN).
 void validate(const FrictionContactProblem& problem);
+
+// The friction-contact problem with bilateral rows (issue 11: joints and frictional contacts in one step):
+//
+//   u = W r + q,   u_e = 0 with r_e free for every equality block e,   contacts as above,
+//
+// the one-step problem of Moreau–Jean with friction (seed 004 eq 31) when some interactions are equalities
+// (joints: U_{k+1} = 0, or J v + ∂g/∂t = 0 with the rheonomous term already in q). Rows are ordered equality
+// blocks first (block e is rows [equality_start[e], equality_start[e + 1]), one interaction each: a joint's
+// 1–5 rows, or a user equality's),
+// then the contacts, `dim` rows each, from row equality_rows() on. This is Siconos' "generic mechanical" layout
+// restricted to the two kinds the engine has. W is symmetric PSD, sparse, as above.
+//
+// Residual: the natural map of an equality block is r_e − (r_e − u_e) = u_e (the projection onto ℝⁿ is the
+// identity), so the common measure extends to
+//   err(r) = sqrt(Σ_e ‖u_e‖² + Σ_i ‖r_i − proj_K(r_i − û_i)‖²) / (1 + ‖q‖),
+// zero iff (r, u) solves the problem; a problem with no equality block has the residual above.
+struct MixedFrictionContactProblem {
+  int dim = 3;                        // of the contacts: 2 or 3
+  SparseMatrix W;                     // m × m, m = equality_rows() + dim · contacts
+  Vector q;                           // m
+  std::vector<Index> equality_start;  // empty (no equality), or 0 = s_0 < s_1 < … < s_E: block boundaries
+  Vector mu;                          // contacts
+
+  Index equality_blocks() const { return equality_start.empty() ? 0 : static_cast<Index>(equality_start.size()) - 1; }
+  Index equality_rows() const { return equality_start.empty() ? 0 : equality_start.back(); }
+  Index contacts() const { return mu.size(); }
+  Index rows() const { return equality_rows() + dim * contacts(); }
+};
+
+// The extended residual above, u = W r + q recomputed here.
+double friction_residual(const MixedFrictionContactProblem& problem, const Vector& r);
+
+// Throws std::invalid_argument naming the inconsistency (block boundaries, empty blocks, sizes, dim, μ, NaN).
+void validate(const MixedFrictionContactProblem& problem);
 
 }  // namespace talus::solvers

@@ -15,6 +15,9 @@
 // changes; when it falls under the tolerance the exact residual is computed (one product with W), and C is
 // recalibrated upwards if the estimate was optimistic. The returned residual is re-checked with
 // friction_residual on the caller's problem, independently of the sweep's bookkeeping.
+//
+// Problems with equality (bilateral) rows beside the contacts, the one-step problem of a mechanism with
+// frictional contacts, have their own serial sweep: MixedNsgs.hpp.
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/core/SolverParameters.hpp"
 #include "solvers/core/SolverStats.hpp"

@@ -11,6 +11,7 @@
 #include "apps/SceneReader.hpp"
 #include "engine/PlanarBlock.hpp"
 #include "engine/schemes/CorotationalBeam.hpp"
+#include "engine/schemes/FiniteElementBeams.hpp"
 
 namespace talus::app {
 
@@ -81,6 +82,7 @@ class SceneBuilder {
   void read_plane(const Field& f);
   void read_block(const Field& f);
   void read_corotational_beam(const Field& f);
+  void read_beam(const Field& f);
   void read_interaction(const Field& f);
   void read_joint(const Field& f, JointKind kind, const std::string& name, const Field& systems_field);
   void read_contacts(const Field& f);
@@ -116,6 +118,7 @@ class SceneBuilder {
   std::vector<UsedLaw> used_laws_;  // one per interaction (or generated group), for the cross-checks
   Eigen::Vector3d gravity_ = Eigen::Vector3d::Zero();
   std::optional<Field> detect_field_;  // `contacts:` when it asks for detection
+  std::vector<ContactBeam> beams_;     // the `beams:` entries, for the detection stage
 };
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -126,7 +129,8 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   in_.expect_map(root, {"name", "description", "gravity", "laws", "lti_systems", "spheres", "planes",
-                        "planar_blocks", "corotational_beams", "interactions", "contacts", "integrator", "output"});
+                        "planar_blocks", "corotational_beams", "beams", "interactions", "contacts", "integrator",
+                        "output"});
   scene_.name = default_name;
   if (auto f = in_.optional(root, "name")) {
     scene_.name = in_.string(*f);
@@ -150,9 +154,11 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_block(item);
   if (auto f = in_.optional(root, "corotational_beams"))
     for (const Field& item : in_.list(*f)) read_corotational_beam(item);
+  if (auto f = in_.optional(root, "beams"))
+    for (const Field& item : in_.list(*f)) read_beam(item);
   if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.count() == 0)
     in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres, "
-                   "planar_blocks or corotational_beams)");
+                   "planar_blocks, corotational_beams or beams)");
   if (auto f = in_.optional(root, "interactions"))
     for (const Field& item : in_.list(*f)) read_interaction(item);
   if (auto f = in_.optional(root, "contacts")) read_contacts(*f);
@@ -474,6 +480,53 @@ void SceneBuilder::read_corotational_beam(const Field& f) {
   }
 }
 
+// A linear Euler–Bernoulli beam (engine/schemes/FiniteElementBeams.hpp) placed in space, with a rectangular section,
+// that the detected spheres can touch (engine/detection/BeamSphereContact.hpp). It is an LTI system: its name
+// names the system in interactions and outputs (q = nodal w, θ of the free nodes).
+void SceneBuilder::read_beam(const Field& f) {
+  in_.expect_map(f, {"name", "origin", "axis", "deflection", "length", "elements", "width", "thickness", "young",
+                     "density", "clamped", "rayleigh_mass", "rayleigh_stiffness"});
+  EulerBernoulliBeamParameters p;
+  BeamContactGeometry g;
+  const std::string name =
+      new_name(in_.required(f, "name"), EntityKind::Lti, static_cast<Index>(scene_.model.lti.size()));
+  g.origin = in_.vector(in_.required(f, "origin"), 3, "(x, y, z)");
+  const Field af = in_.required(f, "axis"), df = in_.required(f, "deflection");
+  const Eigen::Vector3d axis = in_.vector(af, 3, "(x, y, z)"), defl = in_.vector(df, 3, "(x, y, z)");
+  if (!(axis.norm() > 1e-12)) in_.fail(af, "is zero (expected the direction of the beam from its origin)");
+  if (!(defl.norm() > 1e-12)) in_.fail(df, "is zero (expected the direction of the deflection w)");
+  g.axis = axis.normalized();
+  g.deflection = defl.normalized();
+  if (!(std::abs(g.axis.dot(g.deflection)) <= 1e-9))
+    in_.fail(df, "is not normal to axis (axis·deflection = " + std::to_string(g.axis.dot(g.deflection)) +
+                     "; expected a direction normal to the beam: the beam bends in the plane of the two)");
+  p.length = g.length = in_.positive(in_.required(f, "length"));
+  const Field ef = in_.required(f, "elements");
+  p.elements = g.elements = in_.integer(ef);
+  if (p.elements < 1) in_.fail(ef, "is " + std::to_string(p.elements) + " (expected an integer >= 1)");
+  reserve(ef, 2.0 * 8.0 * 16.0 * 3.0 * (p.elements + 1.0), std::to_string(p.elements) + " beam elements");
+  const double width = in_.positive(in_.required(f, "width"));
+  const double thickness = in_.positive(in_.required(f, "thickness"));
+  g.half_width = 0.5 * width;
+  g.half_thickness = 0.5 * thickness;
+  // A rectangular section bending about its width: A = b t, I = b t³ / 12.
+  p.area = width * thickness;
+  p.second_moment = width * thickness * thickness * thickness / 12.0;
+  p.young = in_.positive(in_.required(f, "young"));
+  p.density = in_.positive(in_.required(f, "density"));
+  if (auto c = in_.optional(f, "clamped")) p.clamped_left = in_.boolean(*c);
+  g.clamped_left = p.clamped_left;
+  if (auto x = in_.optional(f, "rayleigh_mass")) p.rayleigh_mass = in_.non_negative(*x);
+  if (auto x = in_.optional(f, "rayleigh_stiffness")) p.rayleigh_stiffness = in_.non_negative(*x);
+  // The beam's own weight: the component of gravity along the deflection. The linear beam has no axial and no
+  // out-of-plane unknowns, so the other components do not load it (a planar beam; docs/scene-format.md).
+  p.transverse_load = p.density * p.area * gravity_.dot(g.deflection);
+  LagrangianLti beam = make_euler_bernoulli_beam(p);
+  beam.name = name;
+  beams_.push_back({static_cast<Index>(scene_.model.lti.size()), g});
+  scene_.model.lti.push_back(std::move(beam));
+}
+
 // ---- interactions -------------------------------------------------------------------------------------
 
 void SceneBuilder::add_sphere_contact(const std::string& name, Index sphere, const Plane* plane,
@@ -637,11 +690,16 @@ void SceneBuilder::read_contacts(const Field& f) {
     det.law = law;
     for (Index i = 0; i < scene_.model.bodies.count(); ++i) det.spheres.push_back(static_cast<int>(i));
     for (const Plane& p : planes_) det.planes.push_back({p.normal, p.offset});
+    det.beams = beams_;
     if (auto m = in_.optional(f, "margin")) det.margin = in_.non_negative(*m);
     detect_field_ = f;
     return;
   }
   if (auto m = in_.optional(f, "margin")) in_.fail(*m, "is only read with detect: true");
+  if (!beams_.empty() && scene_.model.bodies.count() != 0)
+    in_.fail(f, "lists sphere contacts without detect: true, but the scene has the beam '" +
+                    scene_.model.lti[beams_[0].lti].name +
+                    "' (expected detect: true: only the detection stage finds sphere-beam contacts)");
   const auto add = [&](const std::string& name, Index a, const Plane* plane, std::optional<Index> b) {
     if (auto it = names_.find(name); it != names_.end())
       in_.fail(f, "the generated contact name '" + name + "' is already used by " + it->second.path +

@@ -78,6 +78,14 @@ void evaluate_joint_at(const Model& model, const DofLayout& layout, const Vector
   }
 }
 
+// A sphere (system 0) against a linear beam (system 1, an LTI system) at the coordinates in q.
+BeamSphereContact beam_sphere_at(const Model& model, const DofLayout& layout, const Vector& q, const Interaction& in,
+                                 const BeamSphereContactRelation& rel) {
+  const SystemRef& beam = in.systems[1];
+  return beam_sphere_contact(rel.beam, rel.side, q.segment(layout.coord_offset(beam), layout.coord_size(beam, model)),
+                             sphere_pose(model, layout, q, in.systems[0].index));
+}
+
 void append_dense_block(const Matrix& B, Index row0, Index vo, std::vector<Triplet>& t) {
   for (Index r = 0; r < B.rows(); ++r)
     for (Index j = 0; j < B.cols(); ++j)
@@ -123,6 +131,17 @@ void assemble_constraints(const Model& model, const DofLayout& layout, const Vec
       }
       continue;
     }
+    if (const auto* rel = std::get_if<BeamSphereContactRelation>(&in.relation)) {
+      const BeamSphereContact c = beam_sphere_at(model, layout, q, in, *rel);
+      out.gap[row0] = c.gap;
+      append_block(c.J_sphere, rows, row0, layout.vel_offset(in.systems[0]), out.triplets_);
+      const Index vo = layout.vel_offset(in.systems[1]);
+      for (Index r = 0; r < rows; ++r)
+        for (int j = 0; j < 4; ++j)
+          if (c.beam_dof[j] >= 0 && c.J_beam(r, j) != 0.0)
+            out.triplets_.emplace_back(int(row0 + r), int(vo + c.beam_dof[j]), c.J_beam(r, j));
+      continue;
+    }
     if (const auto* joint = std::get_if<JointRelation>(&in.relation)) {
       evaluate_joint_at(model, layout, q, in, *joint, t, out.gap.segment(row0, rows), out.J_local_, out.Jb_local_,
                         out.rate.segment(row0, rows));
@@ -164,6 +183,10 @@ void evaluate_normal_gaps(const Model& model, const DofLayout& layout, const Vec
         const contact::SpherePose b = sphere_pose(model, layout, q, in.systems[1].index);
         g[i] = (b.x - a.x).norm() - a.radius - b.radius;
       }
+      continue;
+    }
+    if (const auto* rel = std::get_if<BeamSphereContactRelation>(&in.relation)) {
+      g[i] = beam_sphere_at(model, layout, q, in, *rel).gap;
       continue;
     }
     if (const auto* joint = std::get_if<JointRelation>(&in.relation)) {

@@ -11,6 +11,8 @@
 //    columns [v_world, ω_body] through q̇ = T(q) v (DofLayout.hpp): J_v = ∂g/∂x, J_ω = ∂g/∂quat · G(quat).
 //  - SphereContactRelation uses contact/SphereContact.hpp (frame n, t1, t2); interactions with fewer rows than
 //    3 keep the first ones (2-D friction: n, t1; frictionless: n).
+//  - BeamSphereContactRelation uses engine/detection/BeamSphereContact.hpp (the same rows; the beam's columns
+//    are the four unknowns of the element under the contact).
 //  - JointRelation uses engine/joints/RigidJoint.hpp, whose Jacobian is already in velocity columns.
 //  - gap: row 0 holds the normal gap g(q); the tangential rows' entries are 0 (unused). A joint fills every row
 //    (each is a gap that its equality law holds at zero).

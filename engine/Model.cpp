@@ -166,6 +166,16 @@ void check_interaction(size_t i, const Interaction& in, const Model& m) {
     if (!j->anchor_a.allFinite() || !j->anchor_b.allFinite() || !std::isfinite(j->drive_rate) ||
         !std::isfinite(j->drive_phase) || !(std::abs(j->rest.norm() - 1.0) <= 1e-9))
       fail(who, "relation: the joint's anchors, rest orientation or drive are not finite");
+  } else if (const auto* beam = std::get_if<BeamSphereContactRelation>(&in.relation)) {
+    if (in.systems.size() != 2 || in.systems[0].family != SystemFamily::Rigid ||
+        in.systems[1].family != SystemFamily::Lti)
+      fail(who, "relation: a beam-sphere contact needs a rigid body (systems[0]) and an LTI beam (systems[1])");
+    if (rows > 3) fail(who, "relation: a beam-sphere contact has at most 3 rows, the law has " + std::to_string(rows));
+    if (const std::string why = beam_geometry_problem(beam->beam); !why.empty()) fail(who, "relation: " + why);
+    if (beam->beam.dofs() != m.lti[in.systems[1].index].dofs())
+      fail(who, "relation: the beam geometry has " + std::to_string(beam->beam.dofs()) + " coordinates but system " +
+                    std::to_string(in.systems[1].index) + " has " + std::to_string(m.lti[in.systems[1].index].dofs()));
+    if (beam->side != 1.0 && beam->side != -1.0) fail(who, "relation: side must be +1 or -1");
   } else {
     const auto& sphere = std::get<SphereContactRelation>(in.relation);
     if (!all_rigid) fail(who, "relation: a sphere contact needs rigid-body systems");
@@ -192,6 +202,15 @@ void Model::validate() const {
     for (int k : detection.spheres)
       if (k < bodies.group_begin(ShapeKind::General) || k >= bodies.count() || !(bodies.radius[k] > 0.0))
         fail("detection", "sphere " + std::to_string(k) + " is not a general body with a radius > 0");
+    for (const ContactBeam& b : detection.beams) {
+      if (b.lti < 0 || b.lti >= static_cast<Index>(lti.size()))
+        fail("detection", "a beam refers to LTI system " + std::to_string(b.lti) + " of " + std::to_string(lti.size()));
+      if (const std::string why = beam_geometry_problem(b.geometry); !why.empty()) fail("detection", why);
+      if (b.geometry.dofs() != lti[b.lti].dofs())
+        fail("detection", "the beam geometry of LTI system " + std::to_string(b.lti) + " has " +
+                              std::to_string(b.geometry.dofs()) + " coordinates, the system " +
+                              std::to_string(lti[b.lti].dofs()));
+    }
     for (const ContactPlane& p : detection.planes)
       if (!(std::abs(p.normal.norm() - 1.0) <= 1e-9) || !std::isfinite(p.offset))
         fail("detection", "a plane's normal is not a unit vector or its offset is not finite");

@@ -8,6 +8,7 @@
 #include <functional>
 #include <variant>
 
+#include "engine/detection/BeamSphereContact.hpp"
 #include "engine/joints/RigidJoint.hpp"
 #include "solvers/core/SparseTypes.hpp"
 
@@ -33,8 +34,18 @@ struct SphereContactRelation {
   double plane_offset = 0.0;                                  // used when there is one system
 };
 
+// Contact of a rigid sphere (system 0, a body of Model::bodies) with a linear Euler–Bernoulli beam (system 1, an
+// LTI system built by make_euler_bernoulli_beam) placed in space by `beam`; gap, normal and Jacobian from the
+// element's shape functions (engine/detection/BeamSphereContact.hpp). `side` (±1) is the side of the
+// centreline the sphere was on when the pair was first listed.
+struct BeamSphereContactRelation {
+  BeamContactGeometry beam;
+  double side = 1.0;
+};
+
 // JointRelation (engine/joints/RigidJoint.hpp): a spherical, revolute or prismatic joint, or a driver, between
 // two bodies of Model::bodies or a body and the world; every row is a gap, to be used with an EqualityLaw.
-using Relation = std::variant<LinearRelation, NonlinearRelation, SphereContactRelation, JointRelation>;
+using Relation =
+    std::variant<LinearRelation, NonlinearRelation, SphereContactRelation, JointRelation, BeamSphereContactRelation>;
 
 }  // namespace talus

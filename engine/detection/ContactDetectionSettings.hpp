@@ -1,12 +1,13 @@
 #pragma once
 // What the small path's contact detection (SmallPathDetection.hpp) looks for: which rigid bodies are spheres,
-// the static planes they may touch, and the one law of the contacts it finds. Kept in the Model beside the
-// listed interactions, so that every small-path integrator that steps the model detects the same contacts
-// (issue 11; STYLE.md practice 0). A plain value: the detection's working buffers belong to each integrator.
+// the static planes and the finite-element beams they may touch, and the one law of the contacts it finds. Kept
+// in the Model beside the listed interactions, so that every small-path integrator that steps the model detects
+// the same contacts (issue 11; STYLE.md practice 0). A plain value: the detection's working buffers belong to each integrator.
 #include <Eigen/Dense>
 #include <vector>
 
 #include "engine/NonsmoothLaw.hpp"
+#include "engine/detection/BeamSphereContact.hpp"
 
 namespace talus {
 
@@ -14,6 +15,13 @@ namespace talus {
 struct ContactPlane {
   Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
   double offset = 0.0;
+};
+
+// A finite-element beam the spheres may touch: LTI system `lti` of the model (make_euler_bernoulli_beam), placed
+// in space by `geometry` (engine/detection/BeamSphereContact.hpp).
+struct ContactBeam {
+  Index lti = 0;
+  BeamContactGeometry geometry;
 };
 
 struct ContactDetectionSettings {
@@ -24,6 +32,7 @@ struct ContactDetectionSettings {
   // them are spheres.
   std::vector<int> spheres;
   std::vector<ContactPlane> planes;
+  std::vector<ContactBeam> beams;
   // [m] How far apart two surfaces may be and still be listed, beyond the 2 h max|v| they can close in one
   // step (the bound of Moreau–Jean's forecast g + γ h U). Below zero: a tenth of the smallest radius, which
   // also covers the h² terms of generalized-α's forecast for any sensible h.

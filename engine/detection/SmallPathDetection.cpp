@@ -15,6 +15,10 @@ contact::ContactKey sphere_pair_key(const RigidBodies& b, int i, int j) {
   return contact::bead_pair_key(std::min(a, c), std::max(a, c));
 }
 
+// The key of a sphere–beam pair: the beam's index in Model::detection.beams as a wall with feature 1 (planes
+// use feature 0), so beam and plane keys never meet.
+contact::ContactKey beam_key(int beam, std::uint32_t sphere_id) { return contact::bead_wall_key(beam, 1, sphere_id); }
+
 // Pairs of rigid bodies joined by a listed interaction: joints, listed sphere–sphere contacts.
 void collect_excluded(const Model& model, std::vector<contact::ContactKey>& out) {
   out.clear();
@@ -31,6 +35,12 @@ void collect_excluded(const Model& model, std::vector<contact::ContactKey>& out)
 // The key of a detected interaction from its bodies (and its plane, found among the detection's planes).
 contact::ContactKey existing_key(const Model& model, const Interaction& in) {
   const int a = static_cast<int>(in.systems[0].index);
+  if (std::holds_alternative<BeamSphereContactRelation>(in.relation)) {
+    int beam = 0;
+    for (std::size_t p = 0; p < model.detection.beams.size(); ++p)
+      if (model.detection.beams[p].lti == in.systems[1].index) beam = static_cast<int>(p);
+    return beam_key(beam, model.bodies.id[a]);
+  }
   if (in.systems.size() == 2) return sphere_pair_key(model.bodies, a, static_cast<int>(in.systems[1].index));
   const auto& rel = std::get<SphereContactRelation>(in.relation);
   int plane = 0;
@@ -39,6 +49,12 @@ contact::ContactKey existing_key(const Model& model, const Interaction& in) {
         model.detection.planes[p].offset == rel.plane_offset)
       plane = static_cast<int>(p);
   return contact::bead_wall_key(plane, 0, model.bodies.id[a]);
+}
+
+// Position of the last step's interaction with this key in ws.previous, or −1.
+int previous_of(const SmallPathDetection& ws, contact::ContactKey key) {
+  const auto it = std::lower_bound(ws.old_sorted.begin(), ws.old_sorted.end(), std::make_pair(key, -1));
+  return it != ws.old_sorted.end() && it->first == key ? it->second : -1;
 }
 
 // An Interaction object for a new pair: a recycled one when there is one. Its outputs start at zero.
@@ -56,6 +72,87 @@ Interaction take_object(SmallPathDetection& ws, const NonsmoothLaw& law) {
   in.velocity.setZero(rows);
   in.impulse.setZero(rows);
   return in;
+}
+
+// Element boxes of every beam in its own frame (deflection only: the axial extent of element e is [e ℓ, (e+1) ℓ])
+// and the bound of its material speed. Between nodes a Hermite cubic leaves its chord by at most
+// (4/27) ℓ (|θ_a − m| + |θ_b − m|), m the chord's slope (ξ(1 − ξ)² <= 4/27), for w as for ẇ.
+double beam_boxes(const Model& model, SmallPathDetection& ws) {
+  double speed = 0.0;
+  ws.beam_box_begin.clear();
+  ws.box_low.clear();
+  ws.box_high.clear();
+  for (const ContactBeam& beam : model.detection.beams) {
+    const BeamContactGeometry& g = beam.geometry;
+    const LagrangianLti& s = model.lti[beam.lti];
+    const double l = g.length / g.elements;
+    const auto at = [&](const Vector& u, int node, int dof) {
+      const Index k = g.dof(node, dof);
+      return k < 0 ? 0.0 : u[k];
+    };
+    ws.beam_box_begin.push_back(static_cast<int>(ws.box_low.size()));
+    for (int e = 0; e < g.elements; ++e) {
+      const double wa = at(s.q, e, 0), wb = at(s.q, e + 1, 0), m = (wb - wa) / l;
+      const double pad = 4.0 / 27.0 * l * (std::abs(at(s.q, e, 1) - m) + std::abs(at(s.q, e + 1, 1) - m));
+      ws.box_low.push_back(std::min(wa, wb) - pad - g.half_thickness);
+      ws.box_high.push_back(std::max(wa, wb) + pad + g.half_thickness);
+      const double va = at(s.v, e, 0), vb = at(s.v, e + 1, 0), mv = (vb - va) / l;
+      speed = std::max(speed, std::max(std::abs(va), std::abs(vb)) +
+                                  4.0 / 27.0 * l * (std::abs(at(s.v, e, 1) - mv) + std::abs(at(s.v, e + 1, 1) - mv)));
+    }
+  }
+  return speed;
+}
+
+// Sphere–beam pairs by (sphere, beam), appended with their keys (BeamSphereContact.hpp for the relation).
+void detect_beam_pairs(Model& model, SmallPathDetection& ws, double h, double margin, double sphere_speed) {
+  const ContactDetectionSettings& d = model.detection;
+  const RigidBodies& b = model.bodies;
+  // |U_N| <= |v_sphere| + |ẇ| at the contact point: the beam analogue of the sphere pairs' 2 max|v|.
+  ws.beam_reach = margin + h * (sphere_speed + beam_boxes(model, ws));
+  const double reach = ws.beam_reach;
+  for (std::size_t k = 0; k < d.spheres.size(); ++k) {
+    const int i = d.spheres[k];
+    const double r = ws.radius[k];
+    for (std::size_t p = 0; p < d.beams.size(); ++p) {
+      const BeamContactGeometry& g = d.beams[p].geometry;
+      const Eigen::Vector3d u = ws.x[k] - g.origin;
+      const double a = u.dot(g.axis), z = u.dot(g.deflection);
+      // A centre beside the strip never touches it (BeamSphereContact.hpp: the strip's side edges are not
+      // modelled); then the element boxes the sphere's axial extent meets, rounded ends included.
+      if (std::abs(u.dot(g.axis.cross(g.deflection))) > g.half_width) continue;
+      const double l = g.length / g.elements, extent = r + g.half_thickness + reach;
+      if (a + extent < 0.0 || a - extent > g.length) continue;
+      const int e0 = std::clamp(static_cast<int>(std::floor((a - extent) / l)), 0, g.elements - 1);
+      const int e1 = std::clamp(static_cast<int>(std::floor((a + extent) / l)), 0, g.elements - 1);
+      bool near = false;
+      for (int e = e0; e <= e1 && !near; ++e) {
+        const int box = ws.beam_box_begin[p] + e;
+        near = z >= ws.box_low[box] - r - reach && z <= ws.box_high[box] + r + reach;
+      }
+      if (!near) continue;
+      // Narrow phase: the gap on the sphere's side, the side of a persisting pair kept (BeamSphereContact.hpp).
+      const contact::ContactKey key = beam_key(static_cast<int>(p), b.id[i]);
+      const int old = previous_of(ws, key);
+      const Vector& q = model.lti[d.beams[p].lti].q;
+      const double side = old >= 0 ? std::get<BeamSphereContactRelation>(ws.previous[old].relation).side
+                                   : beam_sphere_side(g, q, ws.x[k]);
+      const contact::SpherePose pose{ws.x[k], Eigen::Vector4d(1.0, 0.0, 0.0, 0.0), r};
+      if (beam_sphere_contact(g, side, q, pose).gap > reach) continue;
+      ws.keys.push_back(key);
+      if (old >= 0) {
+        ws.taken[old] = 1;
+        model.interactions.push_back(std::move(ws.previous[old]));
+        continue;
+      }
+      Interaction in = take_object(ws, d.law);
+      in.systems.resize(2);
+      in.systems[0] = {SystemFamily::Rigid, i};
+      in.systems[1] = {SystemFamily::Lti, d.beams[p].lti};
+      in.relation = BeamSphereContactRelation{g, side};
+      model.interactions.push_back(std::move(in));
+    }
+  }
 }
 
 }  // namespace
@@ -105,10 +202,9 @@ bool detect_contacts(Model& model, SmallPathDetection& ws, double h) {
 
   const auto append = [&](contact::ContactKey key, int body, const ContactPlane* plane, int other) {
     ws.keys.push_back(key);
-    const auto it = std::lower_bound(ws.old_sorted.begin(), ws.old_sorted.end(), std::make_pair(key, -1));
-    if (it != ws.old_sorted.end() && it->first == key) {
-      ws.taken[it->second] = 1;
-      model.interactions.push_back(std::move(ws.previous[it->second]));
+    if (const int old = previous_of(ws, key); old >= 0) {
+      ws.taken[old] = 1;
+      model.interactions.push_back(std::move(ws.previous[old]));
       return;
     }
     Interaction in = take_object(ws, d.law);
@@ -131,6 +227,8 @@ bool detect_contacts(Model& model, SmallPathDetection& ws, double h) {
       if (pl.normal.dot(ws.x[k]) - pl.offset - ws.radius[k] <= ws.reach)
         append(contact::bead_wall_key(static_cast<int>(p), 0, b.id[d.spheres[k]]), d.spheres[k], &pl, -1);
     }
+
+  if (!d.beams.empty()) detect_beam_pairs(model, ws, h, margin, vmax);
 
   ws.pairs.clear();
   ws.candidates = 0;

@@ -10,8 +10,14 @@
 // g + γ h U_N <= 0 (seed 000 eq 41e), and |U_N| = |n·(v_b − v_a)| <= 2 max|v| (the normal of two spheres goes
 // through both centres, so spin does not enter it): every contact the full list would activate is listed, and
 // the active sets, hence the one-step problems, are those of the full list.
-// Order: sphere–plane pairs by (body, plane), then sphere–sphere pairs by (a, b): the order in which the
-// scene loader generates the full list, so that the rows of the one-step problem come in the same order.
+// Order: sphere–plane pairs by (body, plane), then sphere–beam pairs by (body, beam), then sphere–sphere pairs by
+// (a, b): the order in which the scene loader generates the full list, so that the rows of the one-step
+// problem come in the same order.
+// Beams (Model::detection.beams; engine/detection/BeamSphereContact.hpp): each element's box along the beam's
+// deflection axis (nodal deflections, the Hermite cubic's bound between nodes, the half thickness) is the broad
+// phase; a sphere over the strip whose axial extent meets a box is a candidate, and it is listed when its gap
+// is at most margin + h (max|v| + the beam's speed bound), the bound of |U_N| for that pair. Key: the beam's
+// index as a wall with feature 1. A persisting pair keeps its side of the centreline.
 // Persistence (STYLE.md practice 5): a pair listed in two successive steps keeps its Interaction object,
 // hence its gap, velocity and impulse (the warm start of the next solve and the writers' output), matched by
 // the key of contact/ContactCache.hpp built from the bodies' stable ids. A new pair starts from a zero
@@ -40,7 +46,10 @@ struct SmallPathDetection {
   std::vector<Interaction> previous, spare;  // the last step's detected interactions; recycled objects
   std::vector<char> taken;
   bool ready = false;   // `excluded` collected, `keys` those of the model's detected contacts
+  std::vector<int> beam_box_begin;           // per beam of Model::detection.beams: its first element box
+  std::vector<double> box_low, box_high;     // element boxes along each beam's deflection axis [m]
   double reach = 0.0;   // the last call's margin + 2 h max|v| [m]
+  double beam_reach = 0.0;  // the last call's margin + h (max|v| + the beams' speed bound) [m]
   long candidates = 0;  // pairs the broad phase returned in the last call
 };
 

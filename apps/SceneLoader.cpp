@@ -196,9 +196,9 @@ void SceneBuilder::record_law(const Field& at, const NonsmoothLaw& law, const st
   used_laws_.push_back({at, law, interaction});
 }
 
-// The one-step solvers (engine/OneStepSolve.hpp) cannot mix equalities with Coulomb friction, nor 2-D with
-// 3-D friction, in one problem; a scene that could bring them together is refused here, where the law can
-// still be named, rather than at the step where the contacts first meet.
+// The one-step solvers (engine/OneStepSolve.hpp) cannot mix 2-D with 3-D friction in one problem; a scene that
+// could bring them together is refused here, where the law can still be named, rather than at the step where the
+// contacts first meet. (Equalities beside friction are solved together by the mixed NSGS, solvers/fc/MixedNsgs.)
 void SceneBuilder::check_law_mix() const {
   const UsedLaw* friction = nullptr;
   for (const UsedLaw& u : used_laws_)
@@ -209,10 +209,6 @@ void SceneBuilder::check_law_mix() const {
   if (!friction) return;
   const int dim = std::get<NewtonImpactFrictionLaw>(friction->law).dim;
   for (const UsedLaw& u : used_laws_) {
-    if (std::holds_alternative<EqualityLaw>(u.law))
-      in_.fail(u.at, "is an equality law, but '" + friction->interaction +
-                         "' has Coulomb friction (expected no equality in a scene with friction: the one-step "
-                         "solvers do not handle both)");
     if (const auto* f = std::get_if<NewtonImpactFrictionLaw>(&u.law); f && f->dim != dim)
       in_.fail(u.at, "has friction dim " + std::to_string(f->dim) + " (expected " + std::to_string(dim) +
                          " like '" + friction->interaction + "': one scene uses one friction dimension)");
@@ -629,8 +625,8 @@ void SceneBuilder::read_interaction(const Field& f) {
   }
 }
 
-// A joint's law is implied (an equality on its rows), so it has no `law` key; it is still recorded, so that the
-// scene-wide check refuses equalities beside friction as it does for written ones.
+// A joint's law is implied (an equality on its rows), so it has no `law` key; it is still recorded with the
+// scene's other laws, as written ones are.
 void SceneBuilder::read_joint(const Field& f, JointKind kind, const std::string& name, const Field& systems_field) {
   const std::vector<Field> systems = in_.list(systems_field);
   if (systems.empty() || systems.size() > 2)

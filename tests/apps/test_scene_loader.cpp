@@ -266,7 +266,7 @@ TEST_CASE("malformed scenes give one line naming file, line, column and field", 
     CHECK(error_of(s, "kind.yaml") ==
           located("kind.yaml", 5, 48) + "field 'interactions[0].systems[1]': 'r' is a sphere (expected a plane)");
   }
-  SECTION("equalities cannot be mixed with friction") {
+  SECTION("equalities beside friction load (the mixed NSGS solves them together); two friction dims do not") {
     const std::string s =
         "lti_systems:\n"
         "  - {name: a, M: {diag: [1, 1]}}\n"
@@ -274,7 +274,15 @@ TEST_CASE("malformed scenes give one line naming file, line, column and field", 
         "  - {name: c, type: linear, systems: [a], C: [[1, 0], [0, 1]], law: {type: newton_friction, e: 0, mu: 1, dim: 2}}\n"
         "  - {name: d, type: linear, systems: [a], C: [[1, 1]], law: {type: equality}}\n"
         "integrator: {h: 0.01, t_end: 1}\n";
-    CHECK(error_of(s, "mix.yaml").rfind(located("mix.yaml", 5, 61) + "field 'interactions[1].law': is an equality law", 0) == 0);
+    CHECK(error_of(s, "mix.yaml").empty());
+    const std::string dims =
+        "lti_systems:\n"
+        "  - {name: a, M: {diag: [1, 1, 1]}}\n"
+        "interactions:\n"
+        "  - {name: c, type: linear, systems: [a], C: [[1, 0, 0], [0, 1, 0]], law: {type: newton_friction, e: 0, mu: 1, dim: 2}}\n"
+        "  - {name: d, type: linear, systems: [a], C: [[1, 0, 0], [0, 1, 0], [0, 0, 1]], law: {type: newton_friction, e: 0, mu: 1, dim: 3}}\n"
+        "integrator: {h: 0.01, t_end: 1}\n";
+    CHECK(error_of(dims, "dims.yaml").rfind(located("dims.yaml", 5, 86) + "field 'interactions[1].law': has friction dim 3", 0) == 0);
   }
   SECTION("an empty scene or one without systems") {
     CHECK(error_of("", "empty.yaml").rfind(located("empty.yaml", 1, 1) + "the scene is nothing", 0) == 0);

@@ -595,6 +595,10 @@ int main(int argc, char** argv) {
       chosen.push_back(*it);
     }
     solvers = chosen;
+  } else if (!include_global) {
+    // The matrix-free solvers read only global files: without --global they would only add empty columns.
+    solvers.erase(std::remove_if(solvers.begin(), solvers.end(), [](const Solver& s) { return bool(s.global); }),
+                  solvers.end());
   }
   return run_folder(folder, budget, solvers, csv, png, script_path(script).string(), !no_plot, include_global);
 }

@@ -54,7 +54,7 @@ const std::initializer_list<std::string_view> kKeys = {
     "t_end",        "tolerance",     "max_sweeps", "threads",        "frame_every",        "solver",
     "resort_every", "orifice_diameters", "angle",  "length_diameters", "ball_radius_factor", "ball_density",
     "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
-    "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude", "anderson_memory"};
+    "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude", "anderson_memory", "anderson_every"};
 
 // The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
 // names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
@@ -271,6 +271,7 @@ RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const 
         s.choice("solver", granular_solver_names(), granular_solver_name(GranularSolver::Anderson)));
     p.anderson_memory = static_cast<int>(
         s.integer("anderson_memory", 1, AndersonWorkspace::kMaxMemory, p.anderson_memory));
+    p.anderson_every = static_cast<int>(s.integer("anderson_every", 1, 4, p.anderson_every));
     const std::string scheme = s.choice("scheme", {"moreau_jean", "generalized_alpha"}, "moreau_jean");
     if (scheme == "generalized_alpha") p.scheme = GranularScheme::GeneralizedAlpha;
   }

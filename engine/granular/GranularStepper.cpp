@@ -58,6 +58,8 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
   if (params_.max_sweeps < 1) throw std::invalid_argument("granular: max_sweeps must be >= 1");
   if (!(params_.relaxation > 0.0 && params_.relaxation < 2.0))
     throw std::invalid_argument("granular: relaxation must be in (0, 2)");
+  if (params_.anderson_every < 1 || params_.anderson_every > 4)
+    throw std::invalid_argument("granular: anderson_every must be in [1, 4]");
   if (params_.anderson_memory < 1 || params_.anderson_memory > AndersonWorkspace::kMaxMemory)
     throw std::invalid_argument("granular: anderson_memory must be in [1, " +
                                 std::to_string(AndersonWorkspace::kMaxMemory) + "]");
@@ -315,6 +317,7 @@ void GranularStepper::solve() {
     p.symmetric = params_.symmetric;
     p.nncg = params_.solver == GranularSolver::Nncg;
     p.anderson = params_.solver == GranularSolver::Anderson ? params_.anderson_memory : 0;
+    p.anderson_every = params_.anderson_every;
     p.threads = params_.threads;
     report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_);
     report_.residual_checks = work_.residual_checks;

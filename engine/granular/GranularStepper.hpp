@@ -98,6 +98,7 @@ struct GranularParameters {
   int resort_every = 50;    // steps between Morton re-sorts; 0 = never
   GranularSolver solver = GranularSolver::MatrixFree;
   int anderson_memory = 2;  // solver == Anderson: sweeps the extrapolation looks back on, 1..8
+  int anderson_every = 2;   // solver == Anderson: sweeps per extrapolation, 1..4 (docs/stack-height.md: 2 measured fastest)
   GranularScheme scheme = GranularScheme::MoreauJean;
   bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
   FailurePolicy on_failure = FailurePolicy::RollBack;  // a step whose solve fails (header)

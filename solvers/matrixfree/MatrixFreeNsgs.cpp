@@ -274,9 +274,9 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
         sweep<false>(contacts, layout, beads, omega, backward);
       if (general) sweep_general_contacts(*general);
       if (p.nncg) nncg_step(contacts, layout, beads, work);
-      if (anderson) anderson_step(contacts, layout, beads, work.anderson);
 #pragma omp single
       ++sweeps;
+      if (anderson && sweeps % p.anderson_every == 0) anderson_step(contacts, layout, beads, work.anderson);
       if (sweeps >= next_check) check();
     }
   }

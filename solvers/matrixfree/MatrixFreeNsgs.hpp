@@ -44,6 +44,7 @@ struct MatrixFreeParameters {
   bool symmetric = false;   // alternate forward and backward sweeps inside the blocks
   bool nncg = false;        // nonsmooth nonlinear conjugate-gradient acceleration after each sweep
   int anderson = 0;         // memory m of the Anderson acceleration after each sweep (AndersonSweep.hpp); 0 = off
+  int anderson_every = 1;   // sweeps per Anderson step (the map accelerated is that many sweeps)
   int threads = 1;
 };
 

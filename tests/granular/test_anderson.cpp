@@ -41,7 +41,8 @@ TEST_CASE("anderson: a ten-bead column carries its exact weights, in fewer sweep
 
 TEST_CASE("anderson: fewer sweeps than plain NSGS on the same settling steps, with the same answer") {
   // A 4 × 4 × 8 lattice collapses and settles; from states along the plain trajectory each solver takes the
-  // same next step (same warm start), to 1e-4 as the runs do, and to 1e-7 for the answer.
+  // same next step (same warm start), to 1e-4 as the runs do, and to 1e-9 for the answer (velocities within 1e-8
+  // m/s: the residual bounds the velocity error of each contact, summed over the ~500 contacts).
   BeadSpec spec;
   GranularScene sc = lattice_stack(spec, 4, 8);
   GranularStepper plain(sc.model, solver_parameters(GranularSolver::MatrixFree, 1e-4));
@@ -61,7 +62,7 @@ TEST_CASE("anderson: fewer sweeps than plain NSGS on the same settling steps, wi
       double worst = 0.0;
       for (int k = 0; k < 2; ++k) {
         const GranularSolver solver = k == 0 ? GranularSolver::MatrixFree : GranularSolver::Anderson;
-        GranularStepper s(tight[k], solver_parameters(solver, 1e-7));
+        GranularStepper s(tight[k], solver_parameters(solver, 1e-9));
         s.contact_cache() = plain.contact_cache();
         const GranularStepReport& r = s.step();
         INFO("solver " << k << " at step " << step << ": " << r.solver.message << " sweeps "
@@ -71,7 +72,7 @@ TEST_CASE("anderson: fewer sweeps than plain NSGS on the same settling steps, wi
       for (int i = 0; i < sc.model.bodies.spheres(); ++i)
         worst = std::max(worst, (tight[0].bodies.v[i] - tight[1].bodies.v[i]).norm());
       INFO("step " << step << ": worst velocity difference " << worst << " m/s");
-      CHECK(worst < 1e-6);
+      CHECK(worst < 1e-8);
     }
     REQUIRE(plain.step().solver.converged());
   }
@@ -94,7 +95,7 @@ TEST_CASE("anderson: the same state for 1 and 2 threads with four sweep blocks")
   CHECK(hash[0] == hash[1]);
 }
 
-TEST_CASE("anderson: memory outside [1, 8] is refused") {
+TEST_CASE("anderson: memory outside [1, 8] and a period outside [1, 4] are refused") {
   BeadSpec spec;
   GranularScene sc = bead_column(spec, 3);
   GranularParameters p = solver_parameters(GranularSolver::Anderson, 1e-6);
@@ -102,4 +103,9 @@ TEST_CASE("anderson: memory outside [1, 8] is refused") {
   CHECK_THROWS_WITH(GranularStepper(sc.model, p), Catch::Contains("anderson_memory"));
   p.anderson_memory = 9;
   CHECK_THROWS_WITH(GranularStepper(sc.model, p), Catch::Contains("anderson_memory"));
+  p.anderson_memory = 2;
+  p.anderson_every = 0;
+  CHECK_THROWS_WITH(GranularStepper(sc.model, p), Catch::Contains("anderson_every"));
+  p.anderson_every = 5;
+  CHECK_THROWS_WITH(GranularStepper(sc.model, p), Catch::Contains("anderson_every"));
 }

@@ -585,7 +585,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     j["capsules_left"] = m.bodies.capsules();
     j["scheme"] = p.scheme == GranularScheme::GeneralizedAlpha ? "generalized_alpha" : "moreau_jean";
     j["solver"] = granular_solver_name(p.solver);
-    if (p.solver == GranularSolver::Anderson) j["anderson_memory"] = p.anderson_memory;
+    if (p.solver == GranularSolver::Anderson) j["anderson_memory"] = p.anderson_memory, j["anderson_every"] = p.anderson_every;
     j["h"] = p.h;
     j["t_end"] = t_end;
     j["start_time"] = t0;

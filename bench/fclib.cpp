@@ -71,7 +71,7 @@ struct Solver {
 
 // The matrix-free sweep of the granular path on a global file of the sphere form
 // (solvers/matrixfree/SphereContactProblem.hpp); any other global problem is reported as not solved.
-Solver matrix_free_variant(std::string name, std::string what, int anderson) {
+Solver matrix_free_variant(std::string name, std::string what, int anderson, int anderson_every = 1) {
   return {std::move(name), std::move(what), nullptr,
           [=](const GlobalFrictionContactProblem& g, Vector& r, const Budget& b) {
             SolverStats st;
@@ -87,6 +87,7 @@ Solver matrix_free_variant(std::string name, std::string what, int anderson) {
             prm.tolerance = b.tolerance;
             prm.max_sweeps = b.max_iterations;
             prm.anderson = anderson;
+            prm.anderson_every = anderson_every;
             prm.threads = b.threads;
             matrixfree::SphereSolveOutput out;
             matrixfree::MatrixFreeWorkspace work;
@@ -145,8 +146,8 @@ std::vector<Solver> all_solvers() {
                            nsgs_setup(K::Analytic), true));
   s.push_back(matrix_free_variant("mf-nsgs", "granular path's matrix-free sweep over bodies' arrays (global sphere "
                                   "problems only, --global; --threads threads)", 0));
-  s.push_back(matrix_free_variant("mf-anderson", "the same with Anderson acceleration, memory 2 (the granular default)",
-                                  2));
+  s.push_back(matrix_free_variant("mf-anderson", "the same with Anderson acceleration every 2 sweeps, memory 2 (the "
+                                  "granular default)", 2, 2));
 #ifdef TALUS_BENCH_HAVE_NEWTON
   s.push_back({"ssn", "global semismooth Newton (Alart-Curnier, UMFPACK)",
                [](const FrictionContactProblem& p, Vector& r, Vector& u, const Budget& b) {

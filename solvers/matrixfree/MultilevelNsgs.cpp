@@ -339,6 +339,7 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
     MatrixFreeParameters rest = fine;
     rest.max_sweeps = budget;
     rest.check_first = false;
+    if (p.anderson > 0) rest.anderson = p.anderson, rest.anderson_every = p.anderson_every;
     const solvers::SolverStats s = solve_matrix_free(contacts, layout, beads, q_norm, rest, w.fine, general);
     const double offset = seconds_since(start) - s.seconds;
     for (ResidualSample& h : w.fine.history) h.sweeps += sweeps, h.seconds += offset;

@@ -63,6 +63,8 @@ struct MultilevelParameters {
   bool normal_routing = false;        // tree contacts carry only the normal part of a subtree's need
   int retry_after = 25;               // steps solved plainly after a solve that gave its coarse levels up
   int plain_first = 16;               // plain sweeps before the first cycle (a warm start often needs no more)
+  int anderson = 2;                   // memory of Anderson acceleration on the sweeps outside the cycles (0: plain)
+  int anderson_every = 2;             // sweeps per extrapolation there
 };
 
 // One coarse level: aggregates of the level below and the contacts between two different aggregates.

@@ -17,21 +17,22 @@
 // forecast q* is the smooth prediction q_n + h v_n + h²(½ − β) a_n + h²β a*, with a* the value of a_{n+1} for
 // ṽ̇_{n+1} = ṽ̇_n.
 //
-// Planar Coulomb friction (2-D NewtonImpactFrictionLaw) acts on the impulsive part with the impact law: the
-// tangent impulse Λ_T enters W, and 0 ≤ U_T + σ ⟂ Λ_T⁺, 0 ≤ −U_T + σ ⟂ Λ_T⁻, 0 ≤ μΛ_N − Λ_T⁺ − Λ_T⁻ ⟂ σ (the LCP
-// form of the law on U_T = J_T v_{n+1}, Λ_T = Λ_T⁺ − Λ_T⁻) joins the MLCP. It acts on the position correction
-// too (an extension of eq 40a–c, which is normal only): ν, the integral of the impulse measure over the step
-// (eq 38b), gets a tangential part on each active contact with friction, M U = Jᵀν + J_Tᵀν_T, under the same law
-// written on the tangential displacement of the step d_T = J_T(q_{n+½})(q_{n+1} − q_n):
-//   ν_T = ν_T⁺ − ν_T⁻,  0 ≤ d_T + σ_p ⟂ ν_T⁺ ≥ 0,  0 ≤ −d_T + σ_p ⟂ ν_T⁻ ≥ 0,  0 ≤ μν_N − ν_T⁺ − ν_T⁻ ⟂ σ_p ≥ 0.
+// Coulomb friction (NewtonImpactFrictionLaw, planar dim 2 or spatial dim 3) acts on the impulsive part with the
+// impact law: the tangent impulse Λ_T enters W, and (Λ_N, Λ_T) obeys Coulomb's law on U = J v_{n+1} with the
+// Newton normal row, Λ ∈ K_μ, −U_T ∈ N_{D(μΛ_N)}(Λ_T) (seed 004's law, the De Saxcé form of
+// solvers/core/FrictionContactProblem.hpp on (U_N + e U_n, U_T)). It acts on the position correction too (an
+// extension of eq 40a–c, which is normal only): ν, the integral of the impulse measure over the step (eq 38b),
+// gets a tangential part on each active contact with friction, M U = Jᵀν + J_Tᵀν_T, under the same law written
+// on the tangential displacement of the step d_T = J_T(q_{n+½})(q_{n+1} − q_n): (ν_N, ν_T) ∈ K_μ against
+// (g_N(q_{n+1}), d_T), i.e. ‖ν_T‖ ≤ μν_N, ν_T = −μν_N d_T/‖d_T‖ when d_T ≠ 0.
 // Why: the smooth part carries no unilateral force (λ̃_U = 0, eq 35d), so q̃_{n+1} holds the whole smooth
 // displacement h v_n + h²(½ − β)a_n + h²β a_{n+1} along the contact (gravity along a slope); a normal-only
 // correction removes its normal part and leaves the tangential one, and a body sticking at zero velocity crept
 // by O(h) (½h T g sin α). With the tangential rows, a point mass on a slope with M, g constant moves by
 // d_T = h v_n + ½h² g_T + ν_T/m with |ν_T| ≤ μν_N, ν_N/m = ½h² g_N: it sticks with d_T = 0 exactly when
 // tan α ≤ μ, and slides by h v_n + ½h² a with a = g_T ∓ μ g_N, the closed form of Coulomb's law (the friction's
-// O(h²) share of the displacement is what the normal-only correction missed). ν_Tᵀd_T = −σ_p(ν_T⁺ + ν_T⁻) ≤ 0:
-// the position-level friction never does positive work. J_T is taken at q_{n+½} = ½(q_n + q_{n+1}) (the
+// O(h²) share of the displacement is what the normal-only correction missed). ν_Tᵀd_T = −μν_N‖d_T‖ ≤ 0: the
+// position-level friction never does positive work. J_T is taken at q_{n+½} = ½(q_n + q_{n+1}) (the
 // midpoint rule, exact to O(h³) per step when J_T depends on q; at q_{n+1} a rotating body's pivot slipped by
 // O(h²) per step) and is J_T itself for linear relations. Tests: generalized_alpha_friction_test.cpp.
 //
@@ -50,8 +51,18 @@
 // Solution of one step: the three sub-problems are coupled through f(q_{n+1}, v_{n+1}) (K U and C W). Each
 // iteration linearises f (iteration matrix S = M + c₁(h²β K_t + hγ C_t), c₁ = (1 − α_f)/(1 − α_m), i.e.
 // c₁h²β (β′M + γ′C_t + K_t) of seed 002 eq 10) and the constraints at the current iterate, eliminates ṽ̇, U
-// and W, and solves ONE mixed LCP in (λ̃, ν, Λ) (with the friction's Λ_T, σ, ν_T, σ_p) with solve_lcp
-// (Lemke). For LTI systems with linear relations that single solve is exact; otherwise the loop is a Josephy–Newton iteration stopped on the increments.
+// and W, and solves ONE problem in (λ̃, ν, Λ):
+// - no forecast contact with friction: a mixed LCP (equalities λ̃, ν_B, Λ_B; complementarity ν_U, Λ_A) with
+//   solve_lcp (Lemke);
+// - otherwise: the friction-contact problem with equality blocks (solvers/core/FrictionContactProblem.hpp) in
+//   (λ̃, ν_B, Λ_B | (ν_N, ν_T) per unilateral contact | (Λ_N, Λ_T) per forecast contact), solved by the mixed
+//   NSGS (solvers/fc/MixedNsgs.hpp; the equality multipliers of a mechanism as one exact block, each contact by
+//   the exact local Coulomb solve), to round-off. Why not Lemke on the LCP form of planar friction, as before:
+//   that LCP is not copositive-plus, and with a bead bed under a jointed paddle Lemke ended on a secondary ray
+//   (docs/friction-solvers.md §3b); and 3-D friction has no such LCP form. The solve starts cold each step
+//   (warm within the Newton loop), so that a restarted run takes the same steps.
+// For LTI systems with linear relations that single solve is exact; otherwise the loop is a Josephy–Newton
+// iteration stopped on the increments.
 // The iteration matrix and M are factorised once for LTI systems (CHOLMOD), every iteration otherwise.
 //
 // Energy (EnergyReport): kinetic and potential energy of (q_{n+1}, v_{n+1}); external_work = the trapezoidal
@@ -62,6 +73,7 @@
 // (no closed-form identity is claimed for this scheme; docs/schemes.md says what the tests check instead).
 #include "engine/Model.hpp"
 #include "engine/StepReport.hpp"
+#include "solvers/fc/Nsgs.hpp"
 #include "solvers/lcp/LcpSolver.hpp"
 
 namespace talus {
@@ -78,12 +90,24 @@ struct GeneralizedAlphaCoefficients {
 // Throws std::invalid_argument outside [0, 1].
 GeneralizedAlphaCoefficients generalized_alpha_coefficients(double rho_infinity);
 
+// The friction solve's defaults: NSGS to round-off (10⁻¹⁴ on the extended residual), 2·10⁴ sweeps at most.
+inline solvers::NsgsParameters generalized_alpha_friction_solver() {
+  solvers::NsgsParameters s;
+  s.tolerance = 1e-14;
+  s.max_iterations = 20000;
+  return s;
+}
+
 struct NonsmoothGeneralizedAlphaParameters {
   double h = 1e-3;                                                      // time step [s]
   GeneralizedAlphaCoefficients coefficients = generalized_alpha_coefficients(0.8);
   double newton_tolerance = 1e-10;  // on max(‖Δq‖∞ / (1 + ‖q‖∞), ‖Δv‖∞ / (1 + ‖v‖∞)) between iterates
   int newton_max_iterations = 50;
-  solvers::LcpSolverOptions lcp;    // the one-step MLCP (Lemke by default)
+  solvers::LcpSolverOptions lcp;    // the one-step MLCP (Lemke by default), when no forecast contact has friction
+  // The one-step friction-contact problem with equality blocks (solvers/fc/MixedNsgs.hpp), when a forecast
+  // contact has friction: tolerance on its extended residual (normalised by 1 + ‖q‖). Round-off by default, so
+  // that a sticking contact does not creep and the Newton loop's increments settle.
+  solvers::NsgsParameters friction = generalized_alpha_friction_solver();
 };
 
 class NonsmoothGeneralizedAlpha {

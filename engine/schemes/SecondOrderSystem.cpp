@@ -75,6 +75,7 @@ void SecondOrderSystem::classify_interactions() {
   restitution_.clear();
   friction_.clear();
   friction_rows_.clear();
+  friction_dim_ = 0;
   bilateral_rows_ = 0;
   linear_relations_ = true;
   for (int a = 0; a < static_cast<int>(model_->interactions.size()); ++a) {
@@ -94,21 +95,24 @@ void SecondOrderSystem::classify_interactions() {
       friction_rows_.push_back(1);
     } else {
       const auto& fl = std::get<NewtonImpactFrictionLaw>(in.law);
-      if (friction_support_ != FrictionSupport::Planar || fl.dim != 2)
-        throw std::invalid_argument(
-            "interaction '" + in.name + "': " +
-            (friction_support_ == FrictionSupport::Planar
-                 ? std::string("3-D friction is not supported by the generalized-α scheme (planar friction, dim 2, "
-                               "only); use Moreau–Jean")
-                 : std::string("friction is not supported by Newmark, HHT and Schatzman–Paoli (frictionless "
-                               "unilateral contact and equalities only); use generalized-α (2-D friction) or "
-                               "Moreau–Jean")));
+      if (friction_support_ != FrictionSupport::Coulomb)
+        throw std::invalid_argument("interaction '" + in.name +
+                                    "': friction is not supported by Newmark, HHT and Schatzman–Paoli (frictionless "
+                                    "unilateral contact and equalities only); use generalized-α or Moreau–Jean");
+      if (fl.dim != 2 && fl.dim != 3)
+        throw std::invalid_argument("interaction '" + in.name + "': friction dim must be 2 or 3, not " +
+                                    std::to_string(fl.dim));
+      if (friction_dim_ != 0 && fl.dim != friction_dim_)
+        throw std::invalid_argument("interaction '" + in.name + "' has friction dim " + std::to_string(fl.dim) +
+                                    " but earlier interactions have dim " + std::to_string(friction_dim_) +
+                                    "; generalized-α solves one friction-contact problem with one dim per model");
       if (!(fl.e >= 0.0 && fl.e <= 1.0) || !(fl.mu >= 0.0))
         throw std::invalid_argument("interaction '" + in.name + "': restitution must be in [0, 1] and mu >= 0");
+      friction_dim_ = fl.dim;
       unilateral_.push_back(a);
       restitution_.push_back(fl.e);
       friction_.push_back(fl.mu);
-      friction_rows_.push_back(2);
+      friction_rows_.push_back(fl.dim);
     }
   }
   order_.assign(bilateral_.begin(), bilateral_.end());

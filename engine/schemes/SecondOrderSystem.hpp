@@ -13,8 +13,9 @@
 // positions on the group, q_{k+1} = q_k ∘ exp(Δ) with the increment Δ in velocity coordinates; see
 // NonsmoothGeneralizedAlpha.hpp), and then only movable ones (a fixed body has a zero mass block); so are
 // friction laws (the seeds define Newmark, HHT and Schatzman–Paoli for frictionless contact),
-// except planar (2-D) Coulomb friction for the schemes that ask for it (generalized-α, seed 004's friction
-// example): its interactions have two rows, normal then tangent.
+// except Coulomb friction for the schemes that ask for it (FrictionSupport::Coulomb: generalized-α, seed 004's
+// friction example): its interactions have `dim` rows, normal then one (planar) or two (3-D) tangents, one dim
+// for the whole model (the scheme's friction-contact problem has one block size).
 #include <vector>
 
 #include "engine/ConstraintAssembly.hpp"
@@ -22,7 +23,7 @@
 
 namespace talus {
 
-enum class FrictionSupport { None, Planar };
+enum class FrictionSupport { None, Coulomb };
 enum class BodySupport { None, LieGroup };
 
 class SecondOrderSystem {
@@ -36,7 +37,7 @@ class SecondOrderSystem {
   Index dofs() const { return layout_.n_vels; }
 
   // Interactions by kind, in the order their rows are stacked: all bilateral rows first, then the unilateral
-  // ones (one row each; two, normal then tangent, with planar friction). constraint_order() = bilateral ++
+  // ones (one row each; dim, normal then tangents, with Coulomb friction). constraint_order() = bilateral ++
   // unilateral, the `which` of assemble_constraints.
   const std::vector<int>& bilateral() const { return bilateral_; }
   const std::vector<int>& unilateral() const { return unilateral_; }
@@ -44,9 +45,11 @@ class SecondOrderSystem {
   Index bilateral_rows() const { return bilateral_rows_; }
   // Newton restitution coefficient of unilateral interaction i (index into unilateral()).
   double restitution(Index i) const { return restitution_[i]; }
-  // Coulomb coefficient μ of unilateral interaction i (0 when frictionless) and its number of rows (1 or 2).
+  // Coulomb coefficient μ of unilateral interaction i (0 when frictionless) and its number of rows (1, 2 or 3).
   double friction(Index i) const { return friction_[i]; }
   int unilateral_row_count(Index i) const { return friction_rows_[i]; }
+  // The friction laws' dim (2 or 3; one for the whole model), 0 when no interaction has a friction law.
+  int friction_dim() const { return friction_dim_; }
 
   // Classifies the model's interactions again (the constructor does it once): after the detection stage
   // (engine/detection/SmallPathDetection.hpp) changed the list. Throws as the constructor does.
@@ -107,6 +110,7 @@ class SecondOrderSystem {
   std::vector<int> bilateral_, unilateral_, order_;
   std::vector<double> restitution_, friction_;
   std::vector<int> friction_rows_;
+  int friction_dim_ = 0;
   Index bilateral_rows_ = 0;
   bool linear_dynamics_ = true;
   bool linear_relations_ = true;

@@ -2,6 +2,7 @@
 #include "solvers/fc/MixedNsgs.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -103,20 +104,37 @@ Prepared<D> prepare(const MixedFrictionContactProblem& p) {
   for (Index g = 0; g < G; ++g) {
     const Index* rows = out.group_rows.data() + out.group_row_start[g];
     const Index n = out.group_row_start[g + 1] - out.group_row_start[g];
-    Matrix A(n, n);
+    Matrix raw(n, n);
     for (Index a = 0; a < n; ++a)
-      for (Index b = 0; b < n; ++b)
-        A(a, b) = 0.5 * (p.W.coeff(rows[a], rows[b]) + p.W.coeff(rows[b], rows[a]));
-    const Eigen::SelfAdjointEigenSolver<Matrix> eig(A);
-    const Vector& lambda = eig.eigenvalues();
-    const double top = lambda.cwiseAbs().maxCoeff();
+      for (Index b = 0; b < n; ++b) raw(a, b) = p.W.coeff(rows[a], rows[b]);
     Matrix inverse = Matrix::Zero(n, n);
     int rank = 0;
-    for (Index k = 0; k < n; ++k)
-      if (top > 0.0 && lambda[k] > kRankTolerance * top) {
-        inverse += eig.eigenvectors().col(k) * (1.0 / lambda[k]) * eig.eigenvectors().col(k).transpose();
-        ++rank;
-      }
+    const double size = raw.cwiseAbs().maxCoeff();
+    if ((raw - raw.transpose()).cwiseAbs().maxCoeff() <= kRankTolerance * size) {
+      // Symmetric up to round-off (Moreau–Jean's J M⁻¹ Jᵀ): eigen-decomposition of the symmetrised block, the
+      // dropped eigenvalues being round-off.
+      const Matrix A = 0.5 * (raw + raw.transpose());
+      const Eigen::SelfAdjointEigenSolver<Matrix> eig(A);
+      const Vector& lambda = eig.eigenvalues();
+      const double top = lambda.cwiseAbs().maxCoeff();
+      for (Index k = 0; k < n; ++k)
+        if (top > 0.0 && lambda[k] > kRankTolerance * top) {
+          inverse += eig.eigenvectors().col(k) * (1.0 / lambda[k]) * eig.eigenvectors().col(k).transpose();
+          ++rank;
+        }
+    } else {
+      // Not symmetric (generalized-α's block of smooth, position and velocity multipliers, where the position
+      // and velocity rows read the smooth multipliers but not the converse): its own pseudo-inverse, by SVD with
+      // the same relative threshold, so that u_E = 0 is solved exactly; a symmetrised block would not.
+      const Eigen::JacobiSVD<Matrix> svd(raw, Eigen::ComputeFullU | Eigen::ComputeFullV);
+      const Vector& sigma = svd.singularValues();
+      const double top = n > 0 ? sigma[0] : 0.0;
+      for (Index k = 0; k < n; ++k)
+        if (top > 0.0 && sigma[k] > kRankTolerance * top) {
+          inverse += svd.matrixV().col(k) * (1.0 / sigma[k]) * svd.matrixU().col(k).transpose();
+          ++rank;
+        }
+    }
     out.group_rank[g] = rank;
     double* dst = out.group_inverse.data() + out.group_inverse_start[g];
     for (Index a = 0; a < n; ++a)

@@ -12,7 +12,9 @@
 //     diagonal block (eigenvalues below 10⁻¹² of the largest dropped), so that dependent rows (a joint at a
 //     singular pose, redundant joints in a closed loop) still get the least-norm correction; when the solve
 //     then fails to converge, the message names the rank-deficient groups by their blocks, where u_E = 0 may
-//     have no solution (contradictory joints);
+//     have no solution (contradictory joints); a group whose block is not symmetric (generalized-α's problem,
+//     engine/schemes/NonsmoothGeneralizedAlpha.hpp, where the position and velocity rows read the smooth
+//     multipliers and not the converse) takes the SVD pseudo-inverse of its true block instead;
 //   - a contact, with b = q_i + Σ_{j≠i} W_ij r_j, takes the one-contact Coulomb solve of NSGS
 //     (LocalContactSolvers.hpp), as in Nsgs.hpp.
 // Why groups and not one joint at a time: a mechanism's joints are coupled through its bodies' masses, and

@@ -232,11 +232,15 @@ TEST_CASE("generalized-α with planar friction: the rocking block's pivot holds 
   CHECK((m.nonlinear[0].q - rest).lpNorm<Eigen::Infinity>() <= 1e-12);
 }
 
-TEST_CASE("generalized-α refuses 3-D friction, Newmark refuses friction", "[schemes][friction]") {
+TEST_CASE("generalized-α refuses a mix of friction dims, Newmark refuses friction", "[schemes][friction]") {
+  // 3-D friction is accepted (generalized_alpha_friction3d_test.cpp); one friction-contact problem has one dim.
   Model m = slope(0.3, 0.0);
-  m.interactions[0].law = NewtonImpactFrictionLaw{0.0, 0.3, 3};
-  m.interactions[0].relation = LinearRelation{Matrix::Identity(3, 2), Vector::Zero(3)};
-  CHECK_THROWS_WITH(NonsmoothGeneralizedAlpha(m, {}), Catch::Contains("3-D friction"));
+  Interaction spatial = m.interactions[0];
+  spatial.name = "spatial";
+  spatial.law = NewtonImpactFrictionLaw{0.0, 0.3, 3};
+  spatial.relation = LinearRelation{Matrix::Identity(3, 2), Vector::Zero(3)};
+  m.interactions.push_back(spatial);
+  CHECK_THROWS_WITH(NonsmoothGeneralizedAlpha(m, {}), Catch::Contains("'spatial' has friction dim 3"));
   Model planar = slope(0.3, 0.0);
-  CHECK_THROWS_WITH(NonsmoothNewmark(planar, {}), Catch::Contains("use generalized-α (2-D friction)"));
+  CHECK_THROWS_WITH(NonsmoothNewmark(planar, {}), Catch::Contains("use generalized-α or Moreau–Jean"));
 }

@@ -113,6 +113,9 @@ void write_beads_vtp(const std::filesystem::path& file, const Model& m, const Fr
   data_array(o, "angular_velocity", 3, n, [&](int i, int c) { return b.w[i][c]; });
   data_array(o, "contact_force", 3, n, [&](int i, int c) { return force[i][c]; });
   data_array(o, "id", 1, n, [&](int i, int) { return static_cast<double>(b.id[i]); });
+  // Only in scenes with materials: the frames of a scene without them stay as they were.
+  if (std::any_of(b.material.begin(), b.material.begin() + n, [](std::uint8_t k) { return k != kBeadMaterial; }))
+    data_array(o, "material", 1, n, [&](int i, int) { return static_cast<double>(b.material[i]); });
   o << "</PointData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
   finish(o, file);
 }
@@ -424,8 +427,21 @@ std::vector<T> slice(const std::vector<T>& a, int begin, int end) {
   return std::vector<T>(a.begin() + begin, a.begin() + end);
 }
 
+// The material ids of bodies [begin, end), only when one is not the default "bead": an archive of a scene
+// without materials stays what it was before materials existed (and an archive without them reads back as
+// all "bead"). The description names the table the ids index.
+void write_materials(Writer& w, const RigidBodies& all, int begin, int end, const std::vector<std::string>& names) {
+  bool any = false;
+  for (int i = begin; i < end; ++i) any = any || all.material[i] != kBeadMaterial;
+  if (!any) return;
+  std::string table;
+  for (std::size_t k = 0; k < names.size(); ++k) table += (k ? ", " : "") + std::to_string(k) + " " + names[k];
+  w.dataset("material", H5T_STD_U8LE, H5T_NATIVE_UINT8, all.material.data() + begin, end - begin, 1, "1",
+            "material ids into the scene's table (" + table + ")");
+}
+
 // The sphere group of the one store.
-void write_bead_group(Writer& w, const RigidBodies& all) {
+void write_bead_group(Writer& w, const RigidBodies& all, const std::vector<std::string>& names) {
   RigidBodies b;
   const int e = all.spheres();
   b.x = slice(all.x, 0, e), b.v = slice(all.v, 0, e), b.w = slice(all.w, 0, e), b.radius = slice(all.radius, 0, e);
@@ -439,10 +455,11 @@ void write_bead_group(Writer& w, const RigidBodies& all) {
   w.scalars("inv_mass", b.inv_mass, "1/kg", "inverse masses (0: fixed bead)");
   w.scalars("inv_inertia", b.inv_inertia, "1/(kg m^2)", "inverse moments of inertia (0: fixed bead)");
   w.ids("id", b.id, "stable bead ids (contact cache keys use them)");
+  write_materials(w, all, 0, e, names);
 }
 
 // The capsule group of the one store.
-void write_capsule_group(Writer& w, const RigidBodies& all) {
+void write_capsule_group(Writer& w, const RigidBodies& all, const std::vector<std::string>& names) {
   RigidBodies k;
   const int s = all.group_begin(ShapeKind::Capsule), e = all.group_end(ShapeKind::Capsule);
   k.x = slice(all.x, s, e), k.v = slice(all.v, s, e), k.w = slice(all.w, s, e), k.q = slice(all.q, s, e);
@@ -459,12 +476,25 @@ void write_capsule_group(Writer& w, const RigidBodies& all) {
   w.scalars("inv_mass", k.inv_mass, "1/kg", "inverse masses (0: fixed)");
   w.vectors("inertia", k.inertia, "kg m^2", "principal moments of inertia (body x, y, z)");
   w.ids("id", k.id, "stable capsule ids");
+  write_materials(w, all, s, e, names);
 }
 
 // Beads keep the archive's masses and inverses (not recomputed from a density) so that the state comes back
 // bitwise.
 // Appends the archive's beads to the sphere group of `b` (read before any capsule).
-void read_bead_group(const Reader& r, RigidBodies& b) {
+// The material ids of the n bodies of a group (all "bead" when the archive has none), each below `count`.
+std::vector<std::uint8_t> read_materials(const Reader& r, hsize_t n, int count) {
+  std::vector<std::uint8_t> id(n, kBeadMaterial);
+  if (!r.has("material")) return id;
+  r.read("material", n, 1, H5T_NATIVE_UINT8, id);
+  for (hsize_t i = 0; i < n; ++i)
+    if (id[i] >= count)
+      r.fail("material", "row " + std::to_string(i) + " is " + std::to_string(id[i]) + " (expected a material id below the " +
+                             std::to_string(count) + " materials of the scene)");
+  return id;
+}
+
+void read_bead_group(const Reader& r, RigidBodies& b, int materials) {
   const hsize_t n = r.rows("radius");
   const auto x = r.doubles("x", n, 3), v = r.doubles("v", n, 3), w = r.doubles("w", n, 3);
   const auto radius = r.doubles("radius", n, 1), mass = r.doubles("mass", n, 1);
@@ -490,6 +520,7 @@ void read_bead_group(const Reader& r, RigidBodies& b) {
     }
   }
   const std::vector<std::uint32_t> id = r.ids("id", n);
+  const std::vector<std::uint8_t> material = read_materials(r, n, materials);
   b.reserve(b.count() + static_cast<int>(n));
   for (hsize_t k = 0; k < n; ++k) {
     b.add_sphere(row3(x, k), radius[k], 1.0, row3(v, k));
@@ -500,11 +531,12 @@ void read_bead_group(const Reader& r, RigidBodies& b) {
     b.inv_inertia[i] = inv_inertia[k];
     b.inertia[i] = Eigen::Vector3d::Constant(inv_inertia[k] > 0.0 ? 1.0 / inv_inertia[k] : 0.4 * mass[k] * radius[k] * radius[k]);
     b.id[i] = id[k];
+    b.material[i] = material[k];
   }
 }
 
 // Appends the archive's capsules to the capsule group of `k`.
-void read_capsule_group(const Reader& r, RigidBodies& k) {
+void read_capsule_group(const Reader& r, RigidBodies& k, int materials) {
   const hsize_t n = r.rows("radius");
   const auto x = r.doubles("x", n, 3), v = r.doubles("v", n, 3), w = r.doubles("w", n, 3);
   const auto q = r.doubles("q", n, 4), radius = r.doubles("radius", n, 1);
@@ -533,6 +565,7 @@ void read_capsule_group(const Reader& r, RigidBodies& k) {
       r.fail("q", "row " + std::to_string(i) + " has norm " + Reader::num(norm) + " (expected a unit quaternion)");
   }
   const std::vector<std::uint32_t> id = r.ids("id", n);
+  const std::vector<std::uint8_t> material = read_materials(r, n, materials);
   for (hsize_t j = 0; j < n; ++j) {
     const int i = k.capsule(k.capsules());
     k.add_capsule(row3(x, j), Eigen::Vector3d::UnitZ(), half[j], radius[j], 1.0, row3(v, j));
@@ -542,6 +575,7 @@ void read_capsule_group(const Reader& r, RigidBodies& k) {
     k.inv_mass[i] = inv_mass[j];
     k.inertia[i] = row3(inertia, j);
     k.id[i] = id[j];
+    k.material[i] = material[j];
   }
   refresh_world_inertia(k);
 }
@@ -570,12 +604,12 @@ void write_restart(const Path& file, const talus::Model& m, const contact::Conta
     {
       Group g(f, "beads", true, file);
       Writer w{g.id, "/beads/", file, {}};
-      write_bead_group(w, m.bodies);
+      write_bead_group(w, m.bodies, m.materials.names);
     }
     if (m.bodies.capsules() > 0) {
       Group g(f, "capsules", true, file);
       Writer w{g.id, "/capsules/", file, {}};
-      write_capsule_group(w, m.bodies);
+      write_capsule_group(w, m.bodies, m.materials.names);
     }
     Writer root{f, "/", file, {}};
     const double clock[4] = {m.time, static_cast<double>(m.step), static_cast<double>(m.bodies.next_id[0]),
@@ -630,11 +664,11 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
     RigidBodies b;
     {
       Group g(f, "beads", false, file);
-      read_bead_group(Reader{g.id, "/beads/", file}, b);
+      read_bead_group(Reader{g.id, "/beads/", file}, b, m.materials.count());
     }
     if (H5Lexists(f, "capsules", H5P_DEFAULT) > 0) {
       Group g(f, "capsules", false, file);
-      read_capsule_group(Reader{g.id, "/capsules/", file}, b);
+      read_capsule_group(Reader{g.id, "/capsules/", file}, b, m.materials.count());
     }
     const Reader root{f, "/", file};
     // Archives written before capsules existed hold 3 clock entries.

@@ -1,7 +1,8 @@
 #pragma once
 // Files of a granular run (issue 4 item 6): ParaView series and an HDF5 restart archive.
 //   beads_NNNNN.vtp     PolyData points at the bead centres, point data: radius, velocity, angular_velocity,
-//                       contact_force (sum of the contact forces on the bead, impulses / h), id
+//                       contact_force (sum of the contact forces on the bead, impulses / h), id, and
+//                       material (the id into the scene's table) when some bead is not "bead"
 //   contacts_NNNNN.vtp  the contact network: one line per active contact between the centres (walls: from the
 //                       contact point), cell data: normal_force, force (vector)
 //   capsules_NNNNN.vtp  (scenes with capsules) PolyData points at the capsule centres, point data: radius,
@@ -10,8 +11,9 @@
 //                       angular_velocity, contact_force, id — glyph them in ParaView (Glyph: cylinder, oriented
 //                       by axis)
 //   beads.pvd, contacts.pvd, capsules.pvd  collections indexing the frames by time (open these in ParaView)
-//   restart.h5          /beads/{x, v, w, radius, mass, inv_mass, inv_inertia, id} (N×3 or N), /capsules/{x, v, w,
-//                       q (N×4, w x y z), radius, half_length, mass, inv_mass, inertia (N×3, principal), id} when
+//   restart.h5          /beads/{x, v, w, radius, mass, inv_mass, inv_inertia, id, [material]} (N×3 or N),
+//                       /capsules/{x, v, w, q (N×4, w x y z), radius, half_length, mass, inv_mass, inertia (N×3,
+//                       principal), id, [material]} when
 //                       there are capsules, /clock (time, step, next bead id, next capsule id), /contacts/{beads,
 //                       capsules}/{keys (uint64), impulses (K×3, world)}: the solver's warm start, /run/{removed,
 //                       dropped, discharge (K×2)}: the runner's counters; every dataset carries `units` and
@@ -79,6 +81,9 @@ struct RestartExtras {
 };
 
 // Refuses (std::runtime_error naming the file) a model with a non-finite value: a restart archive never holds NaN.
+// A group's material dataset (uint8, ids into the scene's Model::materials) is written only when one of its
+// bodies is not "bead", so the archive of a scene without materials is what it was before they existed; read
+// back, an absent one means "bead", and the scene's table must hold every id.
 void write_restart(const std::filesystem::path& file, const talus::Model& model,
                    const contact::ContactCache* bead_cache = nullptr, const contact::ContactCache* capsule_cache = nullptr,
                    const RunCounters* counters = nullptr, const contact::ContactCache* bead_position_cache = nullptr,

@@ -54,7 +54,8 @@ const std::initializer_list<std::string_view> kKeys = {
     "t_end",        "tolerance",     "max_sweeps", "threads",        "frame_every",        "solver",
     "resort_every", "orifice_diameters", "angle",  "length_diameters", "ball_radius_factor", "ball_density",
     "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
-    "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude", "anderson_memory", "anderson_every"};
+    "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude", "anderson_memory", "anderson_every",
+    "mu_wall", "materials", "contact_laws", "wall_material", "floor_material"};
 
 // The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
 // names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
@@ -97,6 +98,12 @@ class Settings {
     v.reader->fail(v.field, what);
   }
   bool has(const char* key) const { return find(key) != nullptr; }
+  // A structured value (a list or a map) with the reader that names its origin, or nullptr when absent.
+  struct Value {
+    Field field;
+    const SceneReader* reader;
+  };
+  const Value* value(const char* key) const { return find(key); }
 
   double number(const char* key, double fallback) const {
     const Value* v = find(key);
@@ -154,10 +161,6 @@ class Settings {
     }
     fail(key, "unknown value '" + s + "' (expected one of: " + expected + ")");
   }
-  struct Value {
-    Field field;
-    const SceneReader* reader;
-  };
   static std::string describe(const YAML::Node& n) { return n.IsScalar() ? "'" + n.Scalar() + "'" : "not a scalar"; }
   const Value* find(const char* key) const {
     assert(std::find(kKeys.begin(), kKeys.end(), std::string_view(key)) != kKeys.end());
@@ -194,8 +197,123 @@ void check_sizes(const Settings& s, const BeadSpec& b, std::uint64_t max_memory,
                     ": bodies are indexed with 32-bit integers)");
 }
 
+// The contact laws per pair of materials (docs/granular.md, engine/Materials.hpp): mu, mu_wall and restitution
+// are the laws of the predefined materials "bead" and "wall"; materials: adds named ones and says which
+// generated beads take them; wall_material / floor_material name the obstacles' material; contact_laws: sets
+// pairs. A pair not listed takes (mu_wall, restitution) when one side is an obstacle's material and the other
+// is not, else (mu, restitution). Every error names the field where it is (FILE:LINE:COL).
+void read_materials(const Settings& s, const BeadSpec& b, Model& m) {
+  const double mu_wall = s.non_negative("mu_wall", b.mu);
+  MaterialTable& t = m.materials;
+  t.set_defaults(b.mu, mu_wall, b.restitution);
+  t.default_law = {b.mu, b.restitution};
+  std::vector<BeadMaterialRule> rules;
+  if (const Settings::Value* v = s.value("materials")) {
+    const SceneReader& r = *v->reader;
+    double shares = 0.0;
+    for (const Field& item : r.list(v->field)) {
+      r.expect_map(item, {"name", "fraction", "radius"});
+      const Field name = r.required(item, "name");
+      const std::string text = r.string(name);
+      if (t.find(text) >= 0)
+        r.fail(name, "'" + text + "' is defined twice (\"bead\" and \"wall\" are predefined: the beads' and the "
+                     "obstacles' default materials)");
+      if (t.count() >= kMaxMaterials) r.fail(name, "more than " + std::to_string(kMaxMaterials) + " materials");
+      BeadMaterialRule rule;
+      rule.material = t.add(text);
+      const auto fraction = r.optional(item, "fraction");
+      const auto radius = r.optional(item, "radius");
+      if (!fraction && !radius) continue;  // a material for obstacles or for contact_laws only
+      if (fraction) {
+        rule.fraction = r.in_range(*fraction, 0.0, 1.0);
+        shares += rule.fraction;
+        if (shares > 1.0 + 1e-12)
+          r.fail(*fraction, "brings the beads' shares to " + std::to_string(shares) + " (expected at most 1 in all)");
+      }
+      if (radius) {
+        const Vector range = r.vector(*radius, 2, "[smallest, largest] radius in m");
+        if (!(range[0] >= 0.0 && range[0] <= range[1])) r.fail(*radius, "expected 0 <= smallest <= largest radius");
+        rule.r_min = range[0], rule.r_max = range[1];
+      }
+      rules.push_back(rule);
+    }
+  }
+  // The obstacles' materials: every wall, box and drum, then the floor (the first wall) when named apart.
+  std::vector<char> obstacle(t.count(), 0);
+  obstacle[kWallMaterial] = 1;
+  auto material = [&](const char* key) -> int {
+    if (!s.has(key)) return -1;
+    const std::string name = s.text(key, "");
+    const int id = t.find(name);
+    if (id < 0) {
+      std::string known;
+      for (const std::string& n : t.names) known += (known.empty() ? "" : ", ") + n;
+      s.fail(key, "unknown material '" + name + "' (expected one of: " + known + ")");
+    }
+    obstacle[id] = 1;
+    return id;
+  };
+  if (const int w = material("wall_material"); w >= 0) {
+    m.wall_material.assign(m.walls.size(), static_cast<MaterialId>(w));
+    m.box_material.assign(m.boxes.size(), static_cast<MaterialId>(w));
+    m.drum_material.assign(m.drums.size(), static_cast<MaterialId>(w));
+  }
+  if (const int f = material("floor_material"); f >= 0) {
+    if (m.walls.empty()) s.fail("floor_material", "this scene has no floor (a drum: use wall_material)");
+    if (m.wall_material.empty()) m.wall_material.assign(m.walls.size(), kWallMaterial);
+    m.wall_material[0] = static_cast<MaterialId>(f);
+  }
+  for (int a = 0; a < t.count(); ++a)
+    for (int c = std::max(a, 2); c < t.count(); ++c)
+      t.law(a, c) = {obstacle[a] != obstacle[c] ? mu_wall : b.mu, b.restitution};
+  if (const Settings::Value* v = s.value("contact_laws")) {
+    const SceneReader& r = *v->reader;
+    std::vector<std::pair<std::size_t, Field>> given;
+    for (const Field& item : r.list(v->field)) {
+      r.expect_map(item, {"pair", "mu", "e"});
+      const Field pair = r.required(item, "pair");
+      const std::vector<Field> names = r.list(pair);
+      if (names.size() != 2) r.fail(pair, "has " + std::to_string(names.size()) + " entries (expected two material names)");
+      int id[2];
+      for (int k = 0; k < 2; ++k) {
+        const std::string name = r.string(names[k]);
+        id[k] = t.find(name);
+        if (id[k] < 0) {
+          std::string known;
+          for (const std::string& n : t.names) known += (known.empty() ? "" : ", ") + n;
+          r.fail(names[k], "unknown material '" + name + "' (expected one of: " + known + ")");
+        }
+      }
+      const std::size_t at = MaterialTable::pair_index(id[0], id[1]);
+      for (const auto& [k, first] : given)
+        if (k == at) {
+          const SourcePosition p = r.position(first.mark);
+          r.fail(pair, "the pair " + t.names[id[0]] + "/" + t.names[id[1]] + " is given twice (first at line " +
+                           std::to_string(p.line) + ")");
+        }
+      given.emplace_back(at, pair);
+      ContactLaw& law = t.law(id[0], id[1]);
+      if (const auto mu = r.optional(item, "mu")) law.mu = r.non_negative(*mu);
+      if (const auto e = r.optional(item, "e")) law.e = r.in_range(*e, 0.0, 1.0);
+    }
+  }
+  try {
+    assign_bead_materials(m, rules, b.seed);
+  } catch (const std::invalid_argument& e) {
+    s.fail_scene(e.what());
+  }
+}
+
+GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint64_t max_memory, BeadSpec& b);
+
 GranularScene build_scene(const Settings& s, std::string& kind, std::uint64_t max_memory) {
   BeadSpec b;
+  GranularScene sc = build_scene_bodies(s, kind, max_memory, b);
+  read_materials(s, b, sc.model);
+  return sc;
+}
+
+GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint64_t max_memory, BeadSpec& b) {
   b.n = s.integer("n", 1, std::numeric_limits<long>::max(), b.n);
   b.radius = s.positive("radius", b.radius);
   b.polydispersity = s.in_range("polydispersity", 0.0, 0.099, b.polydispersity);

@@ -79,6 +79,7 @@ void check_bodies(const RigidBodies& b) {
   cols("inv_mass", b.inv_mass.size());
   cols("inertia", b.inertia.size());
   cols("radius", b.radius.size());
+  cols("material", b.material.size());
   // Loads are kept for the non-sphere bodies only (RigidBodies.hpp).
   const std::size_t loaded = n - static_cast<std::size_t>(b.nonsphere_begin());
   if (b.force.size() != loaded || b.torque.size() != loaded)
@@ -187,9 +188,36 @@ void check_interaction(size_t i, const Interaction& in, const Model& m) {
   }
 }
 
+void check_materials(const Model& m) {
+  const MaterialTable& t = m.materials;
+  const int n = t.count();
+  if (n < 1 || n > kMaxMaterials) fail("materials", "has " + std::to_string(n) + " materials, expected 1 to 256");
+  if (t.laws.size() != MaterialTable::pair_index(n - 1, n - 1) + 1)
+    fail("materials", "holds " + std::to_string(t.laws.size()) + " laws, expected one per pair of its " +
+                          std::to_string(n) + " materials");
+  for (int a = 0; a < n; ++a)
+    for (int b = a; b < n; ++b) {
+      const ContactLaw& l = t.law(a, b);
+      const std::string who = "contact law " + t.names[a] + "/" + t.names[b];
+      if (!(l.mu >= 0.0) || !std::isfinite(l.mu)) fail(who, "mu must be >= 0 and finite");
+      if (!(l.e >= 0.0 && l.e <= 1.0)) fail(who, "restitution e must be in [0, 1]");
+    }
+  auto ids = [&](const char* what, const auto& list, std::size_t count) {
+    if (!list.empty() && list.size() != count)
+      fail(what, "has " + std::to_string(list.size()) + " entries, expected " + std::to_string(count) + " (or none)");
+    for (std::size_t k = 0; k < list.size(); ++k)
+      if (list[k] >= n) fail(what, "entry " + std::to_string(k) + " is material " + std::to_string(list[k]) + " of " + std::to_string(n));
+  };
+  ids("bodies.material", m.bodies.material, m.bodies.material.size());
+  ids("wall_material", m.wall_material, m.walls.size());
+  ids("box_material", m.box_material, m.boxes.size());
+  ids("drum_material", m.drum_material, m.drums.size());
+}
+
 }  // namespace
 
 void Model::validate() const {
+  check_materials(*this);
   for (size_t i = 0; i < lti.size(); ++i) check_lti(i, lti[i]);
   for (size_t i = 0; i < nonlinear.size(); ++i) check_nonlinear(i, nonlinear[i]);
   check_bodies(bodies);

@@ -13,6 +13,7 @@
 #include "engine/Interaction.hpp"
 #include "engine/LagrangianLti.hpp"
 #include "engine/LagrangianNonlinear.hpp"
+#include "engine/Materials.hpp"
 #include "engine/detection/ContactDetectionSettings.hpp"
 #include "engine/bodies/RigidBodies.hpp"
 
@@ -36,10 +37,14 @@ struct Model {
   std::vector<contact::Box> boxes;
   std::vector<contact::Drum> drums;
   contact::Periodicity periodic;
-  // The laws of the detected contacts: Coulomb's μ between bodies and against obstacles, Newton's e for all.
-  double mu_bead = 0.3;
-  double mu_wall = 0.3;
-  double restitution = 0.0;
+  // The laws of the detected contacts (engine/Materials.hpp): a (μ, e) per pair of materials; bodies carry
+  // their material in bodies.material, obstacles here, one id per wall, box and drum in their order (an empty
+  // list: every obstacle of that kind is "wall"). A wall's orifice rim is part of its wall.
+  MaterialTable materials;
+  std::vector<MaterialId> wall_material, box_material, drum_material;
+  MaterialId material_of_wall(int w) const { return w < static_cast<int>(wall_material.size()) ? wall_material[w] : kWallMaterial; }
+  MaterialId material_of_box(int k) const { return k < static_cast<int>(box_material.size()) ? box_material[k] : kWallMaterial; }
+  MaterialId material_of_drum(int d) const { return d < static_cast<int>(drum_material.size()) ? drum_material[d] : kWallMaterial; }
   double time = 0.0;
   long step = 0;  // steps taken since t = 0
 

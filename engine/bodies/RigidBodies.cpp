@@ -13,7 +13,7 @@ namespace {
 template <class B, class F>
 void for_each_array(B& b, F&& f) {
   f(b.x), f(b.v), f(b.w), f(b.q), f(b.mass), f(b.inv_mass), f(b.inertia), f(b.inv_inertia);
-  f(b.radius), f(b.half_length), f(b.id);
+  f(b.radius), f(b.half_length), f(b.id), f(b.material);
 }
 
 // Likewise for the arrays of the non-sphere bodies only.

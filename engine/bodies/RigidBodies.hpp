@@ -46,6 +46,9 @@ struct RigidBodies {
   // Shape (contact/'s shapes): spheres radius; capsules radius and the half length of their segment along the
   // body z axis; general bodies a bounding radius (their contact geometry lives in user relations).
   std::vector<double> radius, half_length;
+  // Material id (engine/Materials.hpp): which contact laws the body's contacts take. One byte per body, read
+  // by the narrow phases only (never by a sweep).
+  std::vector<std::uint8_t> material;
   // Fields no sphere kernel reads, kept for the non-sphere bodies only (capsules, then general bodies), so a bead
   // carries only what bead kernels use: entry i − nonsphere_begin() belongs to body i (the *_of accessors).
   std::vector<Eigen::Matrix3d> inv_inertia_world;  // R diag(1/I) Rᵀ of the step (refresh_world_inertia)

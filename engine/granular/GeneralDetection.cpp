@@ -86,7 +86,8 @@ void detect_drum_contacts(const Model& m, double margin, std::vector<GeneralCand
       if (!contact::sphere_drum_point(drum, beads.x[j], beads.radius[j], cp) || cp.gap > margin) continue;
       GeneralCandidate g;
       g.a = -1, g.b = j, g.kind_a = BodyKind::Fixed, g.kind_b = BodyKind::Sphere;
-      g.point = cp, g.mu = m.mu_wall;
+      const ContactLaw& law = m.materials.law(m.material_of_drum(d), beads.material[j]);
+      g.point = cp, g.mu = law.mu, g.e = law.e;
       g.key = general_key(KeyKind::Box, kDrumKeyBase + static_cast<std::uint32_t>(d), KeyKind::Sphere, beads.id[j], 0);
       g.wall_velocity = drum.velocity_at(beads.x[j] + cp.pb);
       out.push_back(g);
@@ -125,10 +126,10 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
     std::vector<GeneralCandidate>& out = buf.per_thread[t];
     out.clear();
     auto emit = [&](BodyKind ka, int a, BodyKind kb, int b, const contact::ContactPoint& cp, contact::ContactKey key,
-                    double speed, double mu) {
+                    double speed, const ContactLaw& law) {
       GeneralCandidate g;
       g.a = a, g.b = b, g.kind_a = ka, g.kind_b = kb;
-      g.point = cp, g.key = key, g.wall_speed = speed, g.mu = mu;
+      g.point = cp, g.key = key, g.wall_speed = speed, g.mu = law.mu, g.e = law.e;
       out.push_back(g);
     };
     const int lo = static_cast<int>(static_cast<long>(nc) * t / threads);
@@ -142,7 +143,8 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
             periodic ? Eigen::Vector3d(ci.centre + m.periodic.minimum_image(beads.x[j] - ci.centre)) : beads.x[j];
         if (contact::capsule_sphere_point(ci, xj, beads.radius[j], pts[0]) && pts[0].gap <= margin)
           emit(BodyKind::Capsule, i, BodyKind::Sphere, j, pts[0],
-               general_key(KeyKind::Capsule, caps.id[i], KeyKind::Sphere, beads.id[j], 0), 0.0, m.mu_bead);
+               general_key(KeyKind::Capsule, caps.id[i], KeyKind::Sphere, beads.id[j], 0), 0.0,
+               m.materials.law(caps.material[i], beads.material[j]));
       });
       // Capsules with a larger id (each pair once, a = the smaller id).
       for (int j = c0; j < c0 + nc; ++j) {
@@ -156,7 +158,7 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
           if (pts[p].gap <= margin)
             emit(BodyKind::Capsule, i, BodyKind::Capsule, j, pts[p],
                  general_key(KeyKind::Capsule, caps.id[i], KeyKind::Capsule, caps.id[j], pts[p].feature), 0.0,
-                 m.mu_bead);
+                 m.materials.law(caps.material[i], caps.material[j]));
       }
       for (int w = 0; w < nw; ++w) {
         const int k = contact::capsule_wall_points(walls_now[w], ci, pts);
@@ -164,7 +166,7 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
           if (pts[p].gap <= margin + h * std::abs(wall_speed[w]))
             emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, pts[p],
                  general_key(KeyKind::Wall, static_cast<std::uint32_t>(w), KeyKind::Capsule, caps.id[i], pts[p].feature),
-                 wall_speed[w], m.mu_wall);
+                 wall_speed[w], m.materials.law(m.material_of_wall(w), caps.material[i]));
       }
       for (int bx = 0; bx < static_cast<int>(m.boxes.size()); ++bx) {
         const contact::Box& box = m.boxes[bx];
@@ -177,7 +179,7 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
           if (pts[p].gap <= margin)
             emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, pts[p],
                  general_key(KeyKind::Box, static_cast<std::uint32_t>(bx), KeyKind::Capsule, caps.id[i], pts[p].feature),
-                 0.0, m.mu_wall);
+                 0.0, m.materials.law(m.material_of_box(bx), caps.material[i]));
       }
     }
   }
@@ -202,7 +204,6 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
   set.contacts.resize(n);
   set.keys.resize(n);
   set.block_sums.assign((n + 2047) / 2048, 0.0);
-  const double e = m.restitution;
   if (generalized_alpha) set.position_extra.resize(n);
   // The smooth acceleration of a body: gravity when it is free, none when fixed.
   auto gravity = [&](BodyKind kind, int i) -> Eigen::Vector3d {
@@ -213,6 +214,7 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
   double max_pen = 0.0;
   for (int k = 0; k < n; ++k) {
     const GeneralCandidate& g = buf.all[k];
+    const double e = g.e;
     const int s = set.colours.slot[k];
     GeneralContact& c = set.contacts[s];
     c.a = g.a, c.b = g.b, c.kind_a = g.kind_a, c.kind_b = g.kind_b;

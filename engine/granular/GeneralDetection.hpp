@@ -22,7 +22,7 @@ struct GeneralCandidate {
   contact::ContactKey key = 0;
   double wall_speed = 0.0;
   Eigen::Vector3d wall_velocity = Eigen::Vector3d::Zero();  // a drum's surface velocity at the contact (world)
-  double mu = 0.0;
+  double mu = 0.0, e = 0.0;  // the pair's law (Model::materials), looked up at detection
 };
 
 struct GeneralDetectionBuffers {

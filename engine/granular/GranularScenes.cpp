@@ -60,8 +60,7 @@ void fill_lattice(Model& m, const BeadSpec& s, long n, int per_side, const Eigen
 Model base_model(const BeadSpec& s) {
   Model m;
   m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);
-  m.mu_bead = m.mu_wall = s.mu;
-  m.restitution = s.restitution;
+  m.materials.set_defaults(s.mu, s.mu, s.restitution);
   return m;
 }
 
@@ -78,6 +77,28 @@ double remove_escaped_bodies(Model& m, const SceneEvents& ev, std::vector<char>&
     if (gone(m.bodies.x[i])) flags[i] = 1, mass += m.bodies.mass[i], any = true;
   if (any) m.bodies.remove(flags);
   return mass;
+}
+
+void assign_bead_materials(Model& m, const std::vector<BeadMaterialRule>& rules, std::uint64_t seed) {
+  for (const BeadMaterialRule& r : rules)
+    if (r.material >= m.materials.count() || !(r.fraction >= 0.0 && r.fraction <= 1.0) || !(r.r_min <= r.r_max))
+      throw std::invalid_argument("granular scene: a bead material rule names an unknown material, a fraction "
+                                  "outside [0, 1] or an empty radius range");
+  // Its own generator: the lattice's sequences, and so the plain scene, do not change with the rules.
+  std::mt19937_64 gen(seed ^ 0x6a09e667f3bcc909ull);
+  RigidBodies& b = m.bodies;
+  for (int i = 0; i < b.spheres(); ++i) {
+    const double u = 0.5 * (symmetric(gen) + 1.0);
+    double share = 0.0;
+    for (const BeadMaterialRule& r : rules) {
+      if (b.radius[i] < r.r_min || b.radius[i] > r.r_max) continue;
+      share += r.fraction;
+      if (u < share) {
+        b.material[i] = r.material;
+        break;
+      }
+    }
+  }
 }
 
 GranularScene bead_stack(const BeadSpec& s) {

@@ -38,7 +38,7 @@ struct BeadSpec {
   double radius = 0.01;        // [m]
   double polydispersity = 0.0; // radii uniform in r (1 ± p)
   double density = 2500.0;     // [kg/m³]
-  double mu = 0.3;             // bead–bead and bead–wall
+  double mu = 0.3;             // bead–bead and bead–wall (the laws of the default materials "bead", "wall")
   double restitution = 0.0;
   double spacing = 2.2;        // lattice spacing / r
   double jitter = 0.05;        // horizontal jitter amplitude / r
@@ -68,6 +68,20 @@ struct GranularScene {
 // `flags` is reused storage. Along a periodic axis nothing ever leaves.
 double remove_escaped_bodies(Model& model, const SceneEvents& events, std::vector<char>& flags);
 
+// Which generated beads take a material (engine/Materials.hpp): those whose radius lies in [r_min, r_max],
+// a share `fraction` of them drawn per bead.
+struct BeadMaterialRule {
+  MaterialId material = kBeadMaterial;
+  double fraction = 1.0;
+  double r_min = 0.0, r_max = std::numeric_limits<double>::infinity();
+};
+// Gives each bead (sphere group, in its current order) the material of the rules by one uniform draw u per
+// bead from `seed`: the rules whose radius range holds the bead take consecutive shares of [0, 1), in order
+// (u below the first's fraction: the first; below the sum of the first two: the second; ...); a bead left
+// over keeps its material. Throws std::invalid_argument for an unknown material, a fraction outside [0, 1]
+// or r_min > r_max.
+void assign_bead_materials(Model& model, const std::vector<BeadMaterialRule>& rules, std::uint64_t seed);
+
 // Throws std::invalid_argument for non-positive sizes.
 GranularScene bead_stack(const BeadSpec& spec);
 GranularScene perturbed_stack(const BeadSpec& spec, double ball_radius_factor = 4.0, double ball_density = 7800.0,
@@ -82,7 +96,7 @@ GranularScene chute(const BeadSpec& spec, double angle_degrees = 25.0, double le
 
 // radius_diameters (R / bead diameter) >= 4, thickness_diameters (the period along the axis) >= 4, fill in
 // (0, 0.6], froude in [0, 1). The spec's n is ignored (the count follows from the fill). The drum's surface has
-// the beads' friction with the wall (mu_wall).
+// the law of the pair bead/wall (Model::materials).
 GranularScene drum(const BeadSpec& spec, double radius_diameters = 10.0, double thickness_diameters = 4.0,
                    double fill = 0.35, double froude = 1e-2);
 // The dynamic angle of repose of the bed in the model's first drum [deg]: the angle between the downward

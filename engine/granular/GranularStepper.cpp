@@ -74,8 +74,26 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
                                 std::to_string(m_.bodies.general()) +
                                 " general rigid bodies: the granular stepper integrates beads and capsules with "
                                 "detected contacts only (use a small-system scheme for those)");
-  if (m_.mu_bead < 0.0 || m_.mu_wall < 0.0) throw std::invalid_argument("granular: friction coefficients must be >= 0");
-  if (m_.restitution < 0.0 || m_.restitution > 1.0) throw std::invalid_argument("granular: restitution must be in [0, 1]");
+  // The contact laws and material ids the narrow phases index without checking (engine/Materials.hpp).
+  {
+    const MaterialTable& t = m_.materials;
+    if (t.count() < 1 || t.laws.size() != MaterialTable::pair_index(t.count() - 1, t.count() - 1) + 1)
+      throw std::invalid_argument("granular: the material table has not one law per pair of materials");
+    for (const ContactLaw& l : t.laws) {
+      if (!(l.mu >= 0.0) || !std::isfinite(l.mu)) throw std::invalid_argument("granular: friction coefficients must be >= 0");
+      if (!(l.e >= 0.0 && l.e <= 1.0)) throw std::invalid_argument("granular: restitution must be in [0, 1]");
+    }
+    auto ids_ok = [&](const std::vector<MaterialId>& ids, std::size_t count, bool may_be_empty) {
+      if (ids.size() != count && !(may_be_empty && ids.empty())) return false;
+      for (MaterialId k : ids)
+        if (k >= t.count()) return false;
+      return true;
+    };
+    if (!ids_ok(m_.bodies.material, m_.bodies.x.size(), false) || !ids_ok(m_.wall_material, m_.walls.size(), true) ||
+        !ids_ok(m_.box_material, m_.boxes.size(), true) || !ids_ok(m_.drum_material, m_.drums.size(), true))
+      throw std::invalid_argument("granular: a body or obstacle names a material the table does not hold (or the "
+                                  "obstacles' material lists do not match the obstacles)");
+  }
   pair_buffers_.resize(params_.threads);
   wall_buffers_.resize(params_.threads);
   work_.record_history = params_.record_history;
@@ -191,7 +209,8 @@ void GranularStepper::narrow() {
   const bool ga = generalized_alpha();
   if (ga) position_extra_.resize(n);
   const Eigen::Vector3d g = m_.gravity;
-  const double h = params_.h, e = m_.restitution;
+  const double h = params_.h;
+  const MaterialTable& laws = m_.materials;
   const int T = params_.threads;
   const int nw = static_cast<int>(m_.walls.size());
   const bool periodic = m_.periodic.any();
@@ -202,6 +221,8 @@ void GranularStepper::narrow() {
     SweepContact& c = contacts_[s];
     contact::ContactPoint cp;
     double wall_speed = 0.0;
+    // The pair's law, looked up here once per contact: the sweeps read c.mu and the Newton target in c.extra.
+    ContactLaw law;
     if (k < np) {
       // a = the bead with the smaller id, so that the cache key and the normal's orientation agree across steps.
       int ia = pairs_[k].a, ib = pairs_[k].b;
@@ -210,12 +231,14 @@ void GranularStepper::narrow() {
       if (!contact::sphere_sphere_point(b.x[ia], b.radius[ia], xb, b.radius[ib], cp)) {
         cp.n = Eigen::Vector3d::UnitZ(), cp.gap = -b.radius[ia] - b.radius[ib];
       }
-      c.a = ia, c.b = ib, c.ra = b.radius[ia], c.rb = b.radius[ib], c.mu = m_.mu_bead;
+      law = laws.law(b.material[ia], b.material[ib]);
+      c.a = ia, c.b = ib, c.ra = b.radius[ia], c.rb = b.radius[ib], c.mu = law.mu;
       keys_[s] = contact::bead_pair_key(b.id[ia], b.id[ib]);
     } else {
       const WallHit& w = wall_hits_[k - np];
       obstacle_point(w.wall, w.bead, cp);
-      c.a = -1, c.b = w.bead, c.ra = 0.0, c.rb = b.radius[w.bead], c.mu = m_.mu_wall;
+      law = laws.law(b.material[w.bead], w.wall < nw ? m_.material_of_wall(w.wall) : m_.material_of_box(w.wall - nw));
+      c.a = -1, c.b = w.bead, c.ra = 0.0, c.rb = b.radius[w.bead], c.mu = law.mu;
       if (w.wall < nw) {
         keys_[s] = contact::bead_wall_key(w.wall, w.feature, b.id[w.bead]);
         wall_speed = wall_speed_[w.wall];
@@ -223,6 +246,7 @@ void GranularStepper::narrow() {
         keys_[s] = contact::bead_box_key(w.wall - nw, b.id[w.bead]);
       }
     }
+    const double e = law.e;
     const contact::ContactFrame f = contact::make_frame(cp.n);
     c.n = f.n, c.t1 = f.t1, c.t2 = f.t2;
     gaps_[s] = cp.gap;

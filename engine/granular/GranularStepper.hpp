@@ -13,6 +13,9 @@
 // u_N,k+1 + gap_k/h >= 0 (gap_k > 0: the beads may close the gap exactly but not pass through; with e = 0 this
 // is Newton's law at the moment of contact) or u_N,k+1 + e u_N,k >= 0 (gap_k <= 0: Newton's impact law of the
 // seed). A stack at rest thus keeps every contact closed with zero velocity instead of chattering on/off.
+// Each contact's μ and e are those of the pair of its materials (Model::materials, engine/Materials.hpp),
+// looked up once in the narrow phase: μ goes into the contact, e into its normal target, and the sweeps read
+// nothing else.
 //
 // Scheme GeneralizedAlpha: the nonsmooth generalized-α scheme of Chen, Acary, Virlez and Brüls (seed 004 eqs
 // 34–42) on the same stages, for beads and capsules with 3-D Coulomb friction. The motion is split into a smooth

@@ -12,7 +12,7 @@ inline Model incline_model(double theta_deg, double mu, bool rotation_locked, do
   Model m;
   const double th = theta_deg * std::numbers::pi / 180.0;
   m.gravity = 9.81 * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
-  m.mu_wall = mu;
+  m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).mu = mu;
   m.walls.push_back(talus::contact::Wall{});
   m.bodies.add_sphere(Eigen::Vector3d(0, 0, r), r, 2500.0);
   if (rotation_locked) m.bodies.inv_inertia[0] = 0.0;

@@ -35,7 +35,7 @@ Discharge discharge(double orifice_diameters, double t_transient, double t_windo
   m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   const double r = kRadius, side = 28.0 * r, pitch = side / 11.0, layer_pitch = 2.4 * r;
   const int per_row = 11, layers = 10;
-  m.mu_bead = m.mu_wall = 0.3;
+  m.materials.law(talus::kBeadMaterial, talus::kBeadMaterial).mu = m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).mu = 0.3;
   m.walls = talus::contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d(side, side, 1.0));
   m.walls[0].hole_centre = Eigen::Vector3d(0.5 * side, 0.5 * side, 0.0);
   m.walls[0].hole_radius = orifice_diameters * r;

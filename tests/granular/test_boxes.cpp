@@ -63,7 +63,7 @@ struct RidgeRun {
 RidgeRun on_ridge(double dx, int steps) {
   Model m;
   m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
-  m.mu_wall = 0.3;
+  m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).mu = 0.3;
   const double half = 0.05;
   m.boxes.push_back(talus::contact::rotated_box(Eigen::Vector3d::Zero(), Eigen::Vector3d(half, 0.1, half),
                                                 Eigen::Vector3d::UnitY(), std::numbers::pi / 4.0));

@@ -149,7 +149,7 @@ struct Tipping {
 Tipping tip(double tilt_deg, double mu) {
   Model m;
   m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
-  m.mu_wall = mu;
+  m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).mu = mu;
   m.walls.push_back(talus::contact::Wall{});
   const double L = 3 * kR, th = tilt_deg * std::numbers::pi / 180.0;
   const Eigen::Vector3d axis(std::sin(th), 0.0, std::cos(th));

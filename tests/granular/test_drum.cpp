@@ -27,7 +27,7 @@ DrumRun spin(double froude, GranularScheme scheme = GranularScheme::MoreauJean, 
   BeadSpec spec;
   spec.radius = 1e-3;
   GranularScene sc = drum(spec, 6.0, 5.0, 0.35, froude);
-  sc.model.mu_wall = mu_wall;
+  sc.model.materials.law(talus::kBeadMaterial, talus::kWallMaterial).mu = mu_wall;
   GranularParameters p;
   p.h = 1e-3;
   p.scheme = scheme;

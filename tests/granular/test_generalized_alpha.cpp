@@ -140,7 +140,7 @@ TEST_CASE("generalized-α: a bouncing bead leaves at −e times its arrival spee
   const double e = 0.5, drop = 0.1;
   Model m;
   m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
-  m.restitution = e;
+  m.materials.law(talus::kBeadMaterial, talus::kBeadMaterial).e = m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).e = e;
   m.walls.push_back(talus::contact::Wall{});
   m.bodies.add_sphere(Eigen::Vector3d(0, 0, kR + drop), kR, 2500.0);
   GranularStepper s(m, ga());
@@ -207,7 +207,7 @@ TEST_CASE("generalized-α: a capsule lying on a slope below tan θ = μ does not
   const double mu = 0.5, th = 20.0 * std::numbers::pi / 180.0;  // tan 20° = 0.36 < μ
   Model m;
   m.gravity = kG * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
-  m.mu_wall = mu;
+  m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).mu = mu;
   m.walls.push_back(talus::contact::Wall{});
   // Axis along the slope: it cannot roll, it can only slide or stick.
   m.bodies.add_capsule(Eigen::Vector3d(0, 0, kR), Eigen::Vector3d::UnitX(), 2 * kR, kR, 2500.0);

@@ -49,8 +49,8 @@ ColumnLoads settle_column(int layers, double mu_wall, int settle_steps) {
   Model m;
   m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   const double r = kRadius, width = 8.0 * r, pitch = width / 3.0;
-  m.mu_bead = 0.5;
-  m.mu_wall = mu_wall;
+  m.materials.law(talus::kBeadMaterial, talus::kBeadMaterial).mu = 0.5;
+  m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).mu = mu_wall;
   m.walls = talus::contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d(width, width, 1.0));
   std::mt19937_64 gen(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0);

@@ -30,7 +30,7 @@ std::vector<talus::contact::ContactKey> sorted_keys(const GranularStepper& s) {
 TEST_CASE("a rolling bead chain crosses the periodic seam with the same contacts and momentum") {
   Model m;
   m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
-  m.mu_bead = m.mu_wall = 0.3;
+  m.materials.law(talus::kBeadMaterial, talus::kBeadMaterial).mu = m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).mu = 0.3;
   m.walls.push_back(talus::contact::Wall{});
   m.periodic.axis[0] = true;
   m.periodic.length = Eigen::Vector3d(12 * kR, 0, 0);
@@ -68,8 +68,8 @@ TEST_CASE("a head-on collision across the seam exchanges the velocities (e = 1)"
   Model m;
   m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
   m.gravity.setZero();
-  m.restitution = 1.0;
-  m.mu_bead = 0.0;
+  m.materials.law(talus::kBeadMaterial, talus::kBeadMaterial).e = m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).e = 1.0;
+  m.materials.law(talus::kBeadMaterial, talus::kBeadMaterial).mu = 0.0;
   const double L = 10 * kR;
   m.periodic.axis[0] = true;
   m.periodic.length = Eigen::Vector3d(L, 0, 0);
@@ -89,7 +89,7 @@ TEST_CASE("a layer periodic in x and y slides down a rough incline at g (sin θ 
   const double th = 30.0 * std::numbers::pi / 180.0, mu = 0.1, g = 9.81;  // tan θ = 0.58 > 3.5 μ
   Model m;
   m.gravity = g * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th));
-  m.mu_bead = m.mu_wall = mu;
+  m.materials.law(talus::kBeadMaterial, talus::kBeadMaterial).mu = m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).mu = mu;
   m.walls.push_back(talus::contact::Wall{});
   m.periodic.axis[0] = m.periodic.axis[1] = true;
   m.periodic.length = Eigen::Vector3d(12 * kR, 8 * kR, 0);
@@ -153,7 +153,7 @@ TEST_CASE("the chute scene is periodic in the flow direction and keeps every bea
 TEST_CASE("a capsule crossing the seam keeps its two floor contacts and hits a bead across it") {
   Model m;
   m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);  // the granular scenes' gravity (Model's default is none)
-  m.mu_bead = m.mu_wall = 0.0;
+  m.materials.law(talus::kBeadMaterial, talus::kBeadMaterial).mu = m.materials.law(talus::kBeadMaterial, talus::kWallMaterial).mu = 0.0;
   m.walls.push_back(talus::contact::Wall{});
   const double L = 16 * kR;
   m.periodic.axis[0] = true;

@@ -797,11 +797,10 @@ void SceneBuilder::read_integrator(const Field& f) {
                       "' is a rigid body (expected moreau_jean or generalized_alpha: the other second-order schemes "
                       "cannot update quaternion coordinates by q + h v + …)");
     for (const UsedLaw& u : used_laws_)
-      if (const auto* fl = std::get_if<NewtonImpactFrictionLaw>(&u.law);
-          fl && !(c.kind == SchemeKind::GeneralizedAlpha && fl->dim == 2))
+      if (const auto* fl = std::get_if<NewtonImpactFrictionLaw>(&u.law); fl && c.kind != SchemeKind::GeneralizedAlpha)
         in_.fail(s, "is " + name + ", but '" + u.interaction + "' has " + std::to_string(fl->dim) +
-                        "-D Coulomb friction (expected moreau_jean, or generalized_alpha for 2-D friction: Newmark, "
-                        "HHT and Schatzman–Paoli handle frictionless contact and equalities only)");
+                        "-D Coulomb friction (expected moreau_jean or generalized_alpha: Newmark, HHT and "
+                        "Schatzman–Paoli handle frictionless contact and equalities only)");
   }
   // Parameters of the second-order schemes (engine/schemes/SchemeSelection.hpp; defaults are the seeds').
   if (auto x = in_.optional(f, "newmark_gamma")) c.gamma = in_.in_range(*x, 0.0, 1.0);

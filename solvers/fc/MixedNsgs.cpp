@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "solvers/fc/LocalContactSolvers.hpp"
+#include "solvers/core/AcceptProblem.hpp"
 
 namespace talus::solvers {
 
@@ -271,26 +272,9 @@ SolverStats run(const MixedFrictionContactProblem& p, Vector& r, Vector& u, cons
 
 SolverStats nsgs(const MixedFrictionContactProblem& p, Vector& r, Vector& u, const NsgsParameters& params) {
   SolverStats stats;
-  try {
-    validate(p);
-  } catch (const std::invalid_argument& e) {
-    stats.status = SolverStatus::InvalidInput;
-    stats.message = e.what();
-    return stats;
-  }
+  if (!accept_problem(p, stats)) return stats;
   const Index m = p.rows();
-  if (r.size() == 0) r = Vector::Zero(m);
-  if (r.size() != m || !r.allFinite()) {
-    stats.status = SolverStatus::InvalidInput;
-    stats.message = "nsgs: warm start r has " + std::to_string(r.size()) + " entries (expected " +
-                    std::to_string(m) + ") or is not finite";
-    return stats;
-  }
-  if (!(params.relaxation > 0.0 && params.relaxation < 2.0)) {
-    stats.status = SolverStatus::InvalidInput;
-    stats.message = "nsgs: relaxation must lie in (0, 2)";
-    return stats;
-  }
+  if (!accept_nsgs_start(m, r, params, stats)) return stats;
   if (m == 0) {
     u = p.q;
     stats.status = SolverStatus::Converged;

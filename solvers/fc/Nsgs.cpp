@@ -15,6 +15,7 @@
 #include "solvers/fc/AndersonAcceleration.hpp"
 #include "solvers/fc/BlockCsrMatrix.hpp"
 #include "solvers/fc/ContactColouring.hpp"
+#include "solvers/core/AcceptProblem.hpp"
 
 namespace talus::solvers {
 
@@ -394,29 +395,27 @@ SolverStats run(const FrictionContactProblem& p, Vector& r, Vector& u, const Nsg
 
 }  // namespace
 
-SolverStats nsgs(const FrictionContactProblem& p, Vector& r, Vector& u, const NsgsParameters& params) {
-  SolverStats stats;
-  try {
-    validate(p);
-    if (!p.W.coeffs().allFinite()) throw std::invalid_argument("friction problem: W contains NaN or Inf");
-  } catch (const std::invalid_argument& e) {
-    stats.status = SolverStatus::InvalidInput;
-    stats.message = e.what();
-    return stats;
-  }
-  const Index m = p.dim * p.contacts();
+bool accept_nsgs_start(Index m, Vector& r, const NsgsParameters& params, SolverStats& stats) {
   if (r.size() == 0) r = Vector::Zero(m);
   if (r.size() != m || !r.allFinite()) {
     stats.status = SolverStatus::InvalidInput;
     stats.message = "nsgs: warm start r has " + std::to_string(r.size()) + " entries (expected " +
                     std::to_string(m) + ") or is not finite";
-    return stats;
+    return false;
   }
   if (!(params.relaxation > 0.0 && params.relaxation < 2.0)) {
     stats.status = SolverStatus::InvalidInput;
     stats.message = "nsgs: relaxation must lie in (0, 2)";
-    return stats;
+    return false;
   }
+  return true;
+}
+
+SolverStats nsgs(const FrictionContactProblem& p, Vector& r, Vector& u, const NsgsParameters& params) {
+  SolverStats stats;
+  if (!accept_problem(p, stats)) return stats;
+  const Index m = p.dim * p.contacts();
+  if (!accept_nsgs_start(m, r, params, stats)) return stats;
   if (m == 0) {
     u = p.q;
     stats.status = SolverStatus::Converged;

@@ -47,4 +47,8 @@ struct NsgsParameters : SolverParameters {
 // estimated by timing one contact update in 32.
 SolverStats nsgs(const FrictionContactProblem& p, Vector& r, Vector& u, const NsgsParameters& params);
 
+// The start both NSGS entry points check (this one and MixedNsgs.hpp's): r of m unknowns (an empty r becomes
+// zero), finite, and ω in (0, 2). Returns false, with stats saying why (InvalidInput), when refused.
+bool accept_nsgs_start(Index m, Vector& r, const NsgsParameters& params, SolverStats& stats);
+
 }  // namespace talus::solvers

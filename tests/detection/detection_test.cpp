@@ -15,24 +15,15 @@
 #include "engine/detection/SmallPathDetection.hpp"
 #include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
 
+#include "tests/SceneText.hpp"
+
 using namespace talus;
 using namespace talus::app;
 
 namespace {
 
-std::string read_text(const std::string& relative) {
-  std::ifstream in(std::string(TALUS_SOURCE_DIR) + "/" + relative);
-  REQUIRE(in.good());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string replace_once(std::string s, const std::string& from, const std::string& to) {
-  const auto at = s.find(from);
-  REQUIRE(at != std::string::npos);
-  return s.replace(at, from.size(), to);
-}
+using test::read_text;
+using test::replace_once;
 
 enum class Scheme { MoreauJean, GeneralizedAlpha };
 

@@ -64,4 +64,34 @@ inline Stepper generalized_alpha(Model& model, double h, double rho_infinity) {
   return s;
 }
 
+// The joint-friction tests' constants and their slider: a carriage on a horizontal prismatic rail along x, the
+// ball on a vertical prismatic mast from the carriage, resting on the floor z = 0 with Coulomb friction (dim 2
+// or 3), pushed by F. Bodies: 0 carriage, 1 ball; interactions: 0 rail, 1 mast, 2 floor.
+constexpr double kMu = 0.4;
+constexpr double kBall = 2.0;      // ball mass [kg]
+constexpr double kCarriage = 0.5;  // carriage mass [kg]
+constexpr double kRadius = 0.1;    // ball radius [m]
+
+// A frictional sphere–plane contact between body `ball` and the floor z = 0.
+inline void add_floor(Model& model, int ball, int dim) {
+  Interaction in;
+  in.name = "floor";
+  in.systems = {SystemRef{SystemFamily::Rigid, ball}};
+  in.relation = SphereContactRelation{Eigen::Vector3d::UnitZ(), 0.0};
+  in.law = NewtonImpactFrictionLaw{0.0, kMu, dim};
+  model.interactions.push_back(in);
+}
+
+inline Model friction_slider(const Eigen::Vector3d& F, int dim) {
+  Model model;
+  model.gravity = Eigen::Vector3d(0, 0, -kG);
+  add_ball(model, Eigen::Vector3d(0, 0, 0.5), kCarriage, 0.05);
+  add_ball(model, Eigen::Vector3d(0, 0, kRadius), kBall, kRadius);
+  add_joint(model, "rail", JointKind::Prismatic, 0, -1, Eigen::Vector3d(0, 0, 0.5), Eigen::Vector3d::UnitX());
+  add_joint(model, "mast", JointKind::Prismatic, 1, 0, Eigen::Vector3d(0, 0, kRadius), Eigen::Vector3d::UnitZ());
+  add_floor(model, 1, dim);
+  model.bodies.force_of(1) = F;
+  return model;
+}
+
 }  // namespace talus::joint_test

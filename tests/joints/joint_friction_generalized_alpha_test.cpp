@@ -16,28 +16,8 @@ using namespace talus::joint_test;
 
 namespace {
 
-constexpr double kMu = 0.4;
-constexpr double kBall = 2.0;      // ball mass [kg]
-constexpr double kCarriage = 0.5;  // carriage mass [kg]
-constexpr double kRadius = 0.1;    // ball radius [m]
-
-// Bodies: 0 carriage, 1 ball; interactions: 0 rail, 1 mast, 2 floor (3-D friction).
-Model slider(const Eigen::Vector3d& F) {
-  Model model;
-  model.gravity = Eigen::Vector3d(0, 0, -kG);
-  add_ball(model, Eigen::Vector3d(0, 0, 0.5), kCarriage, 0.05);
-  add_ball(model, Eigen::Vector3d(0, 0, kRadius), kBall, kRadius);
-  add_joint(model, "rail", JointKind::Prismatic, 0, -1, Eigen::Vector3d(0, 0, 0.5), Eigen::Vector3d::UnitX());
-  add_joint(model, "mast", JointKind::Prismatic, 1, 0, Eigen::Vector3d(0, 0, kRadius), Eigen::Vector3d::UnitZ());
-  Interaction in;
-  in.name = "floor";
-  in.systems = {SystemRef{SystemFamily::Rigid, 1}};
-  in.relation = SphereContactRelation{Eigen::Vector3d::UnitZ(), 0.0};
-  in.law = NewtonImpactFrictionLaw{0.0, kMu, 3};
-  model.interactions.push_back(in);
-  model.bodies.force_of(1) = F;
-  return model;
-}
+// The slider of JointTestModels.hpp with the 3-D cone.
+Model slider(const Eigen::Vector3d& F) { return friction_slider(F, 3); }
 
 }  // namespace
 

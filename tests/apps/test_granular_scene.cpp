@@ -113,3 +113,34 @@ TEST_CASE("malformed granular scenes are refused with FILE:LINE:COL and the fiel
   CHECK(error_of("granular:\n  scene: silo\n  n: 8\n  orifice_diameters: 50\n")
             .rfind(at(2, 3) + "field 'granular': silo: orifice wider than the box", 0) == 0);
 }
+
+namespace {
+
+// A scene with two materials (tests/granular/test_materials.cpp checks what they do).
+const std::string kMaterials =
+    "granular:\n"                              // 1
+    "  scene: bead_stack\n"                    // 2
+    "  n: 27\n"                                // 3
+    "  materials:\n"                           // 4
+    "    - {name: glass, fraction: 0.5}\n"     // 5
+    "    - {name: steel}\n";                   // 6
+
+}  // namespace
+
+TEST_CASE("material keys are checked where they are written") {
+  CHECK(error_of(kMaterials + "  contact_laws:\n    - {pair: [glass, steel], mu: 0.2, e: 0.5}\n  wall_material: steel\n").empty());
+  CHECK(error_of(kMaterials + "  contact_laws:\n    - {pair: [glass, brass], mu: 0.2}\n") ==
+        at(8, 22) + "field 'granular.contact_laws[0].pair[1]': unknown material 'brass' (expected one of: bead, wall, glass, steel)");
+  CHECK(error_of(kMaterials + "  contact_laws:\n    - {pair: [glass, steel], mu: -0.2}\n") ==
+        at(8, 34) + "field 'granular.contact_laws[0].mu': is -0.2 (expected a number >= 0)");
+  CHECK(error_of(kMaterials + "  contact_laws:\n    - {pair: [glass, wall], e: 1.5}\n") ==
+        at(8, 32) + "field 'granular.contact_laws[0].e': is 1.5 (expected a number in [0, 1])");
+  CHECK(error_of(kMaterials + "  contact_laws:\n    - {pair: [glass, steel], mu: 0.2}\n    - {pair: [steel, glass], e: 0.1}\n") ==
+        at(9, 14) + "field 'granular.contact_laws[1].pair': the pair steel/glass is given twice (first at line 8)");
+  CHECK(error_of(kMaterials + "  wall_material: brass\n") ==
+        at(7, 18) + "field 'granular.wall_material': unknown material 'brass' (expected one of: bead, wall, glass, steel)");
+  CHECK(error_of(kMaterials + "    - {name: glass}\n").rfind(at(7, 14) + "field 'granular.materials[2].name': 'glass' is defined twice", 0) == 0);
+  CHECK(error_of(kMaterials + "    - {name: iron, fraction: 0.6}\n") ==
+        at(7, 30) + "field 'granular.materials[2].fraction': brings the beads' shares to 1.100000 (expected at most 1 in all)");
+  CHECK(error_of(kMaterials + "  mu_wall: -1\n") == at(7, 12) + "field 'granular.mu_wall': is -1 (expected a number >= 0)");
+}

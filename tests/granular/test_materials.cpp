@@ -1,6 +1,6 @@
 // Contact laws per pair of materials (engine/Materials.hpp): each contact takes the law of its two materials,
 // so two beads in one scene obey two different laws against the same obstacle; scenes that name no material
-// run bitwise as before materials existed; the scene keys are validated where they are written; restart
+// run bitwise as before materials existed (the scene keys are checked in tests/apps/test_granular_scene.cpp); restart
 // archives carry the material ids.
 //   - incline: two rotation-locked beads side by side on one plane of material "rubber", tilted by θ = 15°
 //     (tan θ = 0.268): "sticky" (μ = 0.5 against rubber) must stick, its friction force balancing m g sin θ, and
@@ -19,8 +19,6 @@
 #include <numbers>
 
 #include "apps/GranularOutput.hpp"
-#include "apps/GranularRun.hpp"
-#include "apps/SceneError.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 
@@ -166,60 +164,6 @@ TEST_CASE("a table naming the default laws again gives the same run bitwise") {
   GranularStepper a(plain.model, p), b(named.model, p);
   for (int k = 0; k < 150; ++k) a.step(), b.step();
   CHECK(talus::state_hash(plain.model.bodies) == talus::state_hash(named.model.bodies));
-}
-
-namespace {
-
-const std::string kName = "talus_test_" + std::to_string(::getpid()) + "_materials.yaml";
-
-std::filesystem::path write_scene(const std::string& text) {
-  const auto file = std::filesystem::temp_directory_path() / kName;
-  std::ofstream(file) << text;
-  return file;
-}
-
-std::string error_of(const std::string& text) {
-  const auto file = write_scene(text);
-  std::string message;
-  try {
-    talus::app::check_granular_scene(file, {});
-  } catch (const talus::app::SceneError& e) {
-    message = e.what();
-  }
-  std::filesystem::remove(file);
-  const std::string prefix = file.parent_path().string() + "/";
-  if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-  return message;
-}
-
-std::string at(int line, int col) { return kName + ":" + std::to_string(line) + ":" + std::to_string(col) + ": "; }
-
-const std::string kScene =
-    "granular:\n"                              // 1
-    "  scene: bead_stack\n"                    // 2
-    "  n: 27\n"                                // 3
-    "  materials:\n"                           // 4
-    "    - {name: glass, fraction: 0.5}\n"     // 5
-    "    - {name: steel}\n";                   // 6
-
-}  // namespace
-
-TEST_CASE("material keys are checked where they are written") {
-  CHECK(error_of(kScene + "  contact_laws:\n    - {pair: [glass, steel], mu: 0.2, e: 0.5}\n  wall_material: steel\n").empty());
-  CHECK(error_of(kScene + "  contact_laws:\n    - {pair: [glass, brass], mu: 0.2}\n") ==
-        at(8, 22) + "field 'granular.contact_laws[0].pair[1]': unknown material 'brass' (expected one of: bead, wall, glass, steel)");
-  CHECK(error_of(kScene + "  contact_laws:\n    - {pair: [glass, steel], mu: -0.2}\n") ==
-        at(8, 34) + "field 'granular.contact_laws[0].mu': is -0.2 (expected a number >= 0)");
-  CHECK(error_of(kScene + "  contact_laws:\n    - {pair: [glass, wall], e: 1.5}\n") ==
-        at(8, 32) + "field 'granular.contact_laws[0].e': is 1.5 (expected a number in [0, 1])");
-  CHECK(error_of(kScene + "  contact_laws:\n    - {pair: [glass, steel], mu: 0.2}\n    - {pair: [steel, glass], e: 0.1}\n") ==
-        at(9, 14) + "field 'granular.contact_laws[1].pair': the pair steel/glass is given twice (first at line 8)");
-  CHECK(error_of(kScene + "  wall_material: brass\n") ==
-        at(7, 18) + "field 'granular.wall_material': unknown material 'brass' (expected one of: bead, wall, glass, steel)");
-  CHECK(error_of(kScene + "    - {name: glass}\n").rfind(at(7, 14) + "field 'granular.materials[2].name': 'glass' is defined twice", 0) == 0);
-  CHECK(error_of(kScene + "    - {name: iron, fraction: 0.6}\n") ==
-        at(7, 30) + "field 'granular.materials[2].fraction': brings the beads' shares to 1.100000 (expected at most 1 in all)");
-  CHECK(error_of(kScene + "  mu_wall: -1\n") == at(7, 12) + "field 'granular.mu_wall': is -1 (expected a number >= 0)");
 }
 
 TEST_CASE("restart archives keep the material ids, and archives without them load as the default material") {

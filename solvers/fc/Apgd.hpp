@@ -13,6 +13,7 @@
 // Lemaréchal & Malick 2011): freeze s from the current u, solve the convex problem approximately, update s.
 // Convergence is tested on the common De Saxcé residual every iteration in both modes.
 // Details and measurements: docs/semismooth-newton.md (section APGD).
+#include "solvers/core/DelassusOperator.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/core/SolverParameters.hpp"
 #include "solvers/core/SolverStats.hpp"
@@ -42,5 +43,10 @@ struct ApgdParameters : SolverParameters {
 // (lowest common residual) and u = W r + q. iterations and counters.sweeps count APGD iterations;
 // counters.matvec_seconds the products with W.
 SolverStats apgd(const FrictionContactProblem& problem, Vector& r, Vector& u, const ApgdParameters& params = {});
+
+// The same on either form of the operator (solvers/core/DelassusOperator.hpp): APGD needs products with W only,
+// so the factored form (FactoredDelassus.hpp) runs without W ever being formed. The iterates are those of the
+// assembled form up to round-off.
+SolverStats apgd(const DelassusOperator& op, Vector& r, Vector& u, const ApgdParameters& params = {});
 
 }  // namespace talus::solvers

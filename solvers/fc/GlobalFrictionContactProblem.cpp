@@ -64,7 +64,7 @@ void solve_with_mass(const SparseMatrixCol& M, const SparseMatrixCol& H, const V
 
 }  // namespace
 
-FrictionContactProblem condense_to_local(const GlobalFrictionContactProblem& g) {
+void mass_solve(const GlobalFrictionContactProblem& g, SparseMatrixCol& X, Vector& y) {
   validate(g);
   SparseMatrixCol M = g.M;
   M.makeCompressed();
@@ -74,10 +74,14 @@ FrictionContactProblem condense_to_local(const GlobalFrictionContactProblem& g) 
   for (Index k = 0; k < M.rows(); ++k)
     if (row_entries[k] == 0)
       throw std::runtime_error("global friction problem: M is singular (row " + std::to_string(k) + " is empty)");
-  const SparseMatrixCol H = g.H;
+  solve_with_mass(M, SparseMatrixCol(g.H), g.f, X, y);
+}
+
+FrictionContactProblem condense_to_local(const GlobalFrictionContactProblem& g) {
   SparseMatrixCol X;
   Vector y;
-  solve_with_mass(M, H, g.f, X, y);
+  mass_solve(g, X, y);
+  const SparseMatrixCol H = g.H;
   FrictionContactProblem p;
   p.dim = g.dim;
   p.W = SparseMatrixCol(H.transpose() * X).pruned(0.0, 0.0);

@@ -24,6 +24,10 @@ struct GlobalFrictionContactProblem {
 // Throws std::invalid_argument naming the inconsistency (sizes, dim, negative μ, NaN).
 void validate(const GlobalFrictionContactProblem& problem);
 
+// X = M⁻¹ H and y = M⁻¹ f from one factorisation of M (validates the problem first). Throws
+// std::runtime_error when M cannot be factorised (singular).
+void mass_solve(const GlobalFrictionContactProblem& problem, SparseMatrixCol& X, Vector& y);
+
 // W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w. Throws std::runtime_error when M cannot be factorised (singular).
 FrictionContactProblem condense_to_local(const GlobalFrictionContactProblem& problem);
 

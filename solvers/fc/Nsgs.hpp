@@ -18,6 +18,7 @@
 //
 // Problems with equality (bilateral) rows beside the contacts, the one-step problem of a mechanism with
 // frictional contacts, have their own serial sweep: MixedNsgs.hpp.
+#include "solvers/core/DelassusOperator.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/core/SolverParameters.hpp"
 #include "solvers/core/SolverStats.hpp"
@@ -46,6 +47,11 @@ struct NsgsParameters : SolverParameters {
 // stats.counters: sweeps, local_iterations, colours (coloured sweeps), and local_seconds / matvec_seconds
 // estimated by timing one contact update in 32.
 SolverStats nsgs(const FrictionContactProblem& p, Vector& r, Vector& u, const NsgsParameters& params);
+
+// The same on either form of the operator (solvers/core/DelassusOperator.hpp): the assembled form runs the sweep
+// above; the factored form (FactoredDelassus.hpp) a plain serial sweep whose velocities carry u, never forming
+// W (FactoredNsgs.cpp).
+SolverStats nsgs(const DelassusOperator& op, Vector& r, Vector& u, const NsgsParameters& params);
 
 // The start both NSGS entry points check (this one and MixedNsgs.hpp's): r of m unknowns (an empty r becomes
 // zero), finite, and ω in (0, 2). Returns false, with stats saying why (InvalidInput), when refused.

@@ -363,4 +363,13 @@ SolverStats semismooth_newton(const FrictionContactProblem& p, Vector& r, Vector
   return stats;
 }
 
+SolverStats semismooth_newton(const DelassusOperator& op, Vector& r, Vector& u,
+                              const SemismoothNewtonParameters& params) {
+  const bool formed_here = std::string(op.form()) != "assembled";
+  SolverStats stats = semismooth_newton(op.assembled(), r, u, params);
+  if (formed_here) stats.message += std::string(stats.message.empty() ? "" : "; ") + "W formed from the " +
+                                    op.form() + " operator";
+  return stats;
+}
+
 }  // namespace talus::solvers

@@ -11,6 +11,7 @@
 // through a burst of APGD when the iteration stagnates.
 // The stopping test is the common residual friction_residual (FrictionContactProblem.hpp).
 // Full description and measured results: docs/semismooth-newton.md.
+#include "solvers/core/DelassusOperator.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/core/SolverParameters.hpp"
 #include "solvers/core/SolverStats.hpp"
@@ -63,6 +64,11 @@ struct SemismoothNewtonParameters : SolverParameters {
 // factorizations (failed ones included), linear_seconds (factorisations + solves), matvec_seconds.
 // The message says how many factorisations failed or line searches were rescued by regularisation.
 SolverStats semismooth_newton(const FrictionContactProblem& problem, Vector& r, Vector& u,
+                              const SemismoothNewtonParameters& params = {});
+
+// The same on either form of the operator (solvers/core/DelassusOperator.hpp). Newton's Jacobian needs W's
+// entries: a factored operator forms W once (DelassusOperator::assembled), which the message says.
+SolverStats semismooth_newton(const DelassusOperator& op, Vector& r, Vector& u,
                               const SemismoothNewtonParameters& params = {});
 
 }  // namespace talus::solvers

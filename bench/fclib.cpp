@@ -6,8 +6,9 @@
 //
 // With --global, global files are also benchmarked: the local solvers on their condensed form, and the granular
 // path's matrix-free sweeps (mf-nsgs, mf-anderson: solvers/matrixfree) on the global form itself when it is a
-// sphere-contact problem (a granular step dumped by `talus run SCENE --dump-fclib DIR`); they have no row for
-// local files.
+// sphere-contact problem (a granular step dumped by `talus run SCENE --dump-fclib DIR`), and NSGS and APGD on the
+// factored operator of any global file (fd-nsgs, fd-apgd: H and X = M⁻¹H, W never formed); they have no row for
+// local files. Each global file's line says how many entries each operator holds and what it costs to set up.
 //
 // --lattice N1,N2,... instead generates lattice bead stacks of about N contacts (LatticeStackProblem.hpp) and
 // reports the NSGS sweep cost (ns per contact per sweep) and the 1- vs 2-thread coloured-sweep speed-up.
@@ -24,6 +25,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -31,6 +33,7 @@
 
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/fc/BlockCsrMatrix.hpp"
+#include "solvers/fc/FactoredDelassus.hpp"
 #include "solvers/fc/FclibIO.hpp"
 #include "solvers/fc/LatticeStackProblem.hpp"
 #include "solvers/fc/Nsgs.hpp"
@@ -97,6 +100,27 @@ Solver matrix_free_variant(std::string name, std::string what, int anderson, int
           }};
 }
 
+// The assembled solvers on the factored form of a global file's operator (solvers/fc/FactoredDelassus.hpp: H and
+// X = M⁻¹H, W never formed). The time is the solve's; the factorisation is printed per problem beside the
+// condensation's (run_folder).
+Solver factored_variant(std::string name, std::string what,
+                        std::function<SolverStats(const DelassusOperator&, Vector&, Vector&, const Budget&)> run) {
+  return {std::move(name), std::move(what), nullptr,
+          [run](const GlobalFrictionContactProblem& g, Vector& r, const Budget& b) {
+            SolverStats st;
+            std::unique_ptr<FactoredDelassus> op;
+            try {
+              op = std::make_unique<FactoredDelassus>(g);
+            } catch (const std::exception& e) {
+              st.status = SolverStatus::InvalidInput;
+              st.message = e.what();
+              return st;
+            }
+            Vector u;
+            return run(*op, r, u, b);
+          }};
+}
+
 template <class P>
 P with_budget(P prm, const Budget& b) {
   prm.tolerance = b.tolerance;
@@ -148,6 +172,18 @@ std::vector<Solver> all_solvers() {
                                   "problems only, --global; --threads threads)", 0));
   s.push_back(matrix_free_variant("mf-anderson", "the same with Anderson acceleration every 2 sweeps, memory 2 (the "
                                   "granular default)", 2, 2));
+  s.push_back(factored_variant("fd-nsgs", "NSGS analytic, plain serial sweep on the factored operator (global files, "
+                               "--global)",
+                               [](const DelassusOperator& op, Vector& r, Vector& u, const Budget& b) {
+                                 NsgsParameters prm = with_budget(nsgs_setup(LocalSolverKind::Analytic, 1.0, false, 0), b);
+                                 return nsgs(op, r, u, prm);
+                               }));
+#ifdef TALUS_BENCH_HAVE_APGD
+  s.push_back(factored_variant("fd-apgd", "APGD on the factored operator (global files, --global)",
+                               [](const DelassusOperator& op, Vector& r, Vector& u, const Budget& b) {
+                                 return apgd(op, r, u, with_budget(ApgdParameters{}, b));
+                               }));
+#endif
 #ifdef TALUS_BENCH_HAVE_NEWTON
   s.push_back({"ssn", "global semismooth Newton (Alart-Curnier, UMFPACK)",
                [](const FrictionContactProblem& p, Vector& r, Vector& u, const Budget& b) {
@@ -332,6 +368,24 @@ int run_folder(const std::string& folder, const Budget& budget, const std::vecto
     const std::string family = rel.has_parent_path() ? rel.begin()->string() : std::string("(top)");
     problems.push_back(name);
     family_of[name] = family;
+    if (kind == FclibKind::Global) {
+      // The two operators' set-up, for the choice between them (docs/friction-solvers.md, "Two operators").
+      const auto t0 = std::chrono::steady_clock::now();
+      const FrictionContactProblem condensed = condense_to_local(global);
+      const auto t1 = std::chrono::steady_clock::now();
+      try {
+        const FactoredDelassus factored(global);
+        const auto t2 = std::chrono::steady_clock::now();
+        std::printf("%s: operators: assembled W %ld entries (condensed in %s), factored H + X %ld entries "
+                    "(factorised in %s)\n",
+                    name.c_str(), static_cast<long>(condensed.W.nonZeros()),
+                    format_seconds(std::chrono::duration<double>(t1 - t0).count()).c_str(),
+                    static_cast<long>(factored.stored_entries()),
+                    format_seconds(std::chrono::duration<double>(t2 - t1).count()).c_str());
+      } catch (const std::exception& e) {
+        std::cerr << "note: " << name << ": no factored operator (" << e.what() << ")\n";
+      }
+    }
     std::printf("%-58s %5ld contacts ", name.c_str(), static_cast<long>(p.contacts()));
     std::fflush(stdout);
     Row best;

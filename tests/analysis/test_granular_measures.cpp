@@ -70,6 +70,19 @@ std::vector<Packing> packings() {
   };
 }
 
+// Steps `steps` times; v_start gets the velocities before the last step, and the last step's contacts are
+// returned as forces.
+std::vector<ContactForce> step_and_collect(Model& m, GranularStepper& stepper, int steps,
+                                           std::vector<Vector3d>& v_start) {
+  for (int k = 0; k < steps; ++k) {
+    v_start = m.bodies.v;
+    stepper.step();
+  }
+  std::vector<ContactForce> contacts;
+  granular_contact_forces(m, stepper, contacts);
+  return contacts;
+}
+
 }  // namespace
 
 TEST_CASE("ball_box_volume: whole balls, halves, octants and caps exactly, a corner cut against sampling") {
@@ -216,12 +229,7 @@ TEST_CASE(
   params.resort_every = 0;  // v_start is kept by index
   GranularStepper stepper(m, params);
   std::vector<Vector3d> v_start;
-  for (int k = 0; k < 200; ++k) {
-    v_start = m.bodies.v;
-    stepper.step();
-  }
-  std::vector<ContactForce> contacts;
-  granular_contact_forces(m, stepper, contacts);
+  const std::vector<ContactForce> contacts = step_and_collect(m, stepper, 200, v_start);
   const RigidBodies& b = m.bodies;
   // Momentum balance: m (v_{k+1} − v_k) / h = Σ contact forces + m g, bead by bead (Moreau–Jean, θ = 1).
   std::vector<Vector3d> f(b.count(), Vector3d::Zero());
@@ -253,12 +261,7 @@ TEST_CASE("the virial of a settled pile equals Σ m (Δv/h − g) z minus the wa
   params.resort_every = 0;  // v_start is kept by index
   GranularStepper stepper(m, params);
   std::vector<Vector3d> v_start;
-  for (int k = 0; k < 400; ++k) {
-    v_start = m.bodies.v;
-    stepper.step();
-  }
-  std::vector<ContactForce> contacts;
-  granular_contact_forces(m, stepper, contacts);
+  const std::vector<ContactForce> contacts = step_and_collect(m, stepper, 400, v_start);
   const RigidBodies& b = m.bodies;
   // Σ_i Σ_c f_z (x_i − p_c)_z: a bead–bead contact's point is shared, so its moments cancel but for the
   // branch; what is left is Σ_i x_i,z F_i,z with F_i from the dynamics, minus the walls' p_z f_z.

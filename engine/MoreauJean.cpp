@@ -252,6 +252,7 @@ struct MoreauJean::Impl {
     settings.scheme = "Moreau-Jean";
     settings.step = report.step + 1;
     settings.time = t0;
+    settings.h = h;
     settings.on_failure = p.on_failure;
 
     const bool newton = !model.nonlinear.empty();

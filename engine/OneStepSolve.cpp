@@ -43,11 +43,7 @@ void select_symmetric(const SparseMatrix& W, const std::vector<Index>& order, st
   A.setFromTriplets(t.begin(), t.end());
 }
 
-std::string context(const OneStepSolveSettings& s) {
-  std::ostringstream os;
-  os << s.scheme << " step " << s.step << " (t = " << s.time << ")";
-  return os.str();
-}
+std::string context(const OneStepSolveSettings& s) { return step_context(s.scheme, s.step, s.time, s.time + s.h); }
 
 // Under Keep, st.message becomes the failure's message and the caller goes on with the solver's last iterate.
 void fail(const Model& model, const ConstraintRows& rows, const OneStepSolveSettings& s, const char* what,

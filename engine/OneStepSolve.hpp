@@ -39,6 +39,7 @@ struct OneStepSolveSettings {
   const char* scheme = "one-step";
   long step = 0;      // the step being taken (k + 1)
   double time = 0.0;  // t_k
+  double h = 0.0;     // t_{k+1} − t_k
   FailurePolicy on_failure = FailurePolicy::RollBack;
 };
 

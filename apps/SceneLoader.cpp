@@ -736,6 +736,10 @@ std::vector<std::string_view> scheme_keys(SchemeKind k) {
     case SchemeKind::GeneralizedAlpha: add({"rho_infinity", "newton_tolerance", "newton_max_iterations"}); break;
     case SchemeKind::SchatzmanPaoli: add({"sp_theta", "newton_tolerance", "newton_max_iterations"}); break;
     case SchemeKind::EventDriven: add({"dae_method", "dae_tolerance"}); break;
+    // Reached through make_integrator only: read_integrator's choice list never yields them.
+    case SchemeKind::AdaptiveMoreauJean:
+    case SchemeKind::EventCapturingRk:
+    case SchemeKind::Granular: break;
   }
   return keys;
 }

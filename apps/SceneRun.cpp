@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <memory>
 #include <cmath>
 #include <sstream>
 
@@ -12,7 +13,8 @@
 #include "apps/TimeSeries.hpp"
 #include "apps/Version.hpp"
 #include "engine/MoreauJean.hpp"
-#include "engine/eventdriven/EventDriven.hpp"
+#include "engine/Integrator.hpp"
+#include "engine/eventdriven/EventDrivenIntegrator.hpp"
 #include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
 #include "engine/schemes/NonsmoothNewmark.hpp"
 #include "engine/schemes/SchatzmanPaoli.hpp"
@@ -40,59 +42,7 @@ long planned_steps(const Scene& scene) {
 
 namespace {
 
-// The event-driven path (engine/eventdriven, issue 6) sampled on the output grid: one "step" advances to the
-// next grid time t₀ + k h, the impulses of the impacts inside that interval are the interactions' impulses of
-// the row, and every event (impact, closing, release, rest) is listed in events.csv beside the time series.
-RunResult run_event_driven(Scene& scene, const RunOptions& options) {
-  if (!options.profile.empty())
-    throw std::invalid_argument("--profile: an event_driven scene has no time steps whose stages could be timed "
-                                "(it advances from event to event); profile a time-stepping scheme");
-  eventdriven::EventDrivenParameters p;
-  p.dae.method = eventdriven::parse_dae_method(scene.scheme.dae_method);
-  p.dae.control.tolerance = scene.scheme.dae_tolerance;
-  eventdriven::EventDriven ed(scene.model, p);  // throws std::invalid_argument before any output is touched
-  std::vector<eventdriven::EventRecord> events;
-  Model& model = scene.model;
-  // Energy columns: the event-driven path integrates the smooth phases exactly to its tolerance and reports
-  // no discrete supply, so only the impacts' contact work is filled in (external and damping work stay 0).
-  StepReport report;
-  ed.on_event = [&](const eventdriven::EventRecord& r) {
-    events.push_back(r);
-    // Work of an impact on its normal row: ½ (U⁻ + U⁺) P (seed 000 eq 81), exact for Newton's law.
-    if (r.kind == eventdriven::EventKind::Impact) report.energy.contact_work += 0.5 * (r.U_minus + r.U_plus) * r.impulse;
-    if (r.kind != eventdriven::EventKind::Impact && r.kind != eventdriven::EventKind::Rest) return;
-    Vector& P = model.interactions[static_cast<size_t>(r.interaction)].impulse;
-    if (P.size() > 0) P[0] += r.impulse;
-  };
-  const double t0 = model.time, h = scene.integrator.h;
-  long k = 0;
-  const RunResult result = run_scene(scene, options, [&]() -> const StepReport& {
-    for (Interaction& in : model.interactions) in.impulse = Vector::Zero(law_rows(in.law));
-    report.energy = {};
-    ed.advance_to(t0 + static_cast<double>(++k) * h);
-    report.time = model.time;
-    report.step = k;
-    report.active = static_cast<int>(ed.closed_interactions().size());
-    report.solver.status = solvers::SolverStatus::Converged;
-    return report;
-  });
-  std::ostringstream out;
-  out << "time,kind,interaction,name,U_minus,U_plus,impulse\n";
-  out.precision(17);
-  for (const eventdriven::EventRecord& e : events)
-    out << e.time << ',' << eventdriven::to_string(e.kind) << ',' << e.interaction << ','
-        << model.interactions[static_cast<size_t>(e.interaction)].name << ',' << e.U_minus << ',' << e.U_plus << ','
-        << e.impulse << '\n';
-  write_file_atomically(options.out_dir / kEventsFile, out.str());
-  return result;
-}
-
-}  // namespace
-
-namespace {
-
-
-// The scene's generalized-α parameters (run_scene builds that integrator itself, to restore it).
+// The scene's generalized-α parameters.
 NonsmoothGeneralizedAlphaParameters generalized_alpha_parameters(const Scene& scene) {
   NonsmoothGeneralizedAlphaParameters p;
   p.h = scene.scheme.h;
@@ -102,43 +52,49 @@ NonsmoothGeneralizedAlphaParameters generalized_alpha_parameters(const Scene& sc
   return p;
 }
 
-// make_integrator (engine/schemes/SchemeSelection.hpp) with the scene's Newton settings, which SchemeChoice does
-// not carry: integrator.newton_tolerance and newton_max_iterations are read by every second-order scheme
-// (generalized_alpha: generalized_alpha_parameters).
-Integrator make_second_order(Scene& scene) {
+eventdriven::EventDrivenParameters event_driven_parameters(const Scene& scene) {
+  eventdriven::EventDrivenParameters p;
+  p.dae.method = eventdriven::parse_dae_method(scene.scheme.dae_method);
+  p.dae.control.tolerance = scene.scheme.dae_tolerance;
+  return p;
+}
+
+// make_integrator (engine/schemes/SchemeSelection.hpp) with the scene's settings that SchemeChoice does not
+// carry: Moreau–Jean's whole integrator section (variant, solver, tolerances), and integrator.newton_tolerance and
+// newton_max_iterations, which every second-order scheme reads (generalized-α: run_scene builds it itself, to
+// restore it).
+std::unique_ptr<Integrator> make_scene_integrator(Scene& scene) {
   const SchemeChoice& c = scene.scheme;
   const MoreauJeanParameters& mj = scene.integrator;
+  const std::string name = describe(c);
   const auto newton = [&](auto& p) {
     p.h = c.h;
     p.newton_tolerance = mj.newton_tolerance;
     p.newton_max_iterations = mj.newton_max_iterations;
   };
   switch (c.kind) {
+    case SchemeKind::MoreauJean: return make_scheme_integrator<MoreauJean>(scene.model, mj, name);
     case SchemeKind::Newmark: {
       NonsmoothNewmarkParameters p;
       newton(p);
       p.gamma = c.gamma;
       p.beta = c.beta;
-      return wrap_scheme<NonsmoothNewmark>(scene.model, p);
+      return make_scheme_integrator<NonsmoothNewmark>(scene.model, p, name);
     }
     case SchemeKind::Hht: {
       NonsmoothNewmarkParameters p = hht_parameters(c.h, c.alpha);
       newton(p);
-      return wrap_scheme<NonsmoothNewmark>(scene.model, p);
+      return make_scheme_integrator<NonsmoothNewmark>(scene.model, p, name);
     }
     case SchemeKind::SchatzmanPaoli: {
       SchatzmanPaoliParameters p;
       newton(p);
       p.theta = c.sp_theta;
-      return wrap_scheme<SchatzmanPaoli>(scene.model, p);
+      return make_scheme_integrator<SchatzmanPaoli>(scene.model, p, name);
     }
     default: return make_integrator(scene.model, c);
   }
 }
-
-}  // namespace
-
-namespace {
 
 // Fills the integrator's own state (RestartState's accelerations) into the archive's state at the end of a run.
 using SchemeStateSource = std::function<void(RestartState&)>;
@@ -151,33 +107,58 @@ RestartState read_restart(Scene& scene, const RunOptions& options) {
   return read_scene_restart(options.restart, scene, TimeSeries(scene).columns());
 }
 
+// The event-driven scheme's events (impact, closing, release, rest), listed in events.csv beside the time series.
+void write_events(const Scene& scene, const RunOptions& options,
+                  const std::vector<eventdriven::EventRecord>& events) {
+  std::ostringstream out;
+  out << "time,kind,interaction,name,U_minus,U_plus,impulse\n";
+  out.precision(17);
+  for (const eventdriven::EventRecord& e : events)
+    out << e.time << ',' << eventdriven::to_string(e.kind) << ',' << e.interaction << ','
+        << scene.model.interactions[static_cast<size_t>(e.interaction)].name << ',' << e.U_minus << ',' << e.U_plus
+        << ',' << e.impulse << '\n';
+  write_file_atomically(options.out_dir / kEventsFile, out.str());
+}
+
 }  // namespace
 
+// Every scheme steps through the one integrator contract (engine/Integrator.hpp); the event-driven scheme
+// advances on the output grid (engine/eventdriven/EventDrivenIntegrator.hpp: one step to the next time t₀ + k h).
 RunResult run_scene(Scene& scene, const RunOptions& options) {
-  if (!options.restart.empty() && scene.scheme.kind == SchemeKind::EventDriven) read_restart(scene, options);  // refuses
-  if (scene.scheme.kind == SchemeKind::EventDriven) return run_event_driven(scene, options);
-  if (scene.scheme.kind == SchemeKind::MoreauJean) {
-    // The archive is loaded before the integrator is built, so that it starts from the restored state.
-    const RestartState resume = read_restart(scene, options);
-    MoreauJean integrator(scene.model, scene.integrator);
-    return run_loop(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); }, resume);
-  }
+  const bool event_driven = scene.scheme.kind == SchemeKind::EventDriven;
+  // The archive is loaded before the integrator is built, so that it starts from the restored state; the schemes
+  // that cannot restart refuse it here, naming why.
+  const RestartState resume = read_restart(scene, options);
+  if (event_driven && !options.profile.empty())
+    throw std::invalid_argument("--profile: an event_driven scene has no time steps whose stages could be timed "
+                                "(it advances from event to event); profile a time-stepping scheme");
   scene.scheme.h = scene.integrator.h;  // --h overrides the file for every scheme
+  std::unique_ptr<Integrator> integrator;
+  SchemeStateSource scheme_state;
+  const eventdriven::EventDrivenIntegrator* events = nullptr;
   if (scene.scheme.kind == SchemeKind::GeneralizedAlpha) {
-    // Built on the restored model, then given back the accelerations (q_n, v_n) do not determine.
-    const RestartState resume = read_restart(scene, options);
-    NonsmoothGeneralizedAlpha integrator(scene.model, generalized_alpha_parameters(scene));
-    if (!options.restart.empty()) integrator.restore_accelerations(resume.acceleration, resume.smooth_acceleration);
-    return run_loop(
-        scene, options, [&integrator]() -> const StepReport& { return integrator.step(); }, resume,
-        [&integrator](RestartState& state) {
-          state.acceleration = integrator.acceleration();
-          state.smooth_acceleration = integrator.smooth_acceleration();
-        });
+    // Given back the accelerations (q_n, v_n) do not determine.
+    auto ga = make_scheme_integrator<NonsmoothGeneralizedAlpha>(scene.model, generalized_alpha_parameters(scene),
+                                                                describe(scene.scheme));
+    if (!options.restart.empty()) ga->scheme().restore_accelerations(resume.acceleration, resume.smooth_acceleration);
+    scheme_state = [scheme = &ga->scheme()](RestartState& state) {
+      state.acceleration = scheme->acceleration();
+      state.smooth_acceleration = scheme->smooth_acceleration();
+    };
+    integrator = std::move(ga);
+  } else if (event_driven) {
+    // Throws std::invalid_argument before any output is touched.
+    auto ed = std::make_unique<eventdriven::EventDrivenIntegrator>(scene.model, event_driven_parameters(scene),
+                                                                  scene.scheme.h, describe(scene.scheme));
+    events = ed.get();
+    integrator = std::move(ed);
+  } else {
+    integrator = make_scene_integrator(scene);
   }
-  if (!options.restart.empty()) read_restart(scene, options);  // refuses the other second-order schemes, naming why
-  const Integrator integrator = make_second_order(scene);
-  return run_scene(scene, options, [&integrator]() -> const StepReport& { return integrator.step(); });
+  const RunResult result = run_loop(
+      scene, options, [&]() -> const StepReport& { return integrator->step(scene.model); }, resume, scheme_state);
+  if (events) write_events(scene, options, events->events());
+  return result;
 }
 
 RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step) {

@@ -42,6 +42,7 @@
 
 #include "engine/ConstraintAssembly.hpp"
 #include "engine/DiscreteEnergy.hpp"
+#include "engine/Integrator.hpp"
 #include "engine/BlockIterationMatrix.hpp"
 #include "engine/OneStepSolve.hpp"
 #include "engine/detection/SmallPathDetection.hpp"
@@ -161,11 +162,7 @@ struct MoreauJean::Impl {
     report.time = model.time;
   }
 
-  std::string context() const {
-    std::ostringstream os;
-    os << "Moreau-Jean step " << report.step + 1 << " (t = " << model.time << " -> " << model.time + p.h << ")";
-    return os.str();
-  }
+  std::string context() const { return step_context("Moreau-Jean", report.step + 1, model.time, model.time + p.h); }
 
   // Re-validates when systems or interactions were added or removed; re-factorises only for systems.
   void prepare() {
@@ -255,6 +252,8 @@ struct MoreauJean::Impl {
     settings.scheme = "Moreau-Jean";
     settings.step = report.step + 1;
     settings.time = t0;
+    settings.h = h;
+    settings.on_failure = p.on_failure;
 
     const bool newton = !model.nonlinear.empty();
     const Index n_rigid = 6 * layout.bodies;
@@ -304,12 +303,14 @@ struct MoreauJean::Impl {
       ++iterations;
       if (!newton) break;
     }
+    // Every failure below is checked before the model is written: RollBack leaves it as it was.
+    report.solver = stats;
     if (!converged) {
       std::ostringstream os;
       os << context() << ": Newton iterations on the nonlinear systems did not converge in " << iterations
          << " iterations (residual " << residual.norm() << ", tolerance " << p.newton_tolerance << " x "
          << nonlinear_residual_scale() << ")";
-      throw StepFailure(os.str());
+      step_failed(p.on_failure, report, solvers::SolverStatus::MaxIterations, os.str());
     }
     if (!wt.positions_first) {
       vw = wt.position * v + (1.0 - wt.position) * v0;
@@ -319,10 +320,13 @@ struct MoreauJean::Impl {
         project_onto_joints(model, layout, joints, t1, p.joint_projection_tolerance, 20, q1, projection) < 0) {
       std::ostringstream os;
       os << context() << ": the projection onto the joints did not reach |g| <= " << p.joint_projection_tolerance
-         << " in 20 Newton iterations (max |g| " << projection.rows.gap.cwiseAbs().maxCoeff() << ")";
-      throw StepFailure(os.str());
+         << " in 20 Newton iterations (max |g| " << projection.rows.gap.cwiseAbs().maxCoeff() << "; joints "
+         << interaction_names(model, joints) << ")";
+      step_failed(p.on_failure, report, solvers::SolverStatus::MaxIterations, os.str());
     }
-    if (!v.allFinite() || !q1.allFinite()) throw StepFailure(context() + ": the new state is not finite (NaN/Inf)");
+    if (!v.allFinite() || !q1.allFinite())
+      step_failed(p.on_failure, report, solvers::SolverStatus::Diverged,
+                  context() + ": the new state is not finite (NaN/Inf) in " + non_finite_dof(model, layout, q1, v));
 
     fill_energy(t0, t1);
     scatter_state(layout, q1, v, model);  // q1 first: ω_world = R(q1) ω_body (DofLayout.hpp)
@@ -331,8 +335,9 @@ struct MoreauJean::Impl {
 
     report.time = t1;
     ++report.step;
+    report.h = h;
+
     report.active = static_cast<int>(active.interactions.size());
-    report.solver = stats;
     report.newton_iterations = iterations;
     stages.stamp(Phase::Integration);
     return report;

@@ -35,6 +35,10 @@ struct MoreauJeanParameters {
   // projected back onto g = 0 after every step (engine/joints/JointProjection.hpp), to this tolerance [m or rad].
   bool project_joints = true;
   double joint_projection_tolerance = 1e-12;
+  // A step that cannot be completed (StepReport.hpp): RollBack throws StepFailure and leaves the model as it was;
+  // Keep applies it (the solver's last iterate, the last Newton iterate) and says so in the report's solver status
+  // and message.
+  FailurePolicy on_failure = FailurePolicy::RollBack;
 };
 
 class MoreauJean {
@@ -44,10 +48,12 @@ class MoreauJean {
   MoreauJean(const MoreauJean&) = delete;
   MoreauJean& operator=(const MoreauJean&) = delete;
 
-  // Advances the model by one step h. Throws talus::StepFailure (StepReport.hpp) when the one-step problem
-  // is not solved to tolerance, Newton does not converge or the state becomes non-finite: a failed step is
-  // never silently accepted, and leaves the model as it was. Throws std::invalid_argument for a model that
-  // fails Model::validate() (checked whenever systems or interactions were added).
+  // Advances the model by one step h. When the one-step problem is not solved to tolerance, Newton does not
+  // converge, the joint projection fails or the state becomes non-finite, the step fails by
+  // parameters().on_failure: never silently accepted. Under RollBack StepFailure names the step, its time and
+  // the interactions or the body, and the model is as it was (the contacts found by this step's detection
+  // excepted). Throws std::invalid_argument for a model that fails Model::validate() (checked whenever systems
+  // or interactions were added).
   // After a step every interaction holds gap (row 0: g(q_{k+1})), velocity U_{k+1} = J(q_J) v_{k+1} and
   // impulse P_{k+1} (zero when it was not active); the impulses warm-start the next solve.
   const StepReport& step();

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <variant>
 
+#include "engine/Integrator.hpp"
 #include "engine/StepReport.hpp"
 #include "solvers/fc/MixedNsgs.hpp"
 #include "solvers/fc/Nsgs.hpp"
@@ -42,18 +43,17 @@ void select_symmetric(const SparseMatrix& W, const std::vector<Index>& order, st
   A.setFromTriplets(t.begin(), t.end());
 }
 
-std::string context(const OneStepSolveSettings& s) {
-  std::ostringstream os;
-  os << s.scheme << " step " << s.step << " (t = " << s.time << ")";
-  return os.str();
-}
+std::string context(const OneStepSolveSettings& s) { return step_context(s.scheme, s.step, s.time, s.time + s.h); }
 
-[[noreturn]] void fail(const OneStepSolveSettings& s, const char* what, const solvers::SolverStats& st) {
+// Under Keep, st.message becomes the failure's message and the caller goes on with the solver's last iterate.
+void fail(const Model& model, const ConstraintRows& rows, const OneStepSolveSettings& s, const char* what,
+          solvers::SolverStats& st) {
   std::ostringstream os;
   os << context(s) << ": one-step " << what << " not solved: status " << solvers::to_string(st.status)
      << ", residual " << st.residual << " (tolerance " << s.tolerance << "), " << st.iterations << " iterations";
   if (!st.message.empty()) os << " (" << st.message << ")";
-  throw StepFailure(os.str());
+  os << "; active interactions: " << interaction_names(model, rows.interactions);
+  solve_failed(s.on_failure, st, os.str());
 }
 
 solvers::SolverStats solve_frictionless(const Model& model, const ConstraintRows& rows, const SparseMatrix& W,
@@ -94,8 +94,11 @@ solvers::SolverStats solve_frictionless(const Model& model, const ConstraintRows
   opt.method = s.kind == OneStepSolverKind::Lemke ? solvers::LcpMethod::Lemke : solvers::LcpMethod::Psor;
   opt.tolerance = s.tolerance;
   opt.max_iterations = s.max_iterations;
-  const solvers::SolverStats st = solvers::solve_lcp(lcp, ws.z, ws.w, opt);
-  if (!st.converged()) fail(s, "LCP", st);
+  solvers::SolverStats st = solvers::solve_lcp(lcp, ws.z, ws.w, opt);
+  if (!st.converged()) {
+    fail(model, rows, s, "LCP", st);
+    if (ws.z.size() != m) ws.z.setZero(m);  // Keep: no iterate, no impulse
+  }
   P.resize(m);
   for (Index i = 0; i < m; ++i) P[ws.order[i]] = ws.z[i];
   return st;
@@ -166,14 +169,15 @@ solvers::SolverStats solve_mixed(const Model& model, const ConstraintRows& rows,
   solvers::NsgsParameters np;
   np.tolerance = s.tolerance;
   np.max_iterations = s.max_iterations;
-  const solvers::SolverStats st = solvers::nsgs(fc, ws.r, ws.u, np);
+  solvers::SolverStats st = solvers::nsgs(fc, ws.r, ws.u, np);
   if (!st.converged()) {
     // Name the equality blocks the solver's message refers to by their interactions.
     solvers::SolverStats named = st;
     for (size_t e = 0; e < ws.equalities.size(); ++e)
       named.message += (e == 0 ? "; equality blocks: " : ", ") + std::to_string(e) + " = interaction " +
                        std::to_string(ws.equalities[e]) + " '" + model.interactions[ws.equalities[e]].name + "'";
-    fail(s, "friction-contact problem with equality rows (NSGS)", named);
+    fail(model, rows, s, "friction-contact problem with equality rows (NSGS)", named);
+    st = named;
   }
   P.setZero(rows.rows());
   for (Index i = 0; i < m; ++i)
@@ -219,14 +223,17 @@ solvers::SolverStats solve_frictional(const Model& model, const ConstraintRows& 
     opt.max_iterations = s.max_iterations;
     ws.z.resize(0);
     st = solvers::solve_lcp(ws.lcp, ws.z, ws.w, opt);
-    if (!st.converged()) fail(s, "2-D friction LCP", st);
+    if (!st.converged()) {
+      fail(model, rows, s, "2-D friction LCP", st);
+      if (ws.z.size() != ws.lcp.size()) ws.z.setZero(ws.lcp.size());  // Keep: no iterate, no impulse
+    }
     solvers::fc2d_reaction_from_lcp(fc, ws.z, ws.r);
   } else {
     solvers::NsgsParameters np;
     np.tolerance = s.tolerance;
     np.max_iterations = s.max_iterations;
     st = solvers::nsgs(fc, ws.r, ws.u, np);
-    if (!st.converged()) fail(s, "friction-contact problem (NSGS)", st);
+    if (!st.converged()) fail(model, rows, s, "friction-contact problem (NSGS)", st);
   }
   P.setZero(rows.rows());
   for (Index i = 0; i < static_cast<Index>(ws.order.size()); ++i)

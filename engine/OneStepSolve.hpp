@@ -18,7 +18,9 @@
 // mechanism solved together and exactly, U_E = 0, the local Coulomb solve for the contacts), whatever the kind
 // and the dim: no LCP form of it is built for Lemke. A failure names the equality interactions behind the
 // solver's blocks.
-// A solve that does not converge throws StepFailure with the solver's status, residual and iterations.
+// A solve that does not converge fails by settings.on_failure (engine/Integrator.hpp's step_failed): RollBack
+// throws StepFailure with the solver's status, residual, iterations and the active interactions; Keep returns
+// the stats with that message and the solver's last iterate in P.
 #include <string>
 #include <vector>
 
@@ -37,6 +39,8 @@ struct OneStepSolveSettings {
   const char* scheme = "one-step";
   long step = 0;      // the step being taken (k + 1)
   double time = 0.0;  // t_k
+  double h = 0.0;     // t_{k+1} − t_k
+  FailurePolicy on_failure = FailurePolicy::RollBack;
 };
 
 // Reused buffers of the one-step solve.

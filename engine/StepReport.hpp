@@ -27,6 +27,7 @@ struct EnergyReport {
 struct StepReport {
   double time = 0.0;    // t_{k+1}
   long step = 0;        // k + 1
+  double h = 0.0;       // the step taken, t_{k+1} − t_k [s] (adaptive schemes: the accepted step's size)
   int active = 0;       // interactions in the one-step problem (forecast ḡ <= 0, or equalities)
   solvers::SolverStats solver;
   int newton_iterations = 0;
@@ -41,10 +42,12 @@ struct StepFailure : std::runtime_error {
 };
 
 // What an integrator does with a step it could not complete, said the same way by every integrator (issue 11
-// item 3): RollBack leaves the model exactly as it was before the step and throws StepFailure, whose message
-// names the step, its time and the body or contact where it failed; Keep applies the step anyway and says so in
-// the report (solver status and message), for benches and studies of a solver's failures. The small-system
-// integrators implement RollBack only; the granular stepper both (GranularParameters::on_failure).
+// item 3; engine/Integrator.hpp): RollBack leaves the model exactly as it was before the step and throws
+// StepFailure, whose message names the step, its time and the body or contact where it failed; Keep applies the
+// step anyway and says so in the report (solver status not Converged, and the same message), for benches and
+// studies of a solver's failures. Every scheme's parameters carry it (on_failure); the adaptive, event-capturing
+// and event-driven schemes roll back only (SchemeSelection.hpp says why). A step that cannot be computed at all
+// (a singular iteration matrix) throws under either policy.
 enum class FailurePolicy { RollBack, Keep };
 
 }  // namespace talus

@@ -58,24 +58,33 @@ int AdaptiveMoreauJean::smooth_order() const {
   return s.variant != MoreauJeanVariant::Paoli && s.theta == 0.5 ? 2 : 1;
 }
 
+const StepReport& AdaptiveMoreauJean::scheme_step() {
+  const StepReport& r = scheme_.step();
+  for (int k = 0; k < kPhaseCount; ++k) {
+    phase_seconds_[k] += r.phase_seconds[k];
+    phase_cpu_seconds_[k] += r.phase_cpu_seconds[k];
+  }
+  return r;
+}
+
 AdaptiveMoreauJean::Try AdaptiveMoreauJean::attempt(double h) {
   Try out;
   int active_big = 0, active_first = 0;
   try {
     scheme_.set_step_size(h);
     ++stats_.one_step_solves;
-    active_big = scheme_.step().active;
+    active_big = scheme_step().active;
     gather_coordinates(model_, layout_, q_big_);
     gather_velocities(model_, layout_, v_big_);
     start_.restore(model_, layout_);
 
     scheme_.set_step_size(0.5 * h);
     ++stats_.one_step_solves;
-    active_first = scheme_.step().active;
+    active_first = scheme_step().active;
     half_.save(model_, layout_);
     half_violation_ = largest_violation(model_);
     ++stats_.one_step_solves;
-    out.last_active = scheme_.step().active;
+    out.last_active = scheme_step().active;
   } catch (const StepFailure& failure) {
     start_.restore(model_, layout_);
     if (at_minimum(h, p_.h_min) || at_minimum(p_.min_factor * h, p_.h_min)) {
@@ -137,6 +146,8 @@ double AdaptiveMoreauJean::step(double t_end) {
   if (!(remaining > 0.0))
     throw std::invalid_argument("AdaptiveMoreauJean::step: t_end must lie after the current time");
   start_.save(model_, layout_);
+  phase_seconds_.fill(0.0);
+  phase_cpu_seconds_.fill(0.0);
   for (;;) {
     const double h = std::min(h_, remaining);
     const Try t = attempt(h);

@@ -77,6 +77,11 @@ class AdaptiveMoreauJean {
   const StateSnapshot& half_step_state() const { return half_; }
   double next_step_size() const { return h_; }
   const AdaptiveMoreauJeanStats& stats() const { return stats_; }
+  // The stages of the last step(), summed over its tries' Moreau–Jean steps (rejected tries included), and the
+  // report of its last Moreau–Jean step (the accepted try's second half step).
+  const PhaseSeconds& phase_seconds() const { return phase_seconds_; }
+  const PhaseSeconds& phase_cpu_seconds() const { return phase_cpu_seconds_; }
+  const StepReport& last_scheme_report() const { return scheme_.last_report(); }
   const AdaptiveMoreauJeanParameters& parameters() const { return p_; }
 
  private:
@@ -91,6 +96,7 @@ class AdaptiveMoreauJean {
   Try attempt(double h);
   double gap_violation() const;
   int smooth_order() const;
+  const StepReport& scheme_step();
 
   Model& model_;
   AdaptiveMoreauJeanParameters p_;
@@ -102,6 +108,7 @@ class AdaptiveMoreauJean {
   int previous_active_ = -1;  // active interactions of the last accepted half step
   double half_violation_ = 0.0;
   AdaptiveMoreauJeanStats stats_;
+  PhaseSeconds phase_seconds_{}, phase_cpu_seconds_{};
 };
 
 }  // namespace talus

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/Integrator.hpp"
 #include "engine/detection/SmallPathDetection.hpp"
 #include "engine/schemes/IterationMatrix.hpp"
 #include "engine/schemes/SecondOrderSystem.hpp"
@@ -217,6 +218,8 @@ struct NonsmoothGeneralizedAlpha::Impl {
   // header's. W is not symmetric (a ν or Λ row reads λ̃ through the smooth response, not the converse, and K_t,
   // C_t couple the three parts); the mixed NSGS solves each mechanism's equality group by its true block.
   // Fills R_d, R_q, R_v (responses to the unknowns) and fc_r (the unknowns).
+  std::string context(double t1) const { return step_context(kScheme, steps + 1, t, t1); }
+
   void solve_with_friction(double cq, double cv, double t1) {
     const Index n = n_vel(), N = Index(unknowns.size()), mB = sys.bilateral_rows();
     // Columns: a smooth multiplier acts through S⁻¹Jᵀ (ṽ̇), a position one through U = M⁻¹Jᵀν and a velocity one
@@ -272,15 +275,14 @@ struct NonsmoothGeneralizedAlpha::Impl {
     report.solver.seconds += previous_seconds;
     report.solver.iterations += previous_iterations;
     if (!report.solver.converged()) {
-      std::string msg = std::string(kScheme) + ": step " + std::to_string(steps + 1) + " (t = " + std::to_string(t1) +
-                        "): friction-contact problem of size " + std::to_string(N) + " not solved (" +
+      std::string msg = context(t1) + ": friction-contact problem of size " + std::to_string(N) + " not solved (" +
                         solvers::to_string(report.solver.status) + ", residual " +
                         std::to_string(report.solver.residual) + ")";
       if (!report.solver.message.empty()) msg += ": " + report.solver.message;
       msg += "; forecast contacts with friction:";
       for (Index j : velocity_contacts)
         if (t_rows[j] >= 0) msg += " '" + sys.model().interactions[sys.unilateral()[j]].name + "'";
-      throw StepFailure(msg);
+      solve_failed(p.on_failure, report.solver, msg);
     }
   }
 
@@ -293,6 +295,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
     fc_r.resize(0);  // the friction solve starts cold each step: a restarted run takes the same steps
     StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
     report.time = t1;
+    report.h = h;
     if (detect_contacts(sys.model(), detection, h)) {
       sys.classify_interactions();
       index_unilateral_rows();
@@ -342,12 +345,17 @@ struct NonsmoothGeneralizedAlpha::Impl {
     midpoint_slip = !sys.linear_relations() && !sys.has_bodies();
 
     int it = 0;
+    bool newton_failed = false;
     double relax = 1.0, previous_change = INFINITY;
     stages.stamp(Phase::Narrow);  // the activation forecast: which contacts enter the step
     for (;; ++it) {
-      if (it >= p.newton_max_iterations)
-        throw StepFailure(std::string(kScheme) + ": Newton did not converge in " +
-                          std::to_string(p.newton_max_iterations) + " iterations at t = " + std::to_string(t1));
+      if (it >= p.newton_max_iterations) {
+        step_failed(p.on_failure, report, solvers::SolverStatus::MaxIterations,
+                    context(t1) + ": Newton did not converge in " + std::to_string(p.newton_max_iterations) +
+                        " iterations");
+        newton_failed = true;  // Keep: the last solve's state is the step
+        break;
+      }
       const Vector& qk_at = at(qk, qc);
       sys.constraints(qk_at, t1, rows);
       select_rows(rows.J, b_rows, J_B);
@@ -444,7 +452,14 @@ struct NonsmoothGeneralizedAlpha::Impl {
         // z is the last solve's solution, PSOR's warm start; when the active set (or the detected contacts)
         // changed the problem's size, its entries no longer line up with the unknowns, so PSOR starts cold.
         if (z.size() != problem.size()) z.resize(0);
-        solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
+        if (!solve_step_mlcp(problem, p.lcp, lcp_workspace, z, w, report)) {
+          // Every unilateral interaction has a position row (ν_U) in the MLCP, the active ones a velocity row too.
+          std::vector<int> ids = sys.bilateral();
+          ids.insert(ids.end(), sys.unilateral().begin(), sys.unilateral().end());
+          solve_failed(p.on_failure, report.solver,
+                       context(t1) + ": " + unsolved_mlcp(problem, report.solver) + "; interactions " +
+                           interaction_names(sys.model(), ids));
+        }
         stages.stamp(Phase::Solve);
       }
 
@@ -479,8 +494,11 @@ struct NonsmoothGeneralizedAlpha::Impl {
         vk += relax * (v_new - vk);
       }
     }
-    report.newton_iterations = it + 1;
-    require_finite_state(q_new, v_new, t1, kScheme);
+    report.newton_iterations = newton_failed ? it : it + 1;
+    if (!q_new.allFinite() || !v_new.allFinite())
+      step_failed(p.on_failure, report, solvers::SolverStatus::Diverged,
+                  context(t1) + ": the new state is not finite (NaN/Inf) in " +
+                      non_finite_dof(sys.model(), sys.layout(), q_new, v_new));
 
     // Impulses per row (Λ; the position multipliers ν, ν_T included, are not impulses and are not reported).
     impulse.setZero(rows.rows());

@@ -108,6 +108,11 @@ struct NonsmoothGeneralizedAlphaParameters {
   // contact has friction: tolerance on its extended residual (normalised by 1 + ‖q‖). Round-off by default, so
   // that a sticking contact does not creep and the Newton loop's increments settle.
   solvers::NsgsParameters friction = generalized_alpha_friction_solver();
+  // A step whose one-step problem is not solved, whose Newton loop does not converge or whose state is not
+  // finite (engine/StepReport.hpp): RollBack throws StepFailure and leaves the model and the scheme as they were
+  // (the contacts found by this step's detection excepted); Keep applies it (the last iterate) and says so in the
+  // report's solver status and message.
+  FailurePolicy on_failure = FailurePolicy::RollBack;
 };
 
 class NonsmoothGeneralizedAlpha {
@@ -120,8 +125,8 @@ class NonsmoothGeneralizedAlpha {
   NonsmoothGeneralizedAlpha(const NonsmoothGeneralizedAlpha&) = delete;
   NonsmoothGeneralizedAlpha& operator=(const NonsmoothGeneralizedAlpha&) = delete;
 
-  // Advances the model by h. Throws talus::StepFailure when the MLCP is not solved, Newton does not converge
-  // or the state is not finite.
+  // Advances the model by h. An unsolved one-step problem, a Newton failure or a non-finite state fails the
+  // step by parameters().on_failure (StepFailure names the step, its time and the interactions or the system).
   const StepReport& step();
   const StepReport& last_report() const;
   const NonsmoothGeneralizedAlphaParameters& parameters() const;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/Integrator.hpp"
 #include "engine/schemes/IterationMatrix.hpp"
 #include "engine/schemes/SecondOrderSystem.hpp"
 #include "engine/schemes/StepKernels.hpp"
@@ -80,6 +81,15 @@ struct NonsmoothNewmark::Impl {
     dq_prev.setZero(sys.dofs());
   }
 
+  std::string context(double t1) const { return step_context(kScheme, steps + 1, t, t1); }
+
+  // The interactions behind the MLCP's rows: the bilateral ones, then the active unilateral ones.
+  std::vector<int> mlcp_interactions(const std::vector<Index>& active) const {
+    std::vector<int> ids = sys.bilateral();
+    for (Index j : active) ids.push_back(sys.unilateral()[j]);
+    return ids;
+  }
+
   double algorithmic_energy(const Vector& acc, const Vector& dq_last) const {
     const double h = p.h;
     double e = 0.25 * h * h * (2.0 * p.beta - p.gamma) * acc.dot(M * acc);
@@ -107,6 +117,7 @@ struct NonsmoothNewmark::Impl {
     report = StepReport{};
     StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
     report.time = t1;
+    report.h = h;
 
     qb = q + h * v + (h * h * (0.5 - be)) * a;
     vb = v + (h * (1.0 - ga)) * a;
@@ -129,11 +140,16 @@ struct NonsmoothNewmark::Impl {
     const bool exact_in_one = sys.linear_dynamics() && sys.linear_relations();
 
     int it = 0;
+    bool newton_failed = false;
     stages.stamp(Phase::Narrow);  // the activation forecast: which contacts enter the step
     for (;; ++it) {
-      if (it >= p.newton_max_iterations)
-        throw StepFailure(std::string(kScheme) + ": Newton did not converge in " +
-                          std::to_string(p.newton_max_iterations) + " iterations at t = " + std::to_string(t1));
+      if (it >= p.newton_max_iterations) {
+        step_failed(p.on_failure, report, solvers::SolverStatus::MaxIterations,
+                    context(t1) + ": Newton did not converge in " + std::to_string(p.newton_max_iterations) +
+                        " iterations");
+        newton_failed = true;  // Keep: the last iterate is the step
+        break;
+      }
       sys.constraints(qk, t1, rows);
       select_rows(rows.J, v_rows, J_V);
       update_matrices(t1, qk, vk);
@@ -166,7 +182,10 @@ struct NonsmoothNewmark::Impl {
       problem.M = A.sparseView();
       problem.n_equality = int(mB);
       stages.stamp(Phase::Assembly);
-      solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
+      if (!solve_step_mlcp(problem, p.lcp, lcp_workspace, z, w, report))
+        solve_failed(p.on_failure, report.solver,
+                     context(t1) + ": " + unsolved_mlcp(problem, report.solver) + "; interactions " +
+                         interaction_names(sys.model(), mlcp_interactions(active)));
       stages.stamp(Phase::Solve);
 
       a_new = d0;
@@ -183,8 +202,11 @@ struct NonsmoothNewmark::Impl {
       vk = v_new;
       if (change <= p.newton_tolerance) break;
     }
-    report.newton_iterations = it + 1;
-    require_finite_state(q_new, v_new, t1, kScheme);
+    report.newton_iterations = newton_failed ? it : it + 1;
+    if (!q_new.allFinite() || !v_new.allFinite())
+      step_failed(p.on_failure, report, solvers::SolverStatus::Diverged,
+                  context(t1) + ": the new state is not finite (NaN/Inf) in " +
+                      non_finite_dof(sys.model(), sys.layout(), q_new, v_new));
 
     impulse.setZero(rows.rows());
     for (Index i = 0; i < N; ++i) impulse[v_rows[i]] = z[i];

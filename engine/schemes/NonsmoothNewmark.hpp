@@ -37,6 +37,10 @@ struct NonsmoothNewmarkParameters {
   double newton_tolerance = 1e-10;  // on the increments between Newton iterates (see StepKernels.hpp)
   int newton_max_iterations = 50;
   solvers::LcpSolverOptions lcp;
+  // A step whose MLCP is not solved, whose Newton loop does not converge or whose state is not finite
+  // (engine/StepReport.hpp): RollBack throws StepFailure and leaves the model and the scheme as they were; Keep
+  // applies it (the last iterate) and says so in the report's solver status and message.
+  FailurePolicy on_failure = FailurePolicy::RollBack;
 };
 
 // HHT with the standard rule γ = ½ + α, β = (1 + α)²/4 (seed 000 eq 60 with α ↦ −α; α ∈ [0, 1/3]).
@@ -50,7 +54,8 @@ class NonsmoothNewmark {
   NonsmoothNewmark(const NonsmoothNewmark&) = delete;
   NonsmoothNewmark& operator=(const NonsmoothNewmark&) = delete;
 
-  // Advances by h; throws talus::StepFailure on an unsolved MLCP, Newton failure or a non-finite state.
+  // Advances by h. An unsolved MLCP, a Newton failure or a non-finite state fails the step by
+  // parameters().on_failure (StepFailure names the step, its time and the interactions or the system).
   const StepReport& step();
   const StepReport& last_report() const;
   const NonsmoothNewmarkParameters& parameters() const;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/Integrator.hpp"
 #include "engine/schemes/IterationMatrix.hpp"
 #include "engine/schemes/SecondOrderSystem.hpp"
 #include "engine/schemes/StepKernels.hpp"
@@ -119,6 +120,7 @@ struct SchatzmanPaoli::Impl {
     report = StepReport{};
     StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
     report.time = t1;
+    report.h = h;
     update_matrices();
 
     vhalf = (q - q_prev) / h;
@@ -136,11 +138,16 @@ struct SchatzmanPaoli::Impl {
 
     qk = q_free;
     int it = 0;
+    bool newton_failed = false;
     stages.stamp(Phase::Narrow);  // the activation forecast: which contacts enter the step
     for (;; ++it) {
-      if (it >= p.newton_max_iterations)
-        throw StepFailure(std::string(kScheme) + ": Newton did not converge in " +
-                          std::to_string(p.newton_max_iterations) + " iterations at t = " + std::to_string(t1));
+      if (it >= p.newton_max_iterations) {
+        step_failed(p.on_failure, report, solvers::SolverStatus::MaxIterations,
+                    step_context(kScheme, steps + 1, t, t1) + ": Newton did not converge in " +
+                        std::to_string(p.newton_max_iterations) + " iterations");
+        newton_failed = true;  // Keep: the last iterate is the step
+        break;
+      }
       linearise(qk);
       // q_{k+1} = q_free + h S⁻¹ Jᵀ Λ; row i of the MLCP: g_i + s_i J_i (q_{k+1} − q_it), s = 1/(1 + e) on
       // unilateral rows because q̂ moves by (q_{k+1} − q_it)/(1 + e).
@@ -155,7 +162,13 @@ struct SchatzmanPaoli::Impl {
       problem.M = A.sparseView();
       problem.n_equality = int(mB);
       stages.stamp(Phase::Assembly);
-      solve_step_mlcp(problem, p.lcp, lcp_workspace, kScheme, z, w, report);
+      if (!solve_step_mlcp(problem, p.lcp, lcp_workspace, z, w, report)) {
+        std::vector<int> ids = sys.bilateral();
+        ids.insert(ids.end(), sys.unilateral().begin(), sys.unilateral().end());
+        solve_failed(p.on_failure, report.solver,
+                     step_context(kScheme, steps + 1, t, t1) + ": " + unsolved_mlcp(problem, report.solver) +
+                         "; interactions " + interaction_names(sys.model(), ids));
+      }
       stages.stamp(Phase::Solve);
       q_new = q_free;
       if (m) q_new.noalias() += R * z;
@@ -164,9 +177,12 @@ struct SchatzmanPaoli::Impl {
       qk = q_new;
       if (change <= p.newton_tolerance) break;
     }
-    report.newton_iterations = it + 1;
+    report.newton_iterations = newton_failed ? it : it + 1;
     v_new = (q_new - q_prev) / (2.0 * h);
-    require_finite_state(q_new, v_new, t1, kScheme);
+    if (!q_new.allFinite() || !v_new.allFinite())
+      step_failed(p.on_failure, report, solvers::SolverStatus::Diverged,
+                  step_context(kScheme, steps + 1, t, t1) + ": the new state is not finite (NaN/Inf) in " +
+                      non_finite_dof(sys.model(), sys.layout(), q_new, v_new));
 
     // Energy at t_{k+1/2} and the supplies of the header (the impulse directions are those applied, J_all).
     EnergyReport& e = report.energy;

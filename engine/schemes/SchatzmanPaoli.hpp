@@ -36,6 +36,10 @@ struct SchatzmanPaoliParameters {
   double newton_tolerance = 1e-10;
   int newton_max_iterations = 50;
   solvers::LcpSolverOptions lcp;
+  // A step whose MLCP is not solved, whose Newton loop does not converge or whose state is not finite
+  // (engine/StepReport.hpp): RollBack throws StepFailure and leaves the model and the scheme as they were; Keep
+  // applies it (the last iterate) and says so in the report's solver status and message.
+  FailurePolicy on_failure = FailurePolicy::RollBack;
 };
 
 class SchatzmanPaoli {
@@ -45,7 +49,8 @@ class SchatzmanPaoli {
   SchatzmanPaoli(const SchatzmanPaoli&) = delete;
   SchatzmanPaoli& operator=(const SchatzmanPaoli&) = delete;
 
-  // Advances by h; throws talus::StepFailure on an unsolved MLCP, Newton failure or a non-finite state.
+  // Advances by h. An unsolved MLCP, a Newton failure or a non-finite state fails the step by
+  // parameters().on_failure (StepFailure names the step, its time and the interactions or the system).
   const StepReport& step();
   const StepReport& last_report() const;
   const SchatzmanPaoliParameters& parameters() const;

@@ -15,38 +15,37 @@ void select_rows(const SparseMatrix& J, const std::vector<Index>& rows, SparseMa
   out.finalize();
 }
 
-void solve_step_mlcp(const solvers::LcpProblem& problem, const solvers::LcpSolverOptions& options,
-                     solvers::LcpWorkspace& workspace, const char* scheme, Vector& z, Vector& w, StepReport& report) {
+bool solve_step_mlcp(const solvers::LcpProblem& problem, const solvers::LcpSolverOptions& options,
+                     solvers::LcpWorkspace& workspace, Vector& z, Vector& w, StepReport& report) {
   if (problem.size() == 0) {
     z.resize(0);
     w.resize(0);
-    return;
+    report.solver.status = solvers::SolverStatus::Converged;
+    return true;
   }
   const double previous_seconds = report.solver.seconds;
   const int previous_iterations = report.solver.iterations;
   report.solver = solvers::solve_lcp(problem, z, w, options, workspace);
   report.solver.seconds += previous_seconds;
   report.solver.iterations += previous_iterations;
-  if (!report.solver.converged()) {
-    std::ostringstream msg;
-    msg << scheme << ": one-step MLCP of size " << problem.size() << " not solved at t = " << report.time << " ("
-        << solvers::to_string(report.solver.status) << ", residual " << report.solver.residual << ")";
-    if (!report.solver.message.empty()) msg << ": " << report.solver.message;
-    throw StepFailure(msg.str());
-  }
+  // A solver that stopped before its first iterate leaves no z; a kept step (FailurePolicy::Keep) then applies
+  // no impulse rather than reading past its end.
+  if (z.size() != problem.size()) z.setZero(problem.size());
+  return report.solver.converged();
+}
+
+std::string unsolved_mlcp(const solvers::LcpProblem& problem, const solvers::SolverStats& stats) {
+  std::ostringstream msg;
+  msg << "one-step MLCP of size " << problem.size() << " not solved (" << solvers::to_string(stats.status)
+      << ", residual " << stats.residual << ")";
+  if (!stats.message.empty()) msg << ": " << stats.message;
+  return msg.str();
 }
 
 double increment_measure(const Vector& x0, const Vector& x1, const Vector& y0, const Vector& y1) {
   const double dx = x1.size() ? (x1 - x0).lpNorm<Eigen::Infinity>() / (1.0 + x1.lpNorm<Eigen::Infinity>()) : 0.0;
   const double dy = y1.size() ? (y1 - y0).lpNorm<Eigen::Infinity>() / (1.0 + y1.lpNorm<Eigen::Infinity>()) : 0.0;
   return std::max(dx, dy);
-}
-
-void require_finite_state(const Vector& q, const Vector& v, double t, const char* scheme) {
-  if (q.allFinite() && v.allFinite()) return;
-  std::ostringstream msg;
-  msg << scheme << ": non-finite state at t = " << t;
-  throw StepFailure(msg.str());
 }
 
 }  // namespace talus

@@ -33,8 +33,8 @@ double relative_energy_change(Scene& scene) {
     MoreauJean mj(scene.model, scene.integrator);
     for (long k = 0; k < steps; ++k) account(mj.step(), k);
   } else {
-    const Integrator it = make_integrator(scene.model, scene.scheme);
-    for (long k = 0; k < steps; ++k) account(it.step(), k);
+    const std::unique_ptr<Integrator> it = make_integrator(scene.model, scene.scheme);
+    for (long k = 0; k < steps; ++k) account(it->step(scene.model), k);
   }
   return (e - e0) / e0;
 }

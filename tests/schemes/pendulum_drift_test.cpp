@@ -21,10 +21,10 @@ struct Drift {
 Drift run(const SchemeChoice& choice) {
   const BouncingPendulumParameters pp;
   Model model = make_bouncing_pendulum(pp);
-  const Integrator integrator = make_integrator(model, choice);
+  const std::unique_ptr<Integrator> integrator = make_integrator(model, choice);
   Drift d;
   for (int i = 0; i < 2500; ++i) {
-    integrator.step();
+    integrator->step(model);
     const Vector& q = model.lti[0].q;
     const Vector& v = model.lti[0].v;
     const double l = pp.length, s = std::sin(q[2]), c = std::cos(q[2]);

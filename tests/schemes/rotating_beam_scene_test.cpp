@@ -24,7 +24,7 @@ const std::filesystem::path kScene = std::filesystem::path(TALUS_SOURCE_DIR) / "
 // Runs the scene up to t_end and returns the tip's most negative gap and the total impulse on the stop.
 std::pair<double, double> run(Scene& scene, double t_end) {
   const long steps = std::lround(t_end / scene.integrator.h);
-  Integrator it;
+  std::unique_ptr<Integrator> it;
   std::unique_ptr<MoreauJean> mj;
   if (scene.scheme.kind == SchemeKind::MoreauJean) {
     mj = std::make_unique<MoreauJean>(scene.model, scene.integrator);
@@ -35,7 +35,7 @@ std::pair<double, double> run(Scene& scene, double t_end) {
   double min_gap = 1.0, impulse = 0.0;
   for (long k = 0; k < steps; ++k) {
     if (mj) mj->step();
-    else it.step();
+    else it->step(scene.model);
     const Interaction& stop = scene.model.interactions.at(0);
     const LinearRelation& rel = std::get<LinearRelation>(stop.relation);
     min_gap = std::min(min_gap, (rel.C * scene.model.nonlinear[0].q + rel.b)[0]);

@@ -373,7 +373,7 @@ void read_mechanism(const Settings& s, const BeadSpec& spec, const SceneEvents& 
   const std::vector<Field> items = r.list(v->field);
   if (!items.empty() && (events.drop_time >= 0.0 || std::isfinite(events.remove_below_z) || std::isfinite(events.remove_beyond_x)))
     r.fail(v->field, "this scene adds or removes bodies while it runs (expected a scene whose bodies stay: bead_stack, "
-                     "packed_box or drum)");
+                     "lattice_stack, packed_box or drum)");
   const std::vector<std::string> types{"spherical_joint", "revolute_joint", "prismatic_joint", "driver"};
   const JointKind kinds[] = {JointKind::Spherical, JointKind::Revolute, JointKind::Prismatic, JointKind::Driver};
   std::vector<std::string> joint_names;
@@ -449,16 +449,18 @@ GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint
   b.jitter = s.non_negative("jitter", b.jitter);
   b.seed = static_cast<std::uint64_t>(s.integer("seed", 0, std::numeric_limits<long>::max(), static_cast<long>(b.seed)));
   b.capsule_fraction = s.in_range("capsule_fraction", 0.0, 1.0, b.capsule_fraction);
-  kind = s.choice("scene", {"bead_stack", "perturbed_stack", "silo", "chute", "drum", "packed_box"}, "bead_stack");
-  if (kind == "packed_box") {
-    // A bed at rest from the first step (GranularScenes.hpp): width × width beads across, `layers` deep.
+  kind = s.choice("scene", {"bead_stack", "perturbed_stack", "silo", "chute", "drum", "lattice_stack", "packed_box"},
+                  "bead_stack");
+  if (kind == "lattice_stack" || kind == "packed_box") {
+    // Beds of a given footprint and depth (GranularScenes.hpp): lattice_stack's beads fall a little and settle
+    // into a loose bed; packed_box's are a crystal at rest whose walls touch it (rigid: nothing can enter it).
     const int width = static_cast<int>(s.integer("width", 2, 4096, 16));
     const int layers = static_cast<int>(s.integer("layers", 1, 4096, 8));
     BeadSpec estimate = b;
-    estimate.n = packed_box_beads(width, layers);
+    estimate.n = kind == "packed_box" ? packed_box_beads(width, layers) : static_cast<long>(width) * width * layers;
     check_sizes(s, estimate, max_memory, "width");
     try {
-      return packed_box(b, width, layers);
+      return kind == "packed_box" ? packed_box(b, width, layers) : lattice_stack(b, width, layers);
     } catch (const std::invalid_argument& e) {
       s.fail_scene(e.what());
     }

@@ -50,7 +50,9 @@ TEST_CASE("every shipped granular example passes talus check with the sizes it n
     long beads;
   };
   for (const Expect& e : {Expect{"bead_stack.yaml", "bead_stack", 1500}, Expect{"perturbed_stack.yaml", "perturbed_stack", 1000},
-                          Expect{"silo.yaml", "silo", 1000}, Expect{"chute.yaml", "chute", 1000}}) {
+                          Expect{"silo.yaml", "silo", 1000}, Expect{"chute.yaml", "chute", 1000},
+                          // 2048 on the lattice, less the 44 where the paddle stands.
+                          Expect{"paddle_bed.yaml", "lattice_stack", 2004}}) {
     INFO(e.file);
     REQUIRE(is_granular_scene(kExamples / e.file));
     const GranularSceneSummary s = check_granular_scene(kExamples / e.file);
@@ -94,7 +96,7 @@ TEST_CASE("malformed granular scenes are refused with FILE:LINE:COL and the fiel
   CHECK(error_of("granular:\n  mu: [0.3]\n") == at(2, 7) + "field 'granular.mu': is a list (expected a number >= 0)");
   CHECK(error_of("granular:\n  scene: hopper\n") ==
         at(2, 10) + "field 'granular.scene': unknown value 'hopper' (expected one of: bead_stack, perturbed_stack, "
-                    "silo, chute, drum)");
+                    "silo, chute, drum, lattice_stack, packed_box)");
   // A drum too large for the memory is refused on its size before anything is allocated.
   CHECK(error_of("granular:\n  scene: drum\n  radius_diameters: 1e6\n").rfind(
             at(3, 21) + "field 'granular.radius_diameters': ", 0) == 0);

@@ -57,7 +57,8 @@ void JointSweep::set_layout(const std::vector<int>& rows_per_joint) {
 void prepare_joint_blocks(JointSweep& s) {
   const int n = s.joints();
   // Connected components of the joints through their bodies (the world joins nothing).
-  std::vector<int> parent(n);
+  std::vector<int>& parent = s.parent;
+  parent.resize(n);
   std::iota(parent.begin(), parent.end(), 0);
   for (int k = 0; k < n; ++k)
     for (int l = 0; l < k; ++l) {
@@ -66,7 +67,9 @@ void prepare_joint_blocks(JointSweep& s) {
       if (share) parent[root(parent, k)] = root(parent, l);
     }
   int count = 0;
-  std::vector<int> block_of(n, -1), block_of_root(n, -1);
+  std::vector<int>&block_of = s.block_of, &block_of_root = s.block_of_root;
+  block_of.assign(n, -1);
+  block_of_root.assign(n, -1);
   for (int k = 0; k < n; ++k) {
     const int r = root(parent, k);
     if (block_of_root[r] < 0) block_of_root[r] = count++;
@@ -81,7 +84,8 @@ void prepare_joint_blocks(JointSweep& s) {
       if (body >= 0 && std::find(blk.bodies.begin(), blk.bodies.end(), body) == blk.bodies.end())
         blk.bodies.push_back(body);
   }
-  std::vector<int> joint_of_row(s.rows());
+  std::vector<int>& joint_of_row = s.joint_of_row;
+  joint_of_row.resize(s.rows());
   for (int k = 0; k < n; ++k)
     for (int r = s.row_start[k]; r < s.row_start[k + 1]; ++r) joint_of_row[r] = k;
   const BodyArrays& b = s.bodies;
@@ -102,16 +106,19 @@ void prepare_joint_blocks(JointSweep& s) {
       blk.MJt.middleRows<3>(6 * p + 3) = inverse_inertia(b, i) * blk.J.middleCols<3>(6 * p + 3).transpose();
     }
     blk.W.noalias() = blk.J * blk.MJt;
-    blk.W = 0.5 * (blk.W + blk.W.transpose()).eval();
+    blk.W_pinv = blk.W.transpose();
+    blk.W += blk.W_pinv;
+    blk.W *= 0.5;
     // Pseudo-inverse by the symmetric eigendecomposition: directions W cannot move (redundant rows, a fixed
     // body) get no multiplier instead of an unbounded one.
     blk.eigen.compute(blk.W);
     const Eigen::VectorXd& ev = blk.eigen.eigenvalues();
     const double cut = std::max(ev.cwiseAbs().maxCoeff(), 0.0) * 1e-12 * m;
-    Eigen::VectorXd inv(m);
-    for (int i = 0; i < m; ++i) inv[i] = ev[i] > cut ? 1.0 / ev[i] : 0.0;
+    blk.inv.resize(m);
+    for (int i = 0; i < m; ++i) blk.inv[i] = ev[i] > cut ? 1.0 / ev[i] : 0.0;
     const Eigen::MatrixXd& V = blk.eigen.eigenvectors();
-    blk.W_pinv.noalias() = V * inv.asDiagonal() * V.transpose();
+    blk.scaled.noalias() = V * blk.inv.asDiagonal();
+    blk.W_pinv.noalias() = blk.scaled * V.transpose();
     blk.u.resize(m);
     blk.dl.resize(m);
     blk.x.resize(6 * nb);

@@ -32,9 +32,9 @@ struct JointBlock {
   std::vector<int> bodies;  // body indices (movable or not), in first-seen order
   Eigen::MatrixXd J;        // rows × 6·bodies
   Eigen::MatrixXd MJt;      // 6·bodies × rows: M⁻¹ Jᵀ
-  Eigen::MatrixXd W, W_pinv;
+  Eigen::MatrixXd W, W_pinv, scaled;  // scaled: eigenvectors times the inverted eigenvalues
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;
-  Eigen::VectorXd u, dl, x;  // scratch: U of the rows, Δλ, the bodies' stacked velocities
+  Eigen::VectorXd u, dl, x, inv;  // scratch: U of the rows, Δλ, the bodies' stacked velocities, 1/eigenvalues
 };
 
 struct JointSweep {
@@ -45,8 +45,9 @@ struct JointSweep {
   std::vector<JointJacobianRow> jac_a, jac_b;
   std::vector<double> target, impulse;
   BodyArrays bodies;  // refreshed by the caller before every solve
-  // Derived by prepare_joint_blocks.
+  // Derived by prepare_joint_blocks, and its scratch (kept: a step allocates nothing once the joints are known).
   std::vector<JointBlock> blocks;
+  std::vector<int> parent, block_of, block_of_root, joint_of_row;
 
   int joints() const { return static_cast<int>(body_a.size()); }
   int rows() const { return row_start.back(); }

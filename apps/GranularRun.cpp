@@ -541,6 +541,19 @@ RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const 
   return r;
 }
 
+// The archive's state into the scene's model. The joints were made at the scene's poses and hold capsules by
+// store index; the archive may hold another number of beads before the capsules, so their indices follow.
+void restore(const Settings& s, const std::string& restart, Model& m, RestartExtras* extras = nullptr) {
+  const int capsules_begin = m.bodies.nonsphere_begin(), scene_capsules = m.bodies.capsules();
+  read_restart(restart, m, extras);
+  if (m.interactions.empty()) return;
+  if (m.bodies.capsules() != scene_capsules)
+    s.fail("restart", "'" + restart + "' holds " + std::to_string(m.bodies.capsules()) +
+                          " capsules where the scene's joints expect " + std::to_string(scene_capsules));
+  for (Interaction& in : m.interactions)
+    for (SystemRef& ref : in.systems) ref.index += m.bodies.nonsphere_begin() - capsules_begin;
+}
+
 std::string frame_name(const char* stem, int frame) {
   char b[64];
   std::snprintf(b, sizeof b, "%s_%05d.vtp", stem, frame);
@@ -684,7 +697,7 @@ GranularSceneSummary check_granular_scene(const fs::path& scene_file, const std:
   GranularSceneSummary out;
   GranularScene sc = build_scene(s, out.kind, max_memory);
   const RunSettings r = read_run_settings(s, sc, scene_file, {});
-  if (!r.restart.empty()) read_restart(r.restart, sc.model);
+  if (!r.restart.empty()) restore(s, r.restart, sc.model);
   planned_steps(s, {}, r, sc.model.time);
   try {
     GranularStepper stepper(sc.model, r.params);  // the stepper's own parameter checks
@@ -711,16 +724,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   const long dump_step = rs.dump_step;
   const std::string& restart = rs.restart;
   RestartExtras extras;
-  // The joints hold capsules by store index; the archive may hold another number of beads before them.
-  const int capsules_begin = sc.model.bodies.nonsphere_begin(), scene_capsules = sc.model.bodies.capsules();
-  if (!restart.empty()) read_restart(restart, sc.model, &extras);
-  if (!restart.empty() && !sc.model.interactions.empty()) {
-    if (sc.model.bodies.capsules() != scene_capsules)
-      s.fail("restart", "'" + restart + "' holds " + std::to_string(sc.model.bodies.capsules()) + " capsules where the scene's joints expect " +
-                            std::to_string(scene_capsules));
-    for (Interaction& in : sc.model.interactions)
-      for (SystemRef& ref : in.systems) ref.index += sc.model.bodies.nonsphere_begin() - capsules_begin;
-  }
+  if (!restart.empty()) restore(s, restart, sc.model, &extras);
   const long planned = planned_steps(s, o, rs, sc.model.time);
   Model& m = sc.model;
   const double t_final = m.time + planned * p.h;  // ≤ t_end: the whole steps that fit

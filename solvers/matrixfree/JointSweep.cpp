@@ -8,7 +8,8 @@ namespace talus::matrixfree {
 namespace {
 
 Eigen::Matrix3d inverse_inertia(const BodyArrays& b, int i) {
-  return i < b.spheres ? Eigen::Matrix3d(b.inv_inertia[i] * Eigen::Matrix3d::Identity()) : b.inv_inertia_world_of(i);
+  return i < b.spheres ? Eigen::Matrix3d(b.inv_inertia[i] * Eigen::Matrix3d::Identity())
+                       : b.inv_inertia_world_of(i);
 }
 
 int root(std::vector<int>& parent, int k) {
@@ -152,8 +153,10 @@ double joint_squared_velocity(const JointSweep& s) {
   for (int k = 0; k < s.joints(); ++k)
     for (int r = s.row_start[k]; r < s.row_start[k + 1]; ++r) {
       double u = s.target[r];
-      if (const int a = s.body_a[k]; a >= 0) u += s.jac_a[r].head<3>().dot(b.v[a]) + s.jac_a[r].tail<3>().dot(b.w[a]);
-      if (const int c = s.body_b[k]; c >= 0) u += s.jac_b[r].head<3>().dot(b.v[c]) + s.jac_b[r].tail<3>().dot(b.w[c]);
+      if (const int a = s.body_a[k]; a >= 0)
+        u += s.jac_a[r].head<3>().dot(b.v[a]) + s.jac_a[r].tail<3>().dot(b.w[a]);
+      if (const int c = s.body_b[k]; c >= 0)
+        u += s.jac_b[r].head<3>().dot(b.v[c]) + s.jac_b[r].tail<3>().dot(b.w[c]);
       sum += u * u;
     }
   return sum;

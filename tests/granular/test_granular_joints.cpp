@@ -1,12 +1,13 @@
-// Joints on the large path (issue 11: a mechanism meets beads): the granular stepper steps the bilateral joints
-// of the model (engine/joints/RigidJoint.hpp) between capsules of its store, or a capsule and the world, beside
-// its detected contacts, with the exact block solve of solvers/matrixfree/JointSweep.hpp. Checks: a capsule
-// pendulum's small-oscillation period against the compound pendulum's 2π √(I_O / (m g d)) and its joint gap,
-// which must not drift over many periods, under both schemes; a driven capsule turning exactly at the driver's
-// rate, its driver torque 0 about a vertical axis and the gravity torque −m g x_c about a horizontal one; the
-// same pendulum on the small path (engine/MoreauJean) against the granular stepper; a driven paddle in a packed
-// bead bed, whose torque is 0 above the bed and grows like the depth squared (the granular drag F ∝ ρ g μ w z²);
-// and 1 against 2 threads, bit for bit.
+// Joints on the large path (issue 11: a mechanism meets beads): the granular stepper steps the bilateral
+// joints of the model (engine/joints/RigidJoint.hpp) between capsules of its store, or a capsule and the
+// world, beside its detected contacts, with the exact block solve of solvers/matrixfree/JointSweep.hpp.
+// Checks: a capsule pendulum's small-oscillation period against the compound pendulum's 2π √(I_O / (m g d))
+// and its joint gap, which must not drift over many periods, under both schemes; a driven capsule turning
+// exactly at the driver's rate, its driver torque 0 about a vertical axis and the gravity torque −m g x_c
+// about a horizontal one; the same pendulum on the small path (engine/MoreauJean) against the granular
+// stepper; a driven paddle in a loose bead bed, whose torque is 0 above the bed and grows like the depth
+// squared (the granular drag F ∝ ρ g μ w z²), and about the same under generalized-α; 1 against 2 threads,
+// bit for bit; the joints the stepper refuses.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -26,8 +27,8 @@ namespace {
 constexpr double kG = 9.81, kRho = 2500.0;
 constexpr double kHalf = 0.04, kRadius = 0.01;  // capsule half length and radius [m]
 
-void add_joint(Model& m, JointKind kind, int a, int b, const Eigen::Vector3d& anchor, const Eigen::Vector3d& axis,
-               double rate = 0.0) {
+void add_joint(Model& m, JointKind kind, int a, int b, const Eigen::Vector3d& anchor,
+               const Eigen::Vector3d& axis, double rate = 0.0) {
   talus::Interaction in;
   in.name = std::string(talus::to_string(kind)) + std::to_string(m.interactions.size());
   in.systems.push_back({talus::SystemFamily::Rigid, a});
@@ -55,13 +56,15 @@ double joint_gap(const Model& m) {
   return worst;
 }
 
-// A capsule hanging along −z from a revolute joint (axis y) at the origin, its centre d below, displaced by θ0.
+// A capsule hanging along −z from a revolute joint (axis y) at the origin, its centre d below, displaced by
+// θ0.
 Model pendulum(double d, double theta0) {
   Model m;
   m.gravity = Eigen::Vector3d(0, 0, -kG);
   const Eigen::Vector3d down(std::sin(theta0), 0.0, -std::cos(theta0));
   m.bodies.add_capsule(d * down, down, kHalf, kRadius, kRho);
-  add_joint(m, JointKind::Revolute, m.bodies.capsule(0), -1, Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitY());
+  add_joint(m, JointKind::Revolute, m.bodies.capsule(0), -1, Eigen::Vector3d::Zero(),
+            Eigen::Vector3d::UnitY());
   return m;
 }
 
@@ -92,7 +95,8 @@ Swing swing(GranularScheme scheme, double h, double d, double theta0, int period
     if (x_prev < 0.0 && x >= 0.0) crossings.push_back(m.time - h * x / (x - x_prev));
     x_prev = x;
     const double g = joint_gap(m);
-    (k < steps / periods ? out.gap_early : out.gap_late) = std::max(k < steps / periods ? out.gap_early : out.gap_late, g);
+    (k < steps / periods ? out.gap_early : out.gap_late) =
+        std::max(k < steps / periods ? out.gap_early : out.gap_late, g);
   }
   REQUIRE(crossings.size() >= 2);
   out.period = (crossings.back() - crossings.front()) / static_cast<double>(crossings.size() - 1);
@@ -103,7 +107,8 @@ Swing swing(GranularScheme scheme, double h, double d, double theta0, int period
 
 }  // namespace
 
-TEST_CASE("a capsule pendulum on a revolute joint swings with the compound pendulum's period, without drift") {
+TEST_CASE(
+    "a capsule pendulum on a revolute joint swings with the compound pendulum's period, without drift") {
   for (GranularScheme scheme : {GranularScheme::MoreauJean, GranularScheme::GeneralizedAlpha}) {
     INFO((scheme == GranularScheme::MoreauJean ? "Moreau–Jean" : "generalized-α"));
     const Swing s = swing(scheme, 1e-3, 0.06, 0.05, 8);
@@ -118,7 +123,8 @@ TEST_CASE("a capsule pendulum on a revolute joint swings with the compound pendu
 TEST_CASE("a spherical joint holds a swinging capsule at its anchor") {
   Model m = pendulum(0.06, 0.3);
   m.interactions.clear();
-  add_joint(m, JointKind::Spherical, m.bodies.capsule(0), -1, Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitZ());
+  add_joint(m, JointKind::Spherical, m.bodies.capsule(0), -1, Eigen::Vector3d::Zero(),
+            Eigen::Vector3d::UnitZ());
   m.bodies.w[0] = Eigen::Vector3d(0.0, 0.0, 2.0);  // a conical swing
   GranularParameters p;
   p.tolerance = 1e-10;
@@ -132,7 +138,9 @@ TEST_CASE("a spherical joint holds a swinging capsule at its anchor") {
   CHECK(worst < 1e-6);
 }
 
-TEST_CASE("a driven capsule turns at the driver's rate, its torque is 0 about a vertical axis, the gravity torque about a horizontal one") {
+TEST_CASE(
+    "a driven capsule turns at the driver's rate, its torque is 0 about a vertical axis, the gravity torque "
+    "about a horizontal one") {
   const double omega = 3.0, h = 1e-3;
   SECTION("vertical axis through the centre") {
     for (GranularScheme scheme : {GranularScheme::MoreauJean, GranularScheme::GeneralizedAlpha}) {
@@ -152,7 +160,8 @@ TEST_CASE("a driven capsule turns at the driver's rate, its torque is 0 about a 
       for (int k = 0; k < 2500; ++k) {
         s.step();
         const Eigen::Vector3d a = m.bodies.axis(0);
-        angle_error = std::max(angle_error, std::abs(std::remainder(std::atan2(a.y(), a.x()) - omega * m.time, 2 * std::numbers::pi)));
+        angle_error = std::max(angle_error, std::abs(std::remainder(std::atan2(a.y(), a.x()) - omega * m.time,
+                                                                    2 * std::numbers::pi)));
         if (k > 0) torque = std::max(torque, std::abs(s.joint_impulses()[s.joint_row_start()[1]] / h));
       }
       CHECK(angle_error < 1e-9);
@@ -182,7 +191,8 @@ TEST_CASE("a driven capsule turns at the driver's rate, its torque is 0 about a 
         const double t_k = m.time;
         s.step();
         if (k == 0) continue;  // the first step also starts the rotation
-        // Rotation about +y by ωt takes x to (cos, 0, −sin): x_c = d cos ωt, gravity torque about y = m g x_c.
+        // Rotation about +y by ωt takes x to (cos, 0, −sin): x_c = d cos ωt, gravity torque about y = m g
+        // x_c.
         const double expected = -mg_d * std::cos(omega * t_k);
         worst = std::max(worst, std::abs(s.joint_impulses()[s.joint_row_start()[1]] / h - expected));
       }
@@ -195,15 +205,15 @@ TEST_CASE("a driven capsule turns at the driver's rate, its torque is 0 about a 
 TEST_CASE("the granular stepper's pendulum follows the small path's (engine/MoreauJean)") {
   // The same capsule as a general body of the small path, the same revolute joint; both θ = 1. The two differ
   // in how they keep g = 0: the small path projects the positions after the step, the granular stepper closes
-  // g(q_k) within the step (target g/h). Both are first order, so the trajectories agree to O(h) of the swing's
-  // amplitude: checked at h and h/2, the difference must fall by about half.
+  // g(q_k) within the step (target g/h). Both are first order, so the trajectories agree to O(h) of the
+  // swing's amplitude: checked at h and h/2, the difference must fall by about half.
   const double d = 0.06, theta0 = 0.2;
   auto difference = [&](double h) {
     Model big = pendulum(d, theta0);
     Model small;
     small.gravity = big.gravity;
-    const int body = small.bodies.add_general(big.bodies.x[0], big.bodies.q[0], big.bodies.mass[0], big.bodies.inertia[0],
-                                              kHalf + kRadius);
+    const int body = small.bodies.add_general(big.bodies.x[0], big.bodies.q[0], big.bodies.mass[0],
+                                              big.bodies.inertia[0], kHalf + kRadius);
     add_joint(small, JointKind::Revolute, body, -1, Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitY());
     GranularParameters p;
     p.h = h;
@@ -237,12 +247,12 @@ struct PaddleRun {
 };
 
 // A bed of 2.5 mm beads (radii ± 5 %, μ = 0.4), lattice_stack's 16 × 16 columns `layers` high, dropped from
-// the lattice (gaps of 0.2 r) so that they settle into a loose bed within the first 50 ms, and a vertical capsule
-// paddle (radius 2.5 mm, 6.5 cm long) on an arm of 2 cm about the box's vertical centre line, its lower end
-// `lift` above the floor, driven at 3 rad/s for `steps` steps of 1 ms; the torque is the mean over the second
-// half. Beads overlapping the paddle at the start are removed. A packed_box crystal would not do: its walls
-// touch it and every bead touches its neighbours, so nothing can enter it and a driven paddle's step has no
-// solution (NSGS stalls at a residual of 1e-2 once the paddle has closed the hole it started in).
+// the lattice (gaps of 0.2 r) so that they settle into a loose bed within the first 50 ms, and a vertical
+// capsule paddle (radius 2.5 mm, 6.5 cm long) on an arm of 2 cm about the box's vertical centre line, its
+// lower end `lift` above the floor, driven at 3 rad/s for `steps` steps of 1 ms; the torque is the mean over
+// the second half. Beads overlapping the paddle at the start are removed. A packed_box crystal would not do:
+// its walls touch it and every bead touches its neighbours, so nothing can enter it and a driven paddle's
+// step has no solution (NSGS stalls at a residual of 1e-2 once the paddle has closed the hole it started in).
 PaddleRun paddle(int layers, double lift, int threads, int steps = 300, double mu = 0.4,
                  GranularScheme scheme = GranularScheme::MoreauJean) {
   BeadSpec spec;
@@ -301,12 +311,15 @@ PaddleRun paddle(int layers, double lift, int threads, int steps = 300, double m
 
 }  // namespace
 
-TEST_CASE("a driven paddle in a bead bed: no torque above it, a torque growing like the depth squared in it") {
+TEST_CASE(
+    "a driven paddle in a bead bed: no torque above it, a torque growing like the depth squared in it") {
   // Above a bed of 2 layers (the paddle's lower end 2 cm above the floor), then through beds of 2, 3 and 4
   // layers, which settle into columns about 2 r L deep: doubling the layers doubles the depth.
   const double above = paddle(2, 0.02, 1).torque;
-  const double t2 = paddle(2, 0.001, 1).torque, t3 = paddle(3, 0.001, 1).torque, t4 = paddle(4, 0.001, 1).torque;
-  INFO("driver torque above the bed " << above << ", through 2, 3, 4 layers: " << t2 << ", " << t3 << ", " << t4 << " N m");
+  const double t2 = paddle(2, 0.001, 1).torque, t3 = paddle(3, 0.001, 1).torque,
+               t4 = paddle(4, 0.001, 1).torque;
+  INFO("driver torque above the bed " << above << ", through 2, 3, 4 layers: " << t2 << ", " << t3 << ", "
+                                      << t4 << " N m");
   CHECK(std::abs(above) < 1e-9);
   // The drag resists the rotation: the driver pushes forward, positive about +z.
   CHECK(t2 > 0.0);
@@ -318,9 +331,10 @@ TEST_CASE("a driven paddle in a bead bed: no torque above it, a torque growing l
 }
 
 TEST_CASE("under generalized-alpha the paddle needs the torque it needs under Moreau-Jean") {
-  // The same bed (2 layers) and paddle: the two schemes differ by O(h) in the bed's motion, and the torque is a
-  // mean over 0.15 s of a granular flow, so only its size is compared.
-  const double mj = paddle(2, 0.001, 1).torque, ga = paddle(2, 0.001, 1, 300, 0.4, GranularScheme::GeneralizedAlpha).torque;
+  // The same bed (2 layers) and paddle: the two schemes differ by O(h) in the bed's motion, and the torque is
+  // a mean over 0.15 s of a granular flow, so only its size is compared.
+  const double mj = paddle(2, 0.001, 1).torque,
+               ga = paddle(2, 0.001, 1, 300, 0.4, GranularScheme::GeneralizedAlpha).torque;
   INFO("Moreau–Jean " << mj << " N m, generalized-α " << ga << " N m");
   CHECK(ga > 0.5 * mj);
   CHECK(ga < 2.0 * mj);

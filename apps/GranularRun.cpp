@@ -32,6 +32,7 @@
 #include "apps/Version.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "engine/joints/RigidJoint.hpp"
 #include "solvers/fc/FclibIO.hpp"
 
 namespace talus::app {
@@ -55,7 +56,7 @@ const std::initializer_list<std::string_view> kKeys = {
     "resort_every", "orifice_diameters", "angle",  "length_diameters", "ball_radius_factor", "ball_density",
     "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
     "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude", "anderson_memory", "anderson_every",
-    "mu_wall", "materials", "contact_laws", "wall_material", "floor_material"};
+    "mu_wall", "materials", "contact_laws", "wall_material", "floor_material", "width", "layers", "capsules", "joints"};
 
 // The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
 // names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
@@ -304,12 +305,136 @@ void read_materials(const Settings& s, const BeadSpec& b, Model& m) {
   }
 }
 
+std::string known_names(const std::vector<std::string>& names) {
+  std::string known;
+  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+  return known;
+}
+
+// Explicit capsules and the joints that hold them (docs/granular.md "Joints and mechanisms"), after the generated
+// bodies and the materials (a capsule names its material). The capsules go at the end of the capsule group; a
+// joint names one or two of them (one: jointed to the world). Anchors and axes are in world coordinates at the
+// scene's poses. Every error names its field (FILE:LINE:COL).
+void read_mechanism(const Settings& s, const BeadSpec& spec, const SceneEvents& events, Model& m) {
+  std::vector<std::string> names;
+  std::vector<int> index;
+  if (const Settings::Value* v = s.value("capsules")) {
+    const SceneReader& r = *v->reader;
+    for (const Field& item : r.list(v->field)) {
+      r.expect_map(item, {"name", "position", "axis", "radius", "half_length", "density", "velocity",
+                          "angular_velocity", "material"});
+      const Field name = r.required(item, "name");
+      const std::string text = r.string(name);
+      if (std::find(names.begin(), names.end(), text) != names.end()) r.fail(name, "'" + text + "' names two capsules");
+      const Eigen::Vector3d x = r.vector(r.required(item, "position"), 3, "[x, y, z] in m");
+      Eigen::Vector3d axis = Eigen::Vector3d::UnitZ(), velocity = Eigen::Vector3d::Zero(), omega = Eigen::Vector3d::Zero();
+      if (const auto a = r.optional(item, "axis")) {
+        axis = r.vector(*a, 3, "a direction [x, y, z]");
+        if (!(axis.norm() > 0.0)) r.fail(*a, "is zero (expected a direction)");
+      }
+      const double radius = r.positive(r.required(item, "radius"));
+      const double half = r.positive(r.required(item, "half_length"));
+      const auto rho = r.optional(item, "density");
+      const double density = rho ? r.positive(*rho) : spec.density;
+      if (const auto f = r.optional(item, "velocity")) velocity = r.vector(*f, 3, "[vx, vy, vz] in m/s");
+      if (const auto f = r.optional(item, "angular_velocity")) omega = r.vector(*f, 3, "[wx, wy, wz] in rad/s (world)");
+      MaterialId material = kBeadMaterial;
+      if (const auto f = r.optional(item, "material")) {
+        const int id = m.materials.find(r.string(*f));
+        if (id < 0) r.fail(*f, "unknown material '" + r.string(*f) + "' (expected one of: " + known_names(m.materials.names) + ")");
+        material = static_cast<MaterialId>(id);
+      }
+      m.bodies.add_capsule(x, axis, half, radius, density, velocity);
+      const int k = m.bodies.capsule(m.bodies.capsules() - 1);
+      m.bodies.w[k] = omega;
+      m.bodies.material[k] = material;
+      names.push_back(text);
+      index.push_back(m.bodies.capsules() - 1);
+    }
+  }
+  // A capsule placed into a generated bed would start deep inside beads: those it overlaps are removed.
+  if (!names.empty()) {
+    RigidBodies& b = m.bodies;
+    std::vector<char> flags(b.count(), 0);
+    long overlapping = 0;
+    for (int i = 0; i < b.spheres(); ++i)
+      for (int k : index) {
+        const int c = b.capsule(k);
+        const Eigen::Vector3d axis = b.axis(c), e = b.x[i] - b.x[c];
+        const double along = std::clamp(e.dot(axis), -b.half_length[c], b.half_length[c]);
+        if ((e - along * axis).norm() < b.radius[i] + b.radius[c]) flags[i] = 1;
+      }
+    for (char f : flags) overlapping += f;
+    if (overlapping > 0) b.remove(flags);
+  }
+  const Settings::Value* v = s.value("joints");
+  if (!v) return;
+  const SceneReader& r = *v->reader;
+  const std::vector<Field> items = r.list(v->field);
+  if (!items.empty() && (events.drop_time >= 0.0 || std::isfinite(events.remove_below_z) || std::isfinite(events.remove_beyond_x)))
+    r.fail(v->field, "this scene adds or removes bodies while it runs (expected a scene whose bodies stay: bead_stack, "
+                     "lattice_stack, packed_box or drum)");
+  const std::vector<std::string> types{"spherical_joint", "revolute_joint", "prismatic_joint", "driver"};
+  const JointKind kinds[] = {JointKind::Spherical, JointKind::Revolute, JointKind::Prismatic, JointKind::Driver};
+  std::vector<std::string> joint_names;
+  for (const Field& item : items) {
+    r.expect_map(item, {"name", "type", "bodies", "anchor", "axis", "rate"});
+    const Field name = r.required(item, "name");
+    const std::string text = r.string(name);
+    if (std::find(joint_names.begin(), joint_names.end(), text) != joint_names.end())
+      r.fail(name, "'" + text + "' names two joints");
+    joint_names.push_back(text);
+    const Field type = r.required(item, "type");
+    const std::string t = r.string(type);
+    const auto it = std::find(types.begin(), types.end(), t);
+    if (it == types.end()) r.fail(type, "unknown joint type '" + t + "' (expected one of: " + known_names(types) + ")");
+    const JointKind kind = kinds[it - types.begin()];
+    const Field bodies = r.required(item, "bodies");
+    const std::vector<Field> sides = r.list(bodies);
+    if (sides.empty() || sides.size() > 2)
+      r.fail(bodies, "has " + std::to_string(sides.size()) + " entries (expected [capsule] for a joint to the world, or [capsule, capsule])");
+    int ends[2] = {-1, -1};
+    for (std::size_t k = 0; k < sides.size(); ++k) {
+      const std::string body = r.string(sides[k]);
+      const auto found = std::find(names.begin(), names.end(), body);
+      if (found == names.end())
+        r.fail(sides[k], "unknown capsule '" + body + "' (expected one of the capsules: list's names: " +
+                             (names.empty() ? std::string("none given") : known_names(names)) + ")");
+      ends[k] = m.bodies.capsule(index[found - names.begin()]);
+    }
+    if (ends[0] == ends[1]) r.fail(bodies, "names the same capsule twice");
+    const Eigen::Vector3d anchor = r.vector(r.required(item, "anchor"), 3, "[x, y, z] in m");
+    Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
+    const auto a = r.optional(item, "axis");
+    if (kind != JointKind::Spherical) {
+      if (!a) r.fail(item, std::string("a ") + t + " needs an axis");
+      axis = r.vector(*a, 3, "a direction [x, y, z]");
+      if (!(axis.norm() > 0.0)) r.fail(*a, "is zero (expected a direction)");
+    }
+    const auto rate = r.optional(item, "rate");
+    if (rate && kind != JointKind::Driver) r.fail(*rate, "only a driver has a rate");
+    if (!rate && kind == JointKind::Driver) r.fail(item, "a driver needs a rate (rad/s)");
+    Interaction in;
+    in.name = text;
+    in.systems.push_back({SystemFamily::Rigid, ends[0]});
+    if (ends[1] >= 0) in.systems.push_back({SystemFamily::Rigid, ends[1]});
+    try {
+      in.relation = make_joint(kind, m.bodies, ends[0], ends[1], anchor, axis, rate ? r.number(*rate) : 0.0, m.time);
+    } catch (const std::invalid_argument& e) {
+      r.fail(item, e.what());
+    }
+    in.law = EqualityLaw{joint_rows(kind)};
+    m.interactions.push_back(std::move(in));
+  }
+}
+
 GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint64_t max_memory, BeadSpec& b);
 
 GranularScene build_scene(const Settings& s, std::string& kind, std::uint64_t max_memory) {
   BeadSpec b;
   GranularScene sc = build_scene_bodies(s, kind, max_memory, b);
   read_materials(s, b, sc.model);
+  read_mechanism(s, b, sc.events, sc.model);
   return sc;
 }
 
@@ -324,7 +449,22 @@ GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint
   b.jitter = s.non_negative("jitter", b.jitter);
   b.seed = static_cast<std::uint64_t>(s.integer("seed", 0, std::numeric_limits<long>::max(), static_cast<long>(b.seed)));
   b.capsule_fraction = s.in_range("capsule_fraction", 0.0, 1.0, b.capsule_fraction);
-  kind = s.choice("scene", {"bead_stack", "perturbed_stack", "silo", "chute", "drum"}, "bead_stack");
+  kind = s.choice("scene", {"bead_stack", "perturbed_stack", "silo", "chute", "drum", "lattice_stack", "packed_box"},
+                  "bead_stack");
+  if (kind == "lattice_stack" || kind == "packed_box") {
+    // Beds of a given footprint and depth (GranularScenes.hpp): lattice_stack's beads fall a little and settle
+    // into a loose bed; packed_box's are a crystal at rest whose walls touch it (rigid: nothing can enter it).
+    const int width = static_cast<int>(s.integer("width", 2, 4096, 16));
+    const int layers = static_cast<int>(s.integer("layers", 1, 4096, 8));
+    BeadSpec estimate = b;
+    estimate.n = kind == "packed_box" ? packed_box_beads(width, layers) : static_cast<long>(width) * width * layers;
+    check_sizes(s, estimate, max_memory, "width");
+    try {
+      return kind == "packed_box" ? packed_box(b, width, layers) : lattice_stack(b, width, layers);
+    } catch (const std::invalid_argument& e) {
+      s.fail_scene(e.what());
+    }
+  }
   if (kind == "drum") {
     const double radius = s.positive("radius_diameters", 10.0), thickness = s.positive("thickness_diameters", 4.0);
     const double fill = s.in_range("fill", 0.0, 0.6, 0.35), froude = s.in_range("froude", 0.0, 0.999, 1e-2);
@@ -401,6 +541,19 @@ RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const 
   return r;
 }
 
+// The archive's state into the scene's model. The joints were made at the scene's poses and hold capsules by
+// store index; the archive may hold another number of beads before the capsules, so their indices follow.
+void restore(const Settings& s, const std::string& restart, Model& m, RestartExtras* extras = nullptr) {
+  const int capsules_begin = m.bodies.nonsphere_begin(), scene_capsules = m.bodies.capsules();
+  read_restart(restart, m, extras);
+  if (m.interactions.empty()) return;
+  if (m.bodies.capsules() != scene_capsules)
+    s.fail("restart", "'" + restart + "' holds " + std::to_string(m.bodies.capsules()) +
+                          " capsules where the scene's joints expect " + std::to_string(scene_capsules));
+  for (Interaction& in : m.interactions)
+    for (SystemRef& ref : in.systems) ref.index += m.bodies.nonsphere_begin() - capsules_begin;
+}
+
 std::string frame_name(const char* stem, int frame) {
   char b[64];
   std::snprintf(b, sizeof b, "%s_%05d.vtp", stem, frame);
@@ -436,7 +589,7 @@ long planned_steps(const Settings& s, const GranularRunOptions& o, const RunSett
 // The files a granular run writes into its folder (and their temporary names), recognised by name.
 bool is_run_file(const std::string& name) {
   static const std::regex re(
-      R"(\.?((beads|contacts|capsules)(_[0-9]+\.vtp|\.pvd)|restart\.h5|granular\.json|profile\.txt|discharge\.csv|snapshot\.png)(\.tmp)?|\.snapshot\.tmp\.png)");
+      R"(\.?((beads|contacts|capsules)(_[0-9]+\.vtp|\.pvd)|restart\.h5|granular\.json|profile\.txt|discharge\.csv|joints\.csv|snapshot\.png)(\.tmp)?|\.snapshot\.tmp\.png)");
   return std::regex_match(name, re);
 }
 
@@ -544,7 +697,7 @@ GranularSceneSummary check_granular_scene(const fs::path& scene_file, const std:
   GranularSceneSummary out;
   GranularScene sc = build_scene(s, out.kind, max_memory);
   const RunSettings r = read_run_settings(s, sc, scene_file, {});
-  if (!r.restart.empty()) read_restart(r.restart, sc.model);
+  if (!r.restart.empty()) restore(s, r.restart, sc.model);
   planned_steps(s, {}, r, sc.model.time);
   try {
     GranularStepper stepper(sc.model, r.params);  // the stepper's own parameter checks
@@ -571,7 +724,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   const long dump_step = rs.dump_step;
   const std::string& restart = rs.restart;
   RestartExtras extras;
-  if (!restart.empty()) read_restart(restart, sc.model, &extras);
+  if (!restart.empty()) restore(s, restart, sc.model, &extras);
   const long planned = planned_steps(s, o, rs, sc.model.time);
   Model& m = sc.model;
   const double t_final = m.time + planned * p.h;  // ≤ t_end: the whole steps that fit
@@ -594,6 +747,8 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   if (extras.has_counters) counters = extras.counters;
   if (!restart.empty() && !o.quiet && !extras.has_contacts)
     log << "talus: " << restart << " holds no contact cache (an older archive): the first step starts cold\n";
+  if (!restart.empty() && !o.quiet && !m.interactions.empty())
+    log << "talus: the joints' multipliers are not in restart archives: their first step starts cold\n";
   const TerminateHandler terminate_handler;
 
   const double bead_mass = m.bodies.spheres() > 0 ? m.bodies.mass[0] : 0.0;
@@ -619,6 +774,39 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
 
   std::vector<std::pair<double, std::string>> bead_frames, contact_frames, capsule_frames;
   int frame = 0;
+  // joints.csv: each joint's mean reaction on its first capsule over every output interval (impulses summed
+  // over the interval's steps, divided by its time): force and torque about the capsule's centre, world frame,
+  // and a driver's torque about its axis.
+  const int n_joints = static_cast<int>(m.interactions.size());
+  std::vector<double> joint_sums(7 * n_joints, 0.0);
+  long joint_steps = 0;
+  std::ostringstream joint_rows_csv;
+  joint_rows_csv << std::setprecision(9);
+  auto add_joint_impulses = [&] {
+    const JointSweep& js = stepper.joint_sweep();
+    for (int k = 0; k < n_joints; ++k)
+      for (int row = js.row_start[k]; row < js.row_start[k + 1]; ++row) {
+        const double l = js.impulse[row];
+        for (int c = 0; c < 6; ++c) joint_sums[7 * k + c] += l * js.jac_a[row][c];
+        if (std::get<JointRelation>(m.interactions[k].relation).kind == JointKind::Driver) joint_sums[7 * k + 6] += l;
+      }
+    ++joint_steps;
+  };
+  auto write_joint_rows = [&] {
+    if (n_joints == 0 || joint_steps == 0) return;
+    const double span = joint_steps * p.h;
+    for (int k = 0; k < n_joints; ++k) {
+      const bool driver = std::get<JointRelation>(m.interactions[k].relation).kind == JointKind::Driver;
+      joint_rows_csv << m.time << ',' << m.interactions[k].name << ','
+                     << to_string(std::get<JointRelation>(m.interactions[k].relation).kind);
+      for (int c = 0; c < 6; ++c) joint_rows_csv << ',' << joint_sums[7 * k + c] / span;
+      joint_rows_csv << ',';
+      if (driver) joint_rows_csv << joint_sums[7 * k + 6] / span;
+      joint_rows_csv << '\n';
+    }
+    std::fill(joint_sums.begin(), joint_sums.end(), 0.0);
+    joint_steps = 0;
+  };
   // The capsule series exists when the scene starts with capsules (and goes on once they have all left).
   const bool capsule_series = m.bodies.capsules() > 0;
   // The last step's contacts index the bodies as they were; after an outflow removal, or a failed step undone,
@@ -629,6 +817,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   const std::vector<GeneralContact> no_general;
   auto write_frame = [&] {
     const auto t0 = ProfileClock::now();
+    write_joint_rows();
     const FrameContacts contacts{contacts_valid ? stepper.contacts() : no_contacts,
                                  contacts_valid ? stepper.general_contacts().contacts : no_general};
     const std::string bf = frame_name("beads", frame), cf = frame_name("contacts", frame);
@@ -771,6 +960,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     }
     const GranularStepReport& r = *step_report;
     ++steps;
+    if (n_joints > 0) add_joint_impulses();
     contacts_valid = true;
     total_sweeps += r.solver.iterations;
     worst_sweeps = std::max<long>(worst_sweeps, r.solver.iterations);
@@ -856,6 +1046,17 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     commit_file(tmp, file);
     written("discharge.csv");
   }
+  if (n_joints > 0) {
+    const fs::path file = out / "joints.csv", tmp = temporary_name(file);
+    {
+      std::ofstream d(tmp);
+      d << "time,joint,type,force_x,force_y,force_z,torque_x,torque_y,torque_z,drive_torque\n" << joint_rows_csv.str();
+      d.close();
+      if (!d) throw std::runtime_error(file.string() + ": write failed");
+    }
+    commit_file(tmp, file);
+    written("joints.csv");
+  }
   if (!o.profile.empty()) {
     const fs::path tmp = temporary_name(o.profile);
     profile.write_chrome_trace(tmp.string());
@@ -899,6 +1100,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     profile.print_summary(log);
     log << "talus: outputs in " << out.string() << " (beads.pvd, contacts.pvd" << (capsule_series ? ", capsules.pvd" : "")
         << ", restart.h5, granular.json, profile.txt" << (counters.discharge.empty() ? "" : ", discharge.csv")
+        << (n_joints > 0 ? ", joints.csv" : "")
         << (snapshot ? ", snapshot.png" : "") << (o.profile.empty() ? "" : "; trace " + o.profile.string()) << ")\n";
   }
   if (status == 2)

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <variant>
 
 #include "contact/ContactFrame.hpp"
 #include "contact/NarrowPhase.hpp"
 #include "engine/granular/AssembledProblem.hpp"
 #include "engine/granular/SpaceFillingCurve.hpp"
+#include "engine/joints/RigidJoint.hpp"
 #include "solvers/fc/Nsgs.hpp"
 
 namespace talus::granular {
@@ -67,13 +69,33 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
   if (params_.threads < 1) throw std::invalid_argument("granular: threads must be >= 1");
   // One model for every integrator, but not yet one step for all of it: this stepper integrates the sphere and
   // capsule groups against obstacles and each other; systems and bodies of the small-system path are refused.
-  if (!m_.lti.empty() || !m_.nonlinear.empty() || !m_.interactions.empty() || m_.bodies.general() > 0)
+  // Joints between capsules (or a capsule and the world) are stepped with the contacts (header).
+  std::size_t others = 0;
+  for (const Interaction& in : m_.interactions) others += !std::holds_alternative<JointRelation>(in.relation);
+  if (!m_.lti.empty() || !m_.nonlinear.empty() || others > 0 || m_.bodies.general() > 0)
     throw std::invalid_argument("granular: the model holds " + std::to_string(m_.lti.size()) + " LTI and " +
-                                std::to_string(m_.nonlinear.size()) + " nonlinear systems, " +
-                                std::to_string(m_.interactions.size()) + " user interactions and " +
-                                std::to_string(m_.bodies.general()) +
+                                std::to_string(m_.nonlinear.size()) + " nonlinear systems, " + std::to_string(others) +
+                                " user interactions other than joints and " + std::to_string(m_.bodies.general()) +
                                 " general rigid bodies: the granular stepper integrates beads and capsules with "
-                                "detected contacts only (use a small-system scheme for those)");
+                                "detected contacts and joints only (use a small-system scheme for those)");
+  if (!m_.interactions.empty() && params_.solver != GranularSolver::MatrixFree &&
+      params_.solver != GranularSolver::Anderson)
+    throw std::invalid_argument("granular: the " + granular_solver_name(params_.solver) +
+                                " solver does not step joints (the model has " +
+                                std::to_string(m_.interactions.size()) + "): use matrix_free or anderson");
+  for (const Interaction& in : m_.interactions) {
+    const auto& j = std::get<JointRelation>(in.relation);
+    const auto* law = std::get_if<EqualityLaw>(&in.law);
+    if (!law || law->rows != joint_rows(j.kind) || in.systems.empty() || in.systems.size() > 2)
+      throw std::invalid_argument("granular: joint '" + in.name + "' needs an equality law of " +
+                                  std::to_string(joint_rows(j.kind)) + " rows between one or two bodies");
+    for (const SystemRef& r : in.systems)
+      if (r.family != SystemFamily::Rigid || r.index < 0 || r.index >= m_.bodies.count() ||
+          m_.bodies.kind(static_cast<int>(r.index)) != ShapeKind::Capsule)
+        throw std::invalid_argument("granular: joint '" + in.name + "' holds body " + std::to_string(r.index) +
+                                    ", which is not a capsule: the granular stepper joints capsules to each other "
+                                    "or to the world (a bead's index changes when the beads are re-sorted)");
+  }
   // The contact laws and material ids the narrow phases index without checking (engine/Materials.hpp).
   {
     const MaterialTable& t = m_.materials;
@@ -281,10 +303,66 @@ void GranularStepper::narrow() {
     c.r = r;
   }
   report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, ga));
+  if (!m_.interactions.empty()) build_joints();
   // Anderson sweeps them too, without extrapolating (MatrixFreeNsgs.hpp).
   if (!general_.empty() && params_.solver != GranularSolver::MatrixFree && params_.solver != GranularSolver::Anderson)
     throw std::invalid_argument(
         "granular: the assembled, multilevel and nncg solvers handle bead contacts only (capsules or drums present)");
+}
+
+// The joints' rows at q_k, t_k (header): world-frame Jacobians, both problems' targets, blocks and W⁺.
+void GranularStepper::build_joints() {
+  RigidBodies& b = m_.bodies;
+  const int nj = static_cast<int>(m_.interactions.size());
+  joint_rows_.resize(nj);
+  for (int k = 0; k < nj; ++k) {
+    const Interaction& in = m_.interactions[k];
+    joint_rows_[k] = joint_rows(std::get<JointRelation>(in.relation).kind);
+    // Bodies removed between steps shift the capsules' indices: a joint must still hold a capsule.
+    for (const SystemRef& r : in.systems)
+      if (r.index >= b.count() || b.kind(static_cast<int>(r.index)) != ShapeKind::Capsule)
+        throw std::invalid_argument("granular: joint '" + in.name + "' holds body " + std::to_string(r.index) +
+                                    ", which is no longer a capsule (bodies were removed)");
+  }
+  joints_.set_layout(joint_rows_);
+  const int rows = joints_.rows();
+  joint_velocity_target_.resize(rows);
+  joint_position_target_.resize(rows);
+  if (static_cast<int>(joint_position_impulse_.size()) != rows) joint_position_impulse_.assign(rows, 0.0);
+  const double h = params_.h;
+  const bool ga = generalized_alpha();
+  for (int k = 0; k < nj; ++k) {
+    const Interaction& in = m_.interactions[k];
+    const JointRelation& j = std::get<JointRelation>(in.relation);
+    const int n = joint_rows_[k], a = static_cast<int>(in.systems[0].index);
+    const int c = in.systems.size() > 1 ? static_cast<int>(in.systems[1].index) : -1;
+    joints_.body_a[k] = a, joints_.body_b[k] = c;
+    const JointPose pa{b.x[a], b.q[a]};
+    JointPose pc;
+    if (c >= 0) pc = {b.x[c], b.q[c]};
+    auto g = joint_g_.head(n), dgdt = joint_dgdt_.head(n);
+    auto Ja = joint_ja_.topRows(n), Jb = joint_jb_.topRows(n);
+    evaluate_joint(j, pa, c >= 0 ? &pc : nullptr, m_.time, g, Ja, Jb, dgdt);
+    // [v, Ω_body] → [v, ω_world]: Ω = Rᵀ ω.
+    const Eigen::Matrix3d Ra_t = b.q[a].toRotationMatrix().transpose();
+    const Eigen::Matrix3d Rc_t = c >= 0 ? Eigen::Matrix3d(b.q[c].toRotationMatrix().transpose()) : Eigen::Matrix3d::Identity();
+    for (int i = 0; i < n; ++i) {
+      const int r = joints_.row_start[k] + i;
+      joints_.jac_a[r].head<3>() = Ja.block<1, 3>(i, 0);
+      joints_.jac_a[r].tail<3>() = Ja.block<1, 3>(i, 3) * Ra_t;
+      if (c >= 0) {
+        joints_.jac_b[r].head<3>() = Jb.block<1, 3>(i, 0);
+        joints_.jac_b[r].tail<3>() = Jb.block<1, 3>(i, 3) * Rc_t;
+      } else {
+        joints_.jac_b[r].setZero();
+      }
+      joint_position_target_[r] = dgdt[i] + g[i] / h;
+      joint_velocity_target_[r] = ga ? dgdt[i] : joint_position_target_[r];
+    }
+  }
+  joints_.target = joint_velocity_target_;
+  joints_.bodies = body_arrays(b);
+  prepare_joint_blocks(joints_);
 }
 
 void GranularStepper::assemble() {
@@ -301,7 +379,12 @@ void GranularStepper::assemble() {
     if (b.inv_mass[i] > 0.0) b.v[i] += dv;
   add_capsule_free_velocities(b, m_.gravity, h);
   general_.bodies = body_arrays(b);
-  const double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_);
+  double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_);
+  if (!joints_.empty()) {
+    joints_.bodies = general_.bodies;
+    qq += joint_squared_velocity(joints_);
+    joint_start_impulse_ = joints_.impulse;
+  }
   q_norm_ = std::sqrt(qq);
   if (keep_problem_) {
     problem_ = assemble_problem(contacts_, b);
@@ -332,6 +415,11 @@ void GranularStepper::solve() {
       params_.solver == GranularSolver::Anderson) {
     apply_impulses(contacts_, layout_, b, params_.threads);
     apply_general_impulses(general_);
+    JointSweep* joints = joints_.empty() ? nullptr : &joints_;
+    if (joints) {
+      joints_.bodies = b;
+      apply_joint_impulses(joints_);
+    }
     MatrixFreeParameters p;
     p.tolerance = params_.tolerance;
     p.max_sweeps = params_.max_sweeps;
@@ -343,7 +431,7 @@ void GranularStepper::solve() {
     p.anderson = params_.solver == GranularSolver::Anderson ? params_.anderson_memory : 0;
     p.anderson_every = params_.anderson_every;
     p.threads = params_.threads;
-    report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_);
+    report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_, joints);
     report_.residual_checks = work_.residual_checks;
     return;
   }
@@ -400,9 +488,22 @@ void GranularStepper::correct_positions() {
     solvers::project_on_cone(r.data(), 3, c.local.mu);
     c.r = r;
   }
-  q_norm_ = std::sqrt(general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_));
+  double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_);
+  if (!joints_.empty()) {
+    joint_velocity_impulse_ = joints_.impulse;
+    joints_.impulse = joint_position_impulse_;
+    joints_.target = joint_position_target_;
+    joints_.bodies = general_.bodies;
+    qq += joint_squared_velocity(joints_);
+  }
+  q_norm_ = std::sqrt(qq);
   solve();
   solve_failed("position correction");
+  if (!joints_.empty()) {
+    joint_position_impulse_ = joints_.impulse;
+    joints_.impulse = joint_velocity_impulse_;
+    joints_.target = joint_velocity_target_;
+  }
   const solvers::SolverStats position = report_.solver;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
   for (int i = 0; i < b.spheres(); ++i) b.x[i] += h * b.v[i];
@@ -468,6 +569,7 @@ bool GranularStepper::solve_failed(const char* which) {
   // Positions, caches, the clock and the step count are written only after the solves: the velocities are all
   // the step has changed in the model (the Morton re-sort at its start only reorders it).
   m_.bodies.v.swap(v_start_), m_.bodies.w.swap(w_start_);
+  if (!joints_.empty()) joints_.impulse = joint_start_impulse_;
   throw StepFailure(message);
 }
 

@@ -40,6 +40,18 @@
 // report's solver statistics are the two solves together (sweeps summed, the larger residual, the position
 // solve's failure named as such).
 //
+// Joints (issue 11: a mechanism meets beads): the model's interactions may be bilateral joints
+// (engine/joints/RigidJoint.hpp: spherical, revolute, prismatic, driver) between two capsules or a capsule and the
+// world. Their rows U = J v + target = 0 join the contacts in the same solve (solvers/matrixfree/JointSweep.hpp:
+// each block of joints sharing a body solved exactly after the contacts of every sweep, its errors in the common
+// residual), with J(q_k) in world velocity coordinates (the relations give body-frame Ω columns: J_ω = J_Ω Rᵀ).
+// Like a contact's gap_k/h, the target ∂g/∂t + g(q_k)/h asks the step to close the joint's gap, so
+// g(q_{k+1}) = O(h²) of the manifold's curvature and does not accumulate (no drift, no projection stage). Under
+// generalized-α the velocity problem holds J v_{k+1} + ∂g/∂t = 0 and the position problem, whose unknown is
+// (q_{k+1} − q_k)/h, takes the target ∂g/∂t + g(q_k)/h. Each problem warm-starts its multipliers from its last
+// solve (joints keep their order in the interaction list). Beads cannot be jointed: the Morton re-sort moves
+// them. The assembled, multilevel and nncg solvers refuse joints.
+//
 // A step whose solve does not reach the tolerance, or leaves a non-finite impulse or velocity, is not applied
 // (FailurePolicy::RollBack, engine/StepReport.hpp, the default): the velocities are restored (positions, caches,
 // clock and step count are only written once the solves succeeded) and StepFailure names the step, its time and
@@ -62,6 +74,7 @@
 #include "engine/granular/GeneralDetection.hpp"
 #include "engine/granular/GranularFailure.hpp"
 #include "engine/Model.hpp"
+#include "solvers/matrixfree/JointSweep.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
 #include "solvers/matrixfree/MultilevelNsgs.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
@@ -152,6 +165,14 @@ class GranularStepper {
   // Generalized-α: the position corrections' warm start (impulse-like ν, world frame), bead and capsule contacts.
   contact::ContactCache& position_cache() { return position_cache_; }
   contact::ContactCache& capsule_position_cache() { return general_.position_cache; }
+  // The model's joints (all its interactions), in their order: joint k's rows are [joint_row_start()[k],
+  // joint_row_start()[k + 1]) of joint_impulses(), the last step's impulses of the velocity problem (the force
+  // over the step is impulse / h; a driver's row is its torque about its axis times h). Also the warm start.
+  const std::vector<double>& joint_impulses() const { return joints_.impulse; }
+  const std::vector<int>& joint_row_start() const { return joints_.row_start; }
+  // The joints' rows of the last step (world-frame Jacobians at its start: a row's impulse λ acts on body a as
+  // the force λ J_a[0:3] and the torque λ J_a[3:6] about its centre).
+  const JointSweep& joint_sweep() const { return joints_; }
   // Forget the warm start (after beads were added, for instance: not needed, keys stay valid).
   void clear_cache() { cache_.clear(); }
 
@@ -161,6 +182,7 @@ class GranularStepper {
   void detect(double margin);
   bool obstacle_point(int obstacle, int bead, contact::ContactPoint& cp) const;
   void narrow();
+  void build_joints();
   void assemble();
   void solve();
   void integrate();
@@ -211,6 +233,15 @@ class GranularStepper {
   std::vector<char> permute_scratch_;
   GeneralDetectionBuffers general_buffers_;
   GeneralContactSet general_;
+  // Joints: the rows of the step; their targets for the velocity and (generalized-α) position problems; the
+  // position problem's warm start; the impulses at the step's start (RollBack) and the velocity solve's while the
+  // position problem holds the rows; evaluation scratch.
+  JointSweep joints_;
+  std::vector<double> joint_velocity_target_, joint_position_target_, joint_position_impulse_;
+  std::vector<double> joint_start_impulse_, joint_velocity_impulse_;
+  std::vector<int> joint_rows_;
+  Eigen::MatrixXd joint_ja_ = Eigen::MatrixXd(6, 6), joint_jb_ = Eigen::MatrixXd(6, 6);
+  Eigen::VectorXd joint_g_ = Eigen::VectorXd(6), joint_dgdt_ = Eigen::VectorXd(6);
 };
 
 }  // namespace talus::granular

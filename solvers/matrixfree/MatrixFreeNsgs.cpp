@@ -8,6 +8,7 @@
 
 #include "solvers/matrixfree/GeneralContactSweep.hpp"
 #include "solvers/matrixfree/IsotropicContactSolve.hpp"
+#include "solvers/matrixfree/JointSweep.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 
 namespace talus::matrixfree {
@@ -184,14 +185,16 @@ void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& l
 }
 
 double matrix_free_residual(const std::vector<SweepContact>& contacts, const BodyArrays& beads, double q_norm,
-                            int threads, MatrixFreeWorkspace& work, GeneralContactSweep* general) {
+                            int threads, MatrixFreeWorkspace& work, GeneralContactSweep* general,
+                            const JointSweep* joints) {
   work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     residual_blocks(contacts, beads, work.block_sums);
     if (general) general_residual_blocks(*general);
   }
-  return total(work.block_sums, q_norm, general ? general_squared_error(*general) : 0.0);
+  return total(work.block_sums, q_norm,
+               (general ? general_squared_error(*general) : 0.0) + (joints ? joint_squared_velocity(*joints) : 0.0));
 }
 
 double squared_contact_velocities(const std::vector<SweepContact>& contacts, const BodyArrays& beads, int threads,
@@ -206,13 +209,15 @@ double squared_contact_velocities(const std::vector<SweepContact>& contacts, con
 
 solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout,
                                        const BodyArrays& beads, double q_norm, const MatrixFreeParameters& p,
-                                       MatrixFreeWorkspace& work, GeneralContactSweep* general) {
+                                       MatrixFreeWorkspace& work, GeneralContactSweep* general,
+                                       JointSweep* joints) {
+  if (joints && joints->empty()) joints = nullptr;
   const auto start = std::chrono::steady_clock::now();
   solvers::SolverStats stats;
   stats.counters.colours = layout.interface_colours();
   work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
   int sweeps = 0;
-  const bool empty = contacts.empty() && (!general || general->empty());
+  const bool empty = contacts.empty() && (!general || general->empty()) && !joints;
   double residual = empty ? 0.0 : INFINITY;
   bool done = empty;
   const int check_every = std::max(1, p.check_every);
@@ -231,7 +236,7 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
     for (std::size_t i = 0; i < contacts.size(); ++i) work.nncg_previous[i] = contacts[i].r;
     work.nncg_delta = 0.0;
   }
-  bool anderson = p.anderson > 0 && !p.nncg && (!general || general->empty()) && !contacts.empty();
+  bool anderson = p.anderson > 0 && !p.nncg && (!general || general->empty()) && !joints && !contacts.empty();
   if (anderson) anderson_begin(contacts, p.anderson, work.anderson);
   work.anderson.restarts = 0;
   auto check = [&] {
@@ -239,7 +244,8 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
     if (general) general_residual_blocks(*general);
 #pragma omp single
     {
-      residual = total(work.block_sums, q_norm, general ? general_squared_error(*general) : 0.0);
+      residual = total(work.block_sums, q_norm,
+                       (general ? general_squared_error(*general) : 0.0) + (joints ? joint_squared_velocity(*joints) : 0.0));
       done = !(residual > p.tolerance) || sweeps >= p.max_sweeps || !std::isfinite(residual);
       ++work.residual_checks;
       if (work.record_history)
@@ -273,6 +279,7 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
       else
         sweep<false>(contacts, layout, beads, omega, backward);
       if (general) sweep_general_contacts(*general);
+      if (joints) sweep_joints(*joints);
       if (p.nncg) nncg_step(contacts, layout, beads, work);
 #pragma omp single
       ++sweeps;

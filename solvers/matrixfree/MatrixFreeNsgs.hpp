@@ -22,7 +22,12 @@
 // With `anderson` = m > 0 each sweep is followed by an Anderson extrapolation over the last m sweeps
 // (AndersonSweep.hpp); a residual check that finds the residual higher than at the previous check restarts its
 // history, and after kAndersonRestarts such restarts the solve goes on with plain sweeps. Contacts touching a
-// capsule (`general`) are not part of the extrapolated unknowns: with any of them the acceleration is off.
+// capsule (`general`) and joint rows (`joints`) are not part of the extrapolated unknowns: with any of them the
+// acceleration is off.
+//
+// Joints (`joints`, JointSweep.hpp): after the contacts of every sweep each block of joints sharing bodies is
+// solved exactly, and the rows' errors enter the common residual. A solve without joints passes nullptr and
+// runs exactly the code it ran before them.
 #include <string>
 #include <vector>
 
@@ -61,15 +66,17 @@ struct MatrixFreeWorkspace {
 };
 
 struct GeneralContactSweep;  // GeneralContactSweep.hpp
+struct JointSweep;           // JointSweep.hpp
 
 // Solves the contacts' problem; q_norm = ‖q‖ of the problem (for the residual's scale). On entry the beads'
 // velocities must already include the contacts' current impulses (apply_impulses); on exit they are the
 // end-of-step velocities. stats.counters.sweeps = sweeps, colours = interface colours. `general` (contacts of
 // other shapes, with their impulses already applied) is swept after the bead contacts in every sweep and
-// counted in the residual.
+// counted in the residual; so are `joints` (their warm-start impulses already applied too).
 solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout,
                                        const BodyArrays& beads, double q_norm, const MatrixFreeParameters& params,
-                                       MatrixFreeWorkspace& work, GeneralContactSweep* general = nullptr);
+                                       MatrixFreeWorkspace& work, GeneralContactSweep* general = nullptr,
+                                       JointSweep* joints = nullptr);
 
 // `count` plain forward sweeps (ω = 1), no residual evaluation: the smoother of MultilevelNsgs.hpp.
 void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, const BodyArrays& beads, int count,
@@ -87,7 +94,8 @@ void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout
 // The common residual of the current impulses, with u read from the beads' velocities (`general`'s contacts
 // counted too).
 double matrix_free_residual(const std::vector<SweepContact>& contacts, const BodyArrays& beads, double q_norm,
-                            int threads, MatrixFreeWorkspace& work, GeneralContactSweep* general = nullptr);
+                            int threads, MatrixFreeWorkspace& work, GeneralContactSweep* general = nullptr,
+                            const JointSweep* joints = nullptr);
 
 // Σ ‖H v + extra‖² over the contacts (‖q‖² on the free velocities), summed over fixed blocks in parallel.
 double squared_contact_velocities(const std::vector<SweepContact>& contacts, const BodyArrays& beads, int threads,

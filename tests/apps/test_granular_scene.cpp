@@ -50,7 +50,9 @@ TEST_CASE("every shipped granular example passes talus check with the sizes it n
     long beads;
   };
   for (const Expect& e : {Expect{"bead_stack.yaml", "bead_stack", 1500}, Expect{"perturbed_stack.yaml", "perturbed_stack", 1000},
-                          Expect{"silo.yaml", "silo", 1000}, Expect{"chute.yaml", "chute", 1000}}) {
+                          Expect{"silo.yaml", "silo", 1000}, Expect{"chute.yaml", "chute", 1000},
+                          // 2048 on the lattice, less the 44 where the paddle stands.
+                          Expect{"paddle_bed.yaml", "lattice_stack", 2004}}) {
     INFO(e.file);
     REQUIRE(is_granular_scene(kExamples / e.file));
     const GranularSceneSummary s = check_granular_scene(kExamples / e.file);
@@ -94,7 +96,7 @@ TEST_CASE("malformed granular scenes are refused with FILE:LINE:COL and the fiel
   CHECK(error_of("granular:\n  mu: [0.3]\n") == at(2, 7) + "field 'granular.mu': is a list (expected a number >= 0)");
   CHECK(error_of("granular:\n  scene: hopper\n") ==
         at(2, 10) + "field 'granular.scene': unknown value 'hopper' (expected one of: bead_stack, perturbed_stack, "
-                    "silo, chute, drum)");
+                    "silo, chute, drum, lattice_stack, packed_box)");
   // A drum too large for the memory is refused on its size before anything is allocated.
   CHECK(error_of("granular:\n  scene: drum\n  radius_diameters: 1e6\n").rfind(
             at(3, 21) + "field 'granular.radius_diameters': ", 0) == 0);
@@ -143,4 +145,40 @@ TEST_CASE("material keys are checked where they are written") {
   CHECK(error_of(kMaterials + "    - {name: iron, fraction: 0.6}\n") ==
         at(7, 30) + "field 'granular.materials[2].fraction': brings the beads' shares to 1.100000 (expected at most 1 in all)");
   CHECK(error_of(kMaterials + "  mu_wall: -1\n") == at(7, 12) + "field 'granular.mu_wall': is -1 (expected a number >= 0)");
+}
+
+// A bed with a driven paddle (docs/granular.md "Joints and mechanisms"; tests/granular/test_granular_joints.cpp
+// checks what the joints do).
+const std::string kPaddle =
+    "granular:\n"                                                                             // 1
+    "  scene: packed_box\n"                                                                   // 2
+    "  width: 6\n"                                                                            // 3
+    "  layers: 2\n"                                                                           // 4
+    "  capsules:\n"                                                                           // 5
+    "    - {name: paddle, position: [0.06, 0.06, 0.05], radius: 0.004, half_length: 0.02}\n"  // 6
+    "  joints:\n";                                                                            // 7
+
+TEST_CASE("capsule and joint keys are checked where they are written") {
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [paddle], anchor: [0.06, 0.06, 0.05], axis: [0, 0, 1]}\n"
+                           "    - {name: motor, type: driver, bodies: [paddle], anchor: [0.06, 0.06, 0.05], axis: [0, 0, 1], rate: 2}\n")
+            .empty());
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: hinge_joint, bodies: [paddle], anchor: [0, 0, 0], axis: [0, 0, 1]}\n") ==
+        at(8, 27) + "field 'granular.joints[0].type': unknown joint type 'hinge_joint' (expected one of: spherical_joint, "
+                    "revolute_joint, prismatic_joint, driver)");
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [blade], anchor: [0, 0, 0], axis: [0, 0, 1]}\n") ==
+        at(8, 52) + "field 'granular.joints[0].bodies[0]': unknown capsule 'blade' (expected one of the capsules: list's names: paddle)");
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [paddle], anchor: [0, 0, 0], axis: [0, 0, 0]}\n") ==
+        at(8, 86) + "field 'granular.joints[0].axis': is zero (expected a direction)");
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [paddle], anchor: [0, 0, 0], axis: [0, 0, 1], rate: 1}\n") ==
+        at(8, 103) + "field 'granular.joints[0].rate': only a driver has a rate");
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [paddle], anchor: [0, 0], axis: [0, 0, 1]}\n")
+            == at(8, 69) + "field 'granular.joints[0].anchor': has 2 entries (expected 3: [x, y, z] in m)");
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [paddle], anchr: [0, 0, 0]}\n")
+            .rfind(at(8, 61) + "field 'granular.joints[0].anchr': unknown key (did you mean 'anchor'?", 0) == 0);
+  // The stepper's own refusal, at the scene: joints with a solver that cannot step them.
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: spherical_joint, bodies: [paddle], anchor: [0.06, 0.06, 0.07]}\n  solver: multilevel\n")
+            .find("does not step joints") != std::string::npos);
+  CHECK(error_of(kSilo + "  capsules:\n    - {name: p, position: [0, 0, 0.5], radius: 0.01, half_length: 0.02}\n"
+                         "  joints:\n    - {name: j, type: spherical_joint, bodies: [p], anchor: [0, 0, 0.5]}\n")
+            .rfind(at(8, 5) + "field 'granular.joints': this scene adds or removes bodies while it runs", 0) == 0);
 }

@@ -58,6 +58,8 @@ MeasureRow measure_row(const Model& m, const std::vector<ContactForce>& contacts
   if (region)
     row.region = {region->lo.x(), region->lo.y(), region->lo.z(),
                   region->hi.x(), region->hi.y(), region->hi.z()};
+  else
+    row.region.fill(nan);
   if (contacts.empty()) {
     row.coordination = row.mechanical_coordination = row.mean_normal_force = row.above_mean = nan;
     row.pressure = row.deviatoric = nan;

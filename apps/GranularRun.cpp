@@ -29,6 +29,7 @@
 #include "apps/RunOutputs.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneReader.hpp"
+#include "apps/GranularMeasureSeries.hpp"
 #include "apps/Version.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
@@ -56,7 +57,7 @@ const std::initializer_list<std::string_view> kKeys = {
     "resort_every", "orifice_diameters", "angle",  "length_diameters", "ball_radius_factor", "ball_density",
     "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
     "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude", "anderson_memory", "anderson_every",
-    "mu_wall", "materials", "contact_laws", "wall_material", "floor_material", "width", "layers", "capsules", "joints"};
+    "mu_wall", "materials", "contact_laws", "wall_material", "floor_material", "width", "layers", "capsules", "joints", "measure_region"};
 
 // The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
 // names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
@@ -501,6 +502,7 @@ struct RunSettings {
   double t_end = 0.0, frame_every = 0.02;
   long dump_step = 100;
   std::string restart;
+  std::optional<Region> measure_region;  // measures.csv's box; none: the bulk of each frame
 };
 
 RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const fs::path& scene_file,
@@ -535,6 +537,14 @@ RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const 
   }
   r.t_end = o.t_end > 0 ? o.t_end : s.positive("t_end", sc.t_end);
   r.frame_every = s.positive("frame_every", r.frame_every);
+  if (const Settings::Value* v = s.value("measure_region")) {
+    const SceneReader& reader = *v->reader;
+    const Vector box = reader.vector(v->field, 6, "[x0, y0, z0, x1, y1, z1] in m");
+    const Region region{box.head<3>(), box.tail<3>()};
+    if (!((region.hi - region.lo).array() > 0.0).all())
+      reader.fail(v->field, "is an empty box (expected x0 < x1, y0 < y1 and z0 < z1)");
+    r.measure_region = region;
+  }
   r.dump_step = s.integer("dump_fclib_step", 1, std::numeric_limits<long>::max(), r.dump_step);
   r.restart = s.text("restart", "");
   if (!r.restart.empty() && !fs::is_regular_file(r.restart)) s.fail("restart", "'" + r.restart + "': no such file");
@@ -589,7 +599,7 @@ long planned_steps(const Settings& s, const GranularRunOptions& o, const RunSett
 // The files a granular run writes into its folder (and their temporary names), recognised by name.
 bool is_run_file(const std::string& name) {
   static const std::regex re(
-      R"(\.?((beads|contacts|capsules)(_[0-9]+\.vtp|\.pvd)|restart\.h5|granular\.json|profile\.txt|discharge\.csv|joints\.csv|snapshot\.png)(\.tmp)?|\.snapshot\.tmp\.png)");
+      R"(\.?((beads|contacts|capsules)(_[0-9]+\.vtp|\.pvd)|restart\.h5|granular\.json|profile\.txt|discharge\.csv|joints\.csv|measures\.csv|snapshot\.png)(\.tmp)?|\.snapshot\.tmp\.png)");
   return std::regex_match(name, re);
 }
 
@@ -815,9 +825,21 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   long restart_step = -1;  // m.step of the state in restart.h5
   const std::vector<SweepContact> no_contacts;
   const std::vector<GeneralContact> no_general;
+  // measures.csv (GranularMeasureSeries.hpp): one row per frame, in the scene's measure_region or the bulk of
+  // the beads as they are at that frame.
+  const std::optional<Region> fixed_region = rs.measure_region;
+  std::vector<MeasureRow> measures;
+  std::vector<ContactForce> contact_forces;
+  auto record_measures = [&] {
+    if (contacts_valid) granular_contact_forces(m, stepper, contact_forces);
+    else contact_forces.clear();
+    const std::optional<Region> region = fixed_region ? fixed_region : bulk_region(m.bodies);
+    measures.push_back(measure_row(m, contact_forces, region ? &*region : nullptr));
+  };
   auto write_frame = [&] {
     const auto t0 = ProfileClock::now();
     write_joint_rows();
+    record_measures();
     const FrameContacts contacts{contacts_valid ? stepper.contacts() : no_contacts,
                                  contacts_valid ? stepper.general_contacts().contacts : no_general};
     const std::string bf = frame_name("beads", frame), cf = frame_name("contacts", frame);
@@ -914,6 +936,21 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
       j["repose_angle_deg"] = angle_count > 0 ? nlohmann::json(angle_sum / angle_count) : nlohmann::json(nullptr);
     }
     j["frames"] = frame;
+    if (!measures.empty()) {
+      // The last frame's measurements (measures.csv has every frame's; NaN, e.g. no region, becomes null).
+      const MeasureRow& last = measures.back();
+      j["measures"] = {{"time", last.time},
+                       {"region", last.region},
+                       {"packing_fraction", last.packing_fraction},
+                       {"coordination", last.coordination},
+                       {"mechanical_coordination", last.mechanical_coordination},
+                       {"mean_normal_force_N", last.mean_normal_force},
+                       {"share_above_mean_force", last.above_mean},
+                       {"pressure_Pa", last.pressure},
+                       {"deviatoric_stress_Pa", last.deviatoric},
+                       {"ke_translation_J", last.ke_translation},
+                       {"ke_rotation_J", last.ke_rotation}};
+    }
     written("granular.json");
     j["outputs"] = outputs;
     const fs::path file = out / "granular.json", tmp = temporary_name(file);
@@ -1046,6 +1083,10 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     commit_file(tmp, file);
     written("discharge.csv");
   }
+  if (!measures.empty()) {
+    write_measure_csv(out / "measures.csv", measures);
+    written("measures.csv");
+  }
   if (n_joints > 0) {
     const fs::path file = out / "joints.csv", tmp = temporary_name(file);
     {
@@ -1099,7 +1140,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     if (removed > 0) log << "talus: " << removed << " beads left the container; discharge rate " << rate << " kg/s\n";
     profile.print_summary(log);
     log << "talus: outputs in " << out.string() << " (beads.pvd, contacts.pvd" << (capsule_series ? ", capsules.pvd" : "")
-        << ", restart.h5, granular.json, profile.txt" << (counters.discharge.empty() ? "" : ", discharge.csv")
+        << ", restart.h5, granular.json, measures.csv, profile.txt" << (counters.discharge.empty() ? "" : ", discharge.csv")
         << (n_joints > 0 ? ", joints.csv" : "")
         << (snapshot ? ", snapshot.png" : "") << (o.profile.empty() ? "" : "; trace " + o.profile.string()) << ")\n";
   }

@@ -162,7 +162,7 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
     FAIL("an earlier run's folder was accepted");
   } catch (const std::runtime_error& e) {
     CHECK(std::string(e.what()).rfind(out.string() + ": holds the outputs of an earlier run (beads.pvd, contacts.pvd, "
-                                                      "granular.json, profile.txt, restart.h5, trace.json, 22 frame files): "
+                                                      "granular.json, measures.csv, profile.txt, restart.h5, trace.json, 22 frame files): "
                                                       "choose another output folder, or pass --overwrite to replace them",
                                       0) == 0);
   }
@@ -179,7 +179,7 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
   require_one_complete_run(out);
   CHECK(left == std::set<std::string>{"beads.pvd", "beads_00000.vtp", "beads_00001.vtp", "beads_00002.vtp", "contacts.pvd",
                                       "contacts_00000.vtp", "contacts_00001.vtp", "contacts_00002.vtp", "granular.json",
-                                      "profile.txt", "restart.h5"});
+                                      "measures.csv", "profile.txt", "restart.h5"});
 
   // A single-scene run's files (apps/RunOutputs.hpp) are an earlier run too: a folder never mixes two runs.
   const fs::path mixed = dir / "mixed";
@@ -230,7 +230,8 @@ TEST_CASE("a killed granular run and a rerun leave no mixed or stale files", "[a
   rerun.overwrite = true;
   REQUIRE(run(rerun) == 0);
   require_one_complete_run(out);
-  CHECK(files_in(out).size() == 9);  // 2 frames × 2 series, 2 .pvd, restart.h5, granular.json, profile.txt
+  CHECK(files_in(out).size() == 10);  // 2 frames × 2 series, 2 .pvd, restart.h5, granular.json, measures.csv,
+                                      // profile.txt
   fs::remove_all(dir.parent_path());
 }
 

@@ -182,3 +182,12 @@ TEST_CASE("capsule and joint keys are checked where they are written") {
                          "  joints:\n    - {name: j, type: spherical_joint, bodies: [p], anchor: [0, 0, 0.5]}\n")
             .rfind(at(8, 5) + "field 'granular.joints': this scene adds or removes bodies while it runs", 0) == 0);
 }
+
+TEST_CASE("measure_region is a box of six numbers, checked where it is written") {
+  CHECK(error_of(kSilo + "  measure_region: [0, 0, 0, 0.1, 0.1, 0.1]\n").empty());
+  CHECK(error_of(kSilo + "  measure_region: [0, 0, 0, 0.1, 0.1]\n") ==
+        at(5, 19) + "field 'granular.measure_region': has 5 entries (expected 6: [x0, y0, z0, x1, y1, z1] in m)");
+  CHECK(error_of(kSilo + "  measure_region: [0, 0, 0.2, 0.1, 0.1, 0.1]\n") ==
+        at(5, 19) + "field 'granular.measure_region': is an empty box (expected x0 < x1, y0 < y1 and z0 < z1)");
+}
+

@@ -7,43 +7,13 @@
 #include <limits>
 #include <string>
 
-#include "engine/MoreauJean.hpp"
 #include "MjTestModels.hpp"
+#include "engine/MoreauJean.hpp"
 
 using namespace talus;
 
-namespace {
-
-// n unit beads on a line, all touching, bead 0 touching a wall, all moving towards the wall: every contact is
-// active at once and W is the tridiagonal chain-of-beads matrix.
-Model bead_chain(int n, double e) {
-  Model model;
-  LagrangianLti s;
-  s.name = "beads";
-  s.M.resize(n, n);
-  for (int i = 0; i < n; ++i) s.M.insert(i, i) = 1.0;
-  s.q = Vector::LinSpaced(n, 0.0, n - 1.0);
-  s.v = Vector::Constant(n, -1.0);
-  s.v[n - 1] = -2.0;
-  model.lti.push_back(s);
-  for (int i = 0; i < n; ++i) {
-    Interaction in;
-    in.name = "contact " + std::to_string(i);
-    in.systems = {SystemRef{SystemFamily::Lti, 0}};
-    Matrix C = Matrix::Zero(1, n);
-    C(0, i) = 1.0;
-    if (i > 0) C(0, i - 1) = -1.0;
-    in.relation = LinearRelation{C, Vector::Constant(1, i > 0 ? -1.0 : 0.0)};
-    in.law = NewtonImpactLaw{e};
-    model.interactions.push_back(in);
-  }
-  return model;
-}
-
-}  // namespace
-
 TEST_CASE("a non-converged one-step solve raises StepFailure", "[mj][failure]") {
-  Model model = bead_chain(30, 0.0);
+  Model model = mjtest::bead_chain(30, 0.0);
   MoreauJeanParameters params;
   params.h = 1e-3;
   params.solver = OneStepSolverKind::Psor;
@@ -62,7 +32,7 @@ TEST_CASE("a non-converged one-step solve raises StepFailure", "[mj][failure]") 
   CHECK(model.time == 0.0);
 
   // The same problem solved by Lemke: e = 0 stops the whole chain against the wall.
-  Model ok = bead_chain(30, 0.0);
+  Model ok = mjtest::bead_chain(30, 0.0);
   params.solver = OneStepSolverKind::Lemke;
   params.solver_max_iterations = 10000;
   MoreauJean lemke(ok, params);
@@ -117,11 +87,11 @@ TEST_CASE("Model::validate names the system or interaction and the field", "[mj]
 }
 
 TEST_CASE("equalities and friction in one step are solved together", "[mj][equality][friction]") {
-  // Two unit masses falling at −1 tied by an equality (q1 = q0); the first hits a stop whose tangent row is the
-  // second dof, with μ = 0.3 and e = 0. The only post-impact velocity the laws allow is 0 for both: sliding
-  // would need v1 = v0 > 0, hence no normal impulse, hence no friction and no tie force, hence v = −1. The
-  // impulses are not unique (the tie and the friction share the second mass's stop), so the test checks the
-  // velocities and the laws, not one set of impulses.
+  // Two unit masses falling at −1 tied by an equality (q1 = q0); the first hits a stop whose tangent row is
+  // the second dof, with μ = 0.3 and e = 0. The only post-impact velocity the laws allow is 0 for both:
+  // sliding would need v1 = v0 > 0, hence no normal impulse, hence no friction and no tie force, hence v =
+  // −1. The impulses are not unique (the tie and the friction share the second mass's stop), so the test
+  // checks the velocities and the laws, not one set of impulses.
   Model model = mjtest::oscillator_on_stop(1.0, 0.0, 0.0, -1.0, 0.0, 0.0);
   LagrangianLti& s = model.lti[0];
   s.M.resize(2, 2);
@@ -205,7 +175,8 @@ TEST_CASE("Newton iterations that do not converge raise StepFailure", "[mj][fail
     mj.step();
     FAIL("accepted");
   } catch (const StepFailure& f) {
-    CHECK(std::string(f.what()).find("Newton iterations on the nonlinear systems did not converge") != std::string::npos);
+    CHECK(std::string(f.what()).find("Newton iterations on the nonlinear systems did not converge") !=
+          std::string::npos);
   }
   // With its default budget the same step converges.
   params.newton_max_iterations = 50;

@@ -68,6 +68,16 @@ Model pendulum(double d, double theta0) {
   return m;
 }
 
+// Plain matrix-free sweeps (the joints' own solver path) to a tight tolerance.
+GranularParameters sweep_parameters(GranularScheme scheme, double h, double tolerance) {
+  GranularParameters p;
+  p.h = h;
+  p.tolerance = tolerance;
+  p.scheme = scheme;
+  p.solver = GranularSolver::MatrixFree;
+  return p;
+}
+
 struct Swing {
   double period = 0.0, gap_early = 0.0, gap_late = 0.0;
 };
@@ -75,12 +85,7 @@ struct Swing {
 // Period from the upward zero crossings of x_c (linear interpolation), over `periods` periods.
 Swing swing(GranularScheme scheme, double h, double d, double theta0, int periods) {
   Model m = pendulum(d, theta0);
-  GranularParameters p;
-  p.h = h;
-  p.tolerance = 1e-10;
-  p.scheme = scheme;
-  p.solver = GranularSolver::MatrixFree;
-  GranularStepper s(m, p);
+  GranularStepper s(m, sweep_parameters(scheme, h, 1e-10));
   double mass;
   Eigen::Vector3d I;
   talus::capsule_mass_properties(kHalf, kRadius, kRho, mass, I);
@@ -150,11 +155,7 @@ TEST_CASE(
       m.bodies.add_capsule(Eigen::Vector3d(0, 0, 0.1), Eigen::Vector3d::UnitX(), kHalf, kRadius, kRho);
       add_joint(m, JointKind::Revolute, 0, -1, Eigen::Vector3d(0, 0, 0.1), Eigen::Vector3d::UnitZ());
       add_joint(m, JointKind::Driver, 0, -1, Eigen::Vector3d(0, 0, 0.1), Eigen::Vector3d::UnitZ(), omega);
-      GranularParameters p;
-      p.h = h;
-      p.tolerance = 1e-12;
-      p.scheme = scheme;
-      p.solver = GranularSolver::MatrixFree;
+      const GranularParameters p = sweep_parameters(scheme, h, 1e-12);
       GranularStepper s(m, p);
       double angle_error = 0.0, torque = 0.0;
       for (int k = 0; k < 2500; ++k) {
@@ -178,11 +179,7 @@ TEST_CASE(
       m.bodies.add_capsule(Eigen::Vector3d(d, 0, 0), Eigen::Vector3d::UnitX(), kHalf, kRadius, kRho);
       add_joint(m, JointKind::Revolute, 0, -1, Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitY());
       add_joint(m, JointKind::Driver, 0, -1, Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitY(), omega);
-      GranularParameters p;
-      p.h = h;
-      p.tolerance = 1e-12;
-      p.scheme = scheme;
-      p.solver = GranularSolver::MatrixFree;
+      const GranularParameters p = sweep_parameters(scheme, h, 1e-12);
       GranularStepper s(m, p);
       const double mg_d = m.bodies.mass[0] * kG * d;
       double worst = 0.0;

@@ -10,6 +10,7 @@
 #include "apps/ResourceLimits.hpp"
 #include "apps/SceneReader.hpp"
 #include "engine/PlanarBlock.hpp"
+#include "engine/granular/GranularScenes.hpp"
 #include "engine/schemes/CorotationalBeam.hpp"
 #include "engine/schemes/FiniteElementBeams.hpp"
 
@@ -77,8 +78,11 @@ class SceneBuilder {
   NonsmoothLaw law_of(const Field& f);
   NonsmoothLaw parse_law(const Field& f);
   std::string new_name(const Field& f, EntityKind kind, Index index);
+  // Registers a name given (or generated) at f: letters, digits, '_' or '-', unique.
+  void add_name(const Field& f, const std::string& name, EntityKind kind, Index index);
   void read_lti(const Field& f);
   void read_sphere(const Field& f);
+  void read_lattice(const Field& f);
   void read_plane(const Field& f);
   void read_block(const Field& f);
   void read_corotational_beam(const Field& f);
@@ -128,9 +132,9 @@ std::string quoted_list(const std::vector<std::string>& names) {
 }
 
 Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
-  in_.expect_map(root, {"name", "description", "gravity", "laws", "lti_systems", "spheres", "planes",
-                        "planar_blocks", "corotational_beams", "beams", "interactions", "contacts", "integrator",
-                        "output"});
+  in_.expect_map(root, {"name", "description", "gravity", "laws", "lti_systems", "spheres", "lattices",
+                        "planes", "planar_blocks", "corotational_beams", "beams", "interactions", "contacts",
+                        "integrator", "output"});
   scene_.name = default_name;
   if (auto f = in_.optional(root, "name")) {
     scene_.name = in_.string(*f);
@@ -148,6 +152,8 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_lti(item);
   if (auto f = in_.optional(root, "spheres"))
     for (const Field& item : in_.list(*f)) read_sphere(item);
+  if (auto f = in_.optional(root, "lattices"))
+    for (const Field& item : in_.list(*f)) read_lattice(item);
   if (auto f = in_.optional(root, "planes"))
     for (const Field& item : in_.list(*f)) read_plane(item);
   if (auto f = in_.optional(root, "planar_blocks"))
@@ -158,7 +164,7 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_beam(item);
   if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.count() == 0)
     in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres, "
-                   "planar_blocks, corotational_beams or beams)");
+                   "lattices, planar_blocks, corotational_beams or beams)");
   if (auto f = in_.optional(root, "interactions"))
     for (const Field& item : in_.list(*f)) read_interaction(item);
   if (auto f = in_.optional(root, "contacts")) read_contacts(*f);
@@ -219,6 +225,11 @@ void SceneBuilder::check_law_mix() const {
 
 std::string SceneBuilder::new_name(const Field& f, EntityKind kind, Index index) {
   const std::string name = in_.string(f);
+  add_name(f, name, kind, index);
+  return name;
+}
+
+void SceneBuilder::add_name(const Field& f, const std::string& name, EntityKind kind, Index index) {
   for (char c : name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
       in_.fail(f, "'" + name + "' has the character '" + std::string(1, c) +
@@ -227,7 +238,6 @@ std::string SceneBuilder::new_name(const Field& f, EntityKind kind, Index index)
     in_.fail(f, "name '" + name + "' is already used by " + it->second.path + " (expected unique names)");
   const std::string owner = f.path.substr(0, f.path.rfind('.'));
   names_.emplace(name, Entity{kind, index, owner});
-  return name;
 }
 
 const Entity& SceneBuilder::entity(const Field& f, std::initializer_list<EntityKind> allowed,
@@ -386,6 +396,53 @@ void SceneBuilder::read_sphere(const Field& f) {
   // t = 0 and the store's world-frame ω (q ω_body) is the same vector.
   if (auto w = in_.optional(f, "angular_velocity")) bodies.w[i] = bodies.q[i] * Eigen::Vector3d(in_.vector(*w, 3, "(ωx, ωy, ωz)"));
   scene_.body_names.push_back(name);
+}
+
+// A block of spheres on a lattice, the granular scenes' generator (engine/granular/GranularScenes.hpp
+// lattice_sites: the same sites for the same spec): counts nx × ny × nz sites of spacing `spacing` r from the
+// block's lower corner, horizontal jitter and radii uniform in r (1 ± polydispersity) drawn from `seed`. The
+// spheres are general bodies named NAME_0, NAME_1, … in lattice order (x fastest, then y, then z), stepped and
+// detected like listed spheres.
+void SceneBuilder::read_lattice(const Field& f) {
+  in_.expect_map(f, {"name", "corner", "counts", "radius", "density", "spacing", "jitter", "polydispersity", "seed",
+                     "velocity"});
+  const Field name_field = in_.required(f, "name");
+  const std::string base = in_.string(name_field);
+  const Eigen::Vector3d corner = in_.vector(in_.required(f, "corner"), 3, "(x, y, z) of the block's lower corner");
+  const Field counts_field = in_.required(f, "counts");
+  const Vector counts = in_.vector(counts_field, 3, "(nx, ny, nz) sites along x, y and z");
+  for (int k = 0; k < 3; ++k)
+    if (!(counts[k] >= 1.0) || counts[k] != std::floor(counts[k]) || counts[k] > 1e6)
+      in_.fail(counts_field, "entry " + std::to_string(k) + " is " + std::to_string(counts[k]) +
+                                 " (expected a whole number of sites, 1 to 1000000)");
+  granular::BeadSpec spec;
+  spec.radius = in_.positive(in_.required(f, "radius"));
+  spec.density = in_.positive(in_.required(f, "density"));
+  spec.jitter = 0.0;
+  if (auto v = in_.optional(f, "spacing")) spec.spacing = in_.positive(*v);
+  if (auto v = in_.optional(f, "jitter")) spec.jitter = in_.non_negative(*v);
+  if (auto v = in_.optional(f, "polydispersity")) spec.polydispersity = in_.non_negative(*v);
+  if (auto v = in_.optional(f, "seed")) spec.seed = static_cast<std::uint64_t>(in_.integer(*v));
+  const int nx = static_cast<int>(counts[0]), ny = static_cast<int>(counts[1]);
+  const double sites = counts[0] * counts[1] * counts[2];
+  reserve(f, kBytesPerBody * sites, "the lattice");
+  spec.n = static_cast<long>(sites);
+  std::vector<granular::LatticeSite> lattice;
+  try {
+    lattice = granular::lattice_sites(spec, spec.n, nx, ny, corner);
+  } catch (const std::invalid_argument& e) {
+    in_.fail(f, e.what());
+  }
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
+  if (auto v = in_.optional(f, "velocity")) velocity = in_.vector(*v, 3, "(vx, vy, vz)");
+  RigidBodies& bodies = scene_.model.bodies;
+  for (std::size_t k = 0; k < lattice.size(); ++k) {
+    const int i = add_general_sphere(bodies, lattice[k].x, lattice[k].radius, spec.density);
+    bodies.v[i] = velocity;
+    const std::string name = base + "_" + std::to_string(k);
+    add_name(name_field, name, EntityKind::Sphere, i);
+    scene_.body_names.push_back(name);
+  }
 }
 
 void SceneBuilder::read_plane(const Field& f) {

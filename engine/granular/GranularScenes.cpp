@@ -28,33 +28,14 @@ double symmetric(std::mt19937_64& g) { return 2.0 * static_cast<double>(g() >> 1
 
 // n beads on a lattice of `per_side` × `per_side` columns starting at `corner` (lower corner of the block).
 void fill_lattice(Model& m, const BeadSpec& s, long n, int per_side, const Eigen::Vector3d& corner) {
-  std::mt19937_64 gen(s.seed), shapes(s.seed ^ 0x9e3779b97f4a7c15ull);
-  const double a = s.spacing * s.radius;
+  const std::vector<LatticeSite> sites = lattice_sites(s, n, per_side, per_side, corner);
   m.bodies.reserve(static_cast<int>(m.bodies.count() + n));
   // Capsules are added after the beads: each kind keeps its own id sequence, so ids are those of adding them
   // in lattice order, and no bead insertion has to shift the capsule group.
-  struct CapsuleSite {
-    Eigen::Vector3d x, axis;
-  };
-  std::vector<CapsuleSite> capsule_sites;
-  for (long k = 0; k < n; ++k) {
-    const long layer = k / (static_cast<long>(per_side) * per_side);
-    const long in = k % (static_cast<long>(per_side) * per_side);
-    const double jx = s.jitter * s.radius * symmetric(gen), jy = s.jitter * s.radius * symmetric(gen);
-    const double r = s.radius * (1.0 + s.polydispersity * symmetric(gen));
-    const Eigen::Vector3d x = corner + Eigen::Vector3d((in % per_side + 0.5) * a + jx, (in / per_side + 0.5) * a + jy,
-                                                       (layer + 0.5) * a);
-    // A capsule of total length 2 r fits the site like the bead it replaces (its own generator: the beads'
-    // sequence, and so the plain scene, does not change with the fraction).
-    if (s.capsule_fraction > 0.0 && 0.5 * (symmetric(shapes) + 1.0) < s.capsule_fraction) {
-      const Eigen::Vector3d axis(symmetric(shapes), symmetric(shapes), symmetric(shapes));
-      capsule_sites.push_back({x, axis.norm() > 1e-3 ? axis : Eigen::Vector3d::UnitZ()});
-      continue;
-    }
-    m.bodies.add_sphere(x, r, s.density);
-  }
-  for (const CapsuleSite& c : capsule_sites)
-    m.bodies.add_capsule(c.x, c.axis, 0.5 * s.radius, 0.5 * s.radius, s.density);
+  for (const LatticeSite& site : sites)
+    if (!site.capsule) m.bodies.add_sphere(site.x, site.radius, s.density);
+  for (const LatticeSite& site : sites)
+    if (site.capsule) m.bodies.add_capsule(site.x, site.axis, 0.5 * s.radius, 0.5 * s.radius, s.density);
 }
 
 Model base_model(const BeadSpec& s) {
@@ -65,6 +46,30 @@ Model base_model(const BeadSpec& s) {
 }
 
 }  // namespace
+
+std::vector<LatticeSite> lattice_sites(const BeadSpec& s, long n, int nx, int ny, const Eigen::Vector3d& corner) {
+  check(s);
+  if (nx < 1 || ny < 1) throw std::invalid_argument("lattice: the footprint needs at least one column each way");
+  std::mt19937_64 gen(s.seed), shapes(s.seed ^ 0x9e3779b97f4a7c15ull);
+  const double a = s.spacing * s.radius;
+  const long per_layer = static_cast<long>(nx) * ny;
+  std::vector<LatticeSite> sites(static_cast<std::size_t>(n));
+  for (long k = 0; k < n; ++k) {
+    const long layer = k / per_layer, in = k % per_layer;
+    const double jx = s.jitter * s.radius * symmetric(gen), jy = s.jitter * s.radius * symmetric(gen);
+    LatticeSite& site = sites[static_cast<std::size_t>(k)];
+    site.radius = s.radius * (1.0 + s.polydispersity * symmetric(gen));
+    site.x = corner + Eigen::Vector3d((in % nx + 0.5) * a + jx, (in / nx + 0.5) * a + jy, (layer + 0.5) * a);
+    // A capsule of total length 2 r fits the site like the bead it replaces (its own generator: the beads'
+    // sequence, and so the plain scene, does not change with the fraction).
+    if (s.capsule_fraction > 0.0 && 0.5 * (symmetric(shapes) + 1.0) < s.capsule_fraction) {
+      const Eigen::Vector3d axis(symmetric(shapes), symmetric(shapes), symmetric(shapes));
+      site.capsule = true;
+      site.axis = axis.norm() > 1e-3 ? axis : Eigen::Vector3d::UnitZ();
+    }
+  }
+  return sites;
+}
 
 double remove_escaped_bodies(Model& m, const SceneEvents& ev, std::vector<char>& flags) {
   auto gone = [&](const Eigen::Vector3d& x) {

@@ -46,6 +46,21 @@ struct BeadSpec {
   double capsule_fraction = 0.0;  // bead_stack: share of lattice sites holding a capsule
 };
 
+// One site of a lattice: a bead of `radius` at x, or (capsule_fraction) a capsule along `axis`.
+struct LatticeSite {
+  Eigen::Vector3d x = Eigen::Vector3d::Zero();
+  double radius = 0.0;
+  bool capsule = false;
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
+};
+
+// The generator of every lattice scene, and of the `lattices:` of single scenes (apps/SceneLoader.cpp): n sites
+// on nx × ny columns of spacing `spacing` r from `corner` (the block's lower corner), filled layer by layer, x
+// fastest; horizontal jitter, radii and capsule sites drawn from `seed` (the same sites on every platform).
+// Throws std::invalid_argument for a spec whose beads do not fit the lattice (spacing, polydispersity,
+// jitter) or an empty footprint.
+std::vector<LatticeSite> lattice_sites(const BeadSpec& spec, long n, int nx, int ny, const Eigen::Vector3d& corner);
+
 // Things that happen during a run besides stepping (the runner applies them between steps).
 struct SceneEvents {
   double drop_time = -1.0;  // perturbed_stack: when the ball is added (< 0: never)

@@ -92,7 +92,7 @@ TEST_CASE("lattice spheres settle on the floor beside a listed ball and can be n
 TEST_CASE("bad lattice entries are refused with FILE:LINE:COL and the field") {
   CHECK(error_of(
             scene("  - {name: bed, corner: [0, 0, 0], counts: [2, 0, 2], radius: 0.01, density: 2500}\n")) ==
-        "lattice.yaml:8:43: field 'lattices[0].counts': entry 1 is 0.000000 (expected a whole number of "
+        "lattice.yaml:8:44: field 'lattices[0].counts': entry 1 is 0.000000 (expected a whole number of "
         "sites, 1 to "
         "1000000)");
   CHECK(error_of(scene("  - {name: bed, corner: [0, 0, 0], counts: [2, 2, 2], radius: 0.01, density: 2500, "
@@ -107,9 +107,9 @@ TEST_CASE("bad lattice entries are refused with FILE:LINE:COL and the field") {
       "  - {name: bed, corner: [0, 0, 0], counts: [1, 1, 1], radius: 0.01, density: 2500}\n"
       "integrator: {scheme: moreau_jean, h: 1.0e-3, t_end: 0.1}\n");
   CHECK(clash ==
-        "lattice.yaml:5:11: field 'lattices[0].name': name 'bed_0' is already used by spheres[0] (expected "
+        "lattice.yaml:5:12: field 'lattices[0].name': name 'bed_0' is already used by spheres[0] (expected "
         "unique names)");
   CHECK(error_of(scene("  - {name: bed, corner: [0, 0, 0], counts: [2, 2, 2], radius: 0.01, density: 2500, "
                        "spaceing: 2}\n"))
-            .rfind("lattice.yaml:8:81: field 'lattices[0].spaceing': unknown key", 0) == 0);
+            .rfind("lattice.yaml:8:84: field 'lattices[0].spaceing': unknown key", 0) == 0);
 }

@@ -10,6 +10,7 @@
 #include "apps/SceneLoader.hpp"
 #include "engine/MoreauJean.hpp"
 #include "engine/granular/GranularScenes.hpp"
+#include "tests/SceneText.hpp"
 
 using namespace talus;
 using namespace talus::app;
@@ -33,14 +34,7 @@ const std::string kTail =
 
 std::string scene(const std::string& lattice_line) { return kHead + lattice_line + kTail; }
 
-std::string error_of(const std::string& text) {
-  try {
-    load_scene_from_string(text, "lattice.yaml");
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::string& text) { return test::scene_error(text, "lattice.yaml"); }
 
 }  // namespace
 

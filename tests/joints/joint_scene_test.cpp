@@ -1,12 +1,13 @@
-// Joints in scene files (docs/scene-format.md, "Joints"): a valid jointed scene loads into joint relations with
-// equality laws, and each kind of bad joint input is refused with the file, line and column of the field.
+// Joints in scene files (docs/scene-format.md, "Joints"): a valid jointed scene loads into joint relations
+// with equality laws, and each kind of bad joint input is refused with the file, line and column of the
+// field.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <sstream>
 
 #include "apps/SceneError.hpp"
 #include "apps/SceneLoader.hpp"
+#include "tests/SceneText.hpp"
 
 using namespace talus;
 using namespace talus::app;
@@ -14,29 +15,26 @@ using namespace talus::app;
 namespace {
 
 // Line numbers below refer to this scene.
-const std::string kPendulum =
-    "name: pendulum\n"                                                                  // 1
-    "gravity: [0, 0, -9.81]\n"                                                          // 2
-    "spheres:\n"                                                                        // 3
-    "  - {name: upper, position: [0.4, 0, 0], radius: 0.05, mass: 1}\n"                 // 4
-    "  - {name: lower, position: [0.7, 0, 0], radius: 0.04, mass: 0.5}\n"               // 5
-    "planes:\n"                                                                         // 6
-    "  - {name: floor, normal: [0, 0, 1], offset: -2}\n"                                // 7
-    "interactions:\n"                                                                   // 8
-    "  - {name: shoulder, type: revolute_joint, systems: [upper], anchor: [0, 0, 0], axis: [0, 1, 0]}\n"  // 9
-    "  - {name: elbow, type: revolute_joint, systems: [lower, upper], anchor: [0.4, 0, 0], axis: [0, 1, 0]}\n"  // 10
-    "integrator:\n"                                                                     // 11
-    "  h: 0.001\n"                                                                      // 12
-    "  t_end: 1.0\n";                                                                   // 13
+const std::
+    string
+        kPendulum =
+            "name: pendulum\n"                                                     // 1
+            "gravity: [0, 0, -9.81]\n"                                             // 2
+            "spheres:\n"                                                           // 3
+            "  - {name: upper, position: [0.4, 0, 0], radius: 0.05, mass: 1}\n"    // 4
+            "  - {name: lower, position: [0.7, 0, 0], radius: 0.04, mass: 0.5}\n"  // 5
+            "planes:\n"                                                            // 6
+            "  - {name: floor, normal: [0, 0, 1], offset: -2}\n"                   // 7
+            "interactions:\n"                                                      // 8
+            "  - {name: shoulder, type: revolute_joint, systems: [upper], anchor: [0, 0, 0], axis: [0, 1, "
+            "0]}\n"  // 9
+            "  - {name: elbow, type: revolute_joint, systems: [lower, upper], anchor: [0.4, 0, 0], axis: [0, "
+            "1, 0]}\n"         // 10
+            "integrator:\n"    // 11
+            "  h: 0.001\n"     // 12
+            "  t_end: 1.0\n";  // 13
 
-std::string error_of(const std::string& text) {
-  try {
-    load_scene_from_string(text, "joints.yaml");
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+std::string error_of(const std::string& text) { return test::scene_error(text, "joints.yaml", "(accepted)"); }
 
 std::string replace_once(std::string s, const std::string& from, const std::string& to) {
   const auto at = s.find(from);
@@ -64,10 +62,11 @@ TEST_CASE("a scene's joints load as joint relations with equality laws", "[joint
   CHECK(scene.model.interactions[0].systems.size() == 1);  // the shoulder holds the upper sphere to the world
 
   const Scene driven = load_scene_from_string(
-      replace_once(kPendulum, "integrator:\n",
-                   "  - {name: motor, type: driver, systems: [upper], axis: [0, 2, 0], rate: 1.5}\n"
-                   "  - {name: slide, type: prismatic_joint, systems: [lower], anchor: [0.7, 0, 0], axis: [1, 0, 0]}\n"
-                   "integrator:\n"),
+      replace_once(
+          kPendulum, "integrator:\n",
+          "  - {name: motor, type: driver, systems: [upper], axis: [0, 2, 0], rate: 1.5}\n"
+          "  - {name: slide, type: prismatic_joint, systems: [lower], anchor: [0.7, 0, 0], axis: [1, 0, 0]}\n"
+          "integrator:\n"),
       "joints.yaml");
   CHECK(std::get<JointRelation>(driven.model.interactions[2].relation).drive_rate == 1.5);
   CHECK(std::get<JointRelation>(driven.model.interactions[2].relation).axis_b == Eigen::Vector3d::UnitY());
@@ -96,7 +95,8 @@ TEST_CASE("bad joint input is refused with file, line and column", "[joints][sce
   CHECK(e.find("expected 1 or 2 spheres") != std::string::npos);
 
   // A zero axis, at the axis's own column.
-  e = error_of(replace_once(kPendulum, "axis: [0, 1, 0]}\n  - {name: elbow", "axis: [0, 0, 0]}\n  - {name: elbow"));
+  e = error_of(
+      replace_once(kPendulum, "axis: [0, 1, 0]}\n  - {name: elbow", "axis: [0, 0, 0]}\n  - {name: elbow"));
   CHECK(starts(e, "joints.yaml:9:"));
   CHECK(e.find("axis") != std::string::npos);
   CHECK(e.find("is zero") != std::string::npos);
@@ -116,7 +116,8 @@ TEST_CASE("bad joint input is refused with file, line and column", "[joints][sce
                             "axis: [0, 1, 0], law: {type: equality}}\n  - {name: elbow"));
   CHECK(starts(e, "joints.yaml:9:"));
   CHECK(e.find("law") != std::string::npos);
-  e = error_of(replace_once(kPendulum, "type: revolute_joint, systems: [upper]", "type: hinge_joint, systems: [upper]"));
+  e = error_of(replace_once(kPendulum, "type: revolute_joint, systems: [upper]",
+                            "type: hinge_joint, systems: [upper]"));
   CHECK(starts(e, "joints.yaml:9:"));
   CHECK(e.find("revolute_joint") != std::string::npos);
 

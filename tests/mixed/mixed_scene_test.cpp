@@ -1,10 +1,11 @@
-// The "one engine" scene (examples/beads_paddle_cantilever.yaml): a driven paddle on a revolute joint sweeping
-// beads, and a cluster of beads falling onto an FE cantilever, in one model, under Moreau–Jean and under
-// generalized-α. It must run to its end without failure, keep every contact's penetration below a stated bound
-// (computed here from the positions, not from detection's lists; the bounds are at the check), keep the paddle on its joint, and the
-// cluster must actually strike and bend the beam. Plus the loader's refusals for the `beams:` key.
-#include <catch2/catch.hpp>
+// The "one engine" scene (examples/beads_paddle_cantilever.yaml): a driven paddle on a revolute joint
+// sweeping beads, and a cluster of beads falling onto an FE cantilever, in one model, under Moreau–Jean and
+// under generalized-α. It must run to its end without failure, keep every contact's penetration below a
+// stated bound (computed here from the positions, not from detection's lists; the bounds are at the check),
+// keep the paddle on its joint, and the cluster must actually strike and bend the beam. Plus the loader's
+// refusals for the `beams:` key.
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -14,7 +15,6 @@
 #include "apps/SceneLoader.hpp"
 #include "engine/MoreauJean.hpp"
 #include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
-
 #include "tests/SceneText.hpp"
 
 using namespace talus;
@@ -27,9 +27,10 @@ using test::replace_once;
 
 const char* kExample = "examples/beads_paddle_cantilever.yaml";
 
-// Smallest gap over every sphere pair, sphere–plane pair and sphere–beam pair (spheres over the strip). The side
-// of the beam a sphere is on is tracked here: it may change only where the sphere is beside the strip or past an
-// end; over the strip a sphere keeps its side, so one that went through the beam shows as a negative gap.
+// Smallest gap over every sphere pair, sphere–plane pair and sphere–beam pair (spheres over the strip). The
+// side of the beam a sphere is on is tracked here: it may change only where the sphere is beside the strip or
+// past an end; over the strip a sphere keeps its side, so one that went through the beam shows as a negative
+// gap.
 struct GapMonitor {
   std::vector<double> side;  // per sphere of detection.spheres, for beam 0
   double plane = INFINITY, pair = INFINITY, on_beam = INFINITY;  // the smallest of each kind so far
@@ -59,14 +60,7 @@ struct GapMonitor {
   }
 };
 
-std::string error_of(const std::string& text) {
-  try {
-    load_scene_from_string(text, "mixed.yaml");
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::string& text) { return test::scene_error(text, "mixed.yaml"); }
 
 }  // namespace
 
@@ -116,25 +110,27 @@ TEST_CASE("beads, a driven paddle and a struck FE cantilever run in one model un
       }
     }
     // The beam's own weight bends its tip by q L⁴/(8 EI) ≈ 0.88 mm; the cluster (12 × 2.26 g) adds more.
-    WARN(name << ": smallest gap " << worst_gap << " m (sphere-floor " << gaps.plane << ", sphere-sphere " << gaps.pair
-              << ", sphere-beam " << gaps.on_beam << "), joint error " << joint_error << " m, lowest tip "
-              << tip_low << " m, Σ bead–beam normal impulses " << beam_impulse << " N s, at most " << most
-              << " interactions");
+    WARN(name << ": smallest gap " << worst_gap << " m (sphere-floor " << gaps.plane << ", sphere-sphere "
+              << gaps.pair << ", sphere-beam " << gaps.on_beam << "), joint error " << joint_error
+              << " m, lowest tip " << tip_low << " m, Σ bead–beam normal impulses " << beam_impulse
+              << " N s, at most " << most << " interactions");
     // Penetration bounds. Generalized-α closes the gaps at position level: round-off. Moreau–Jean with θ = ½
-    // moves by h v_{k+½}: a contact the forecast g + h U_k <= 0 activates at approach speed |U_k| ends the step at
-    // g >= −h |U_k| / 2, and it keeps that overlap (no position correction). The fastest approach here is the
-    // cluster's upper layer, about 0.93 m/s after its 4.4 cm fall: h |U| / 2 ≈ 0.47 mm (8 % of a 6 mm radius).
+    // moves by h v_{k+½}: a contact the forecast g + h U_k <= 0 activates at approach speed |U_k| ends the
+    // step at g >= −h |U_k| / 2, and it keeps that overlap (no position correction). The fastest approach
+    // here is the cluster's upper layer, about 0.93 m/s after its 4.4 cm fall: h |U| / 2 ≈ 0.47 mm (8 % of a
+    // 6 mm radius).
     CHECK(worst_gap > (ga ? -1e-9 : -5e-4));
     CHECK(joint_error < 1e-9);
-    CHECK(tip_low < -1.2e-3);          // below the self-weight sag: the cluster struck and loaded the beam
-    CHECK(beam_impulse > 0.05);        // the cluster's momentum at impact is 12 × 2.26 g × 0.8 m/s ≈ 0.022 N s
+    CHECK(tip_low < -1.2e-3);    // below the self-weight sag: the cluster struck and loaded the beam
+    CHECK(beam_impulse > 0.05);  // the cluster's momentum at impact is 12 × 2.26 g × 0.8 m/s ≈ 0.022 N s
     CHECK(m.time == Approx(scene.t_end));
   }
 }
 
 TEST_CASE("the beams key: positions in errors and refusals of what is not supported", "[mixed][scene]") {
   const std::string text = read_text(kExample);
-  const std::string skew = error_of(replace_once(text, "deflection: [0.0, 0.0, 1.0]", "deflection: [0.3, 0.0, 1.0]"));
+  const std::string skew =
+      error_of(replace_once(text, "deflection: [0.0, 0.0, 1.0]", "deflection: [0.3, 0.0, 1.0]"));
   CHECK(skew.find("mixed.yaml:") == 0);
   CHECK(skew.find("beams[0].deflection") != std::string::npos);
   CHECK(skew.find("not normal to axis") != std::string::npos);

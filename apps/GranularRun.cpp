@@ -379,7 +379,8 @@ void read_mechanism(const Settings& s, const BeadSpec& spec, const SceneEvents& 
   const JointKind kinds[] = {JointKind::Spherical, JointKind::Revolute, JointKind::Prismatic, JointKind::Driver};
   std::vector<std::string> joint_names;
   for (const Field& item : items) {
-    r.expect_map(item, {"name", "type", "bodies", "anchor", "axis", "rate"});
+    // The keys of a single scene's joints (docs/scene-format.md "Joints"): `systems` names the bodies.
+    r.expect_map(item, {"name", "type", "systems", "anchor", "axis", "rate"});
     const Field name = r.required(item, "name");
     const std::string text = r.string(name);
     if (std::find(joint_names.begin(), joint_names.end(), text) != joint_names.end())
@@ -390,7 +391,7 @@ void read_mechanism(const Settings& s, const BeadSpec& spec, const SceneEvents& 
     const auto it = std::find(types.begin(), types.end(), t);
     if (it == types.end()) r.fail(type, "unknown joint type '" + t + "' (expected one of: " + known_names(types) + ")");
     const JointKind kind = kinds[it - types.begin()];
-    const Field bodies = r.required(item, "bodies");
+    const Field bodies = r.required(item, "systems");
     const std::vector<Field> sides = r.list(bodies);
     if (sides.empty() || sides.size() > 2)
       r.fail(bodies, "has " + std::to_string(sides.size()) + " entries (expected [capsule] for a joint to the world, or [capsule, capsule])");
@@ -404,7 +405,10 @@ void read_mechanism(const Settings& s, const BeadSpec& spec, const SceneEvents& 
       ends[k] = m.bodies.capsule(index[found - names.begin()]);
     }
     if (ends[0] == ends[1]) r.fail(bodies, "names the same capsule twice");
-    const Eigen::Vector3d anchor = r.vector(r.required(item, "anchor"), 3, "[x, y, z] in m");
+    // A driver turns about its axis only (as in single scenes): its anchor is optional.
+    Eigen::Vector3d anchor = m.bodies.x[ends[0]];
+    if (const auto f = kind == JointKind::Driver ? r.optional(item, "anchor") : r.required(item, "anchor"))
+      anchor = r.vector(*f, 3, "[x, y, z] in m");
     Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
     const auto a = r.optional(item, "axis");
     if (kind != JointKind::Spherical) {

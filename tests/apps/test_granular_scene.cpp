@@ -159,27 +159,33 @@ const std::string kPaddle =
     "  joints:\n";                                                                            // 7
 
 TEST_CASE("capsule and joint keys are checked where they are written") {
-  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [paddle], anchor: [0.06, 0.06, 0.05], axis: [0, 0, 1]}\n"
-                           "    - {name: motor, type: driver, bodies: [paddle], anchor: [0.06, 0.06, 0.05], axis: [0, 0, 1], rate: 2}\n")
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, systems: [paddle], anchor: [0.06, 0.06, 0.05], axis: [0, 0, 1]}\n"
+                           "    - {name: motor, type: driver, systems: [paddle], anchor: [0.06, 0.06, 0.05], axis: [0, 0, 1], rate: 2}\n")
             .empty());
-  CHECK(error_of(kPaddle + "    - {name: hinge, type: hinge_joint, bodies: [paddle], anchor: [0, 0, 0], axis: [0, 0, 1]}\n") ==
+  // The keys of single scenes' joints: a driver needs no anchor, the other joints do.
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, systems: [paddle], anchor: [0.06, 0.06, 0.05], axis: [0, 0, 1]}\n"
+                           "    - {name: motor, type: driver, systems: [paddle], axis: [0, 0, 1], rate: 2}\n")
+            .empty());
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, systems: [paddle], axis: [0, 0, 1]}\n")
+            .find("field 'granular.joints[0].anchor': missing (required)") != std::string::npos);
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: hinge_joint, systems: [paddle], anchor: [0, 0, 0], axis: [0, 0, 1]}\n") ==
         at(8, 27) + "field 'granular.joints[0].type': unknown joint type 'hinge_joint' (expected one of: spherical_joint, "
                     "revolute_joint, prismatic_joint, driver)");
-  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [blade], anchor: [0, 0, 0], axis: [0, 0, 1]}\n") ==
-        at(8, 52) + "field 'granular.joints[0].bodies[0]': unknown capsule 'blade' (expected one of the capsules: list's names: paddle)");
-  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [paddle], anchor: [0, 0, 0], axis: [0, 0, 0]}\n") ==
-        at(8, 86) + "field 'granular.joints[0].axis': is zero (expected a direction)");
-  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [paddle], anchor: [0, 0, 0], axis: [0, 0, 1], rate: 1}\n") ==
-        at(8, 103) + "field 'granular.joints[0].rate': only a driver has a rate");
-  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [paddle], anchor: [0, 0], axis: [0, 0, 1]}\n")
-            == at(8, 69) + "field 'granular.joints[0].anchor': has 2 entries (expected 3: [x, y, z] in m)");
-  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, bodies: [paddle], anchr: [0, 0, 0]}\n")
-            .rfind(at(8, 61) + "field 'granular.joints[0].anchr': unknown key (did you mean 'anchor'?", 0) == 0);
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, systems: [blade], anchor: [0, 0, 0], axis: [0, 0, 1]}\n") ==
+        at(8, 53) + "field 'granular.joints[0].systems[0]': unknown capsule 'blade' (expected one of the capsules: list's names: paddle)");
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, systems: [paddle], anchor: [0, 0, 0], axis: [0, 0, 0]}\n") ==
+        at(8, 87) + "field 'granular.joints[0].axis': is zero (expected a direction)");
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, systems: [paddle], anchor: [0, 0, 0], axis: [0, 0, 1], rate: 1}\n") ==
+        at(8, 104) + "field 'granular.joints[0].rate': only a driver has a rate");
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, systems: [paddle], anchor: [0, 0], axis: [0, 0, 1]}\n")
+            == at(8, 70) + "field 'granular.joints[0].anchor': has 2 entries (expected 3: [x, y, z] in m)");
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: revolute_joint, systems: [paddle], anchr: [0, 0, 0]}\n")
+            .rfind(at(8, 62) + "field 'granular.joints[0].anchr': unknown key (did you mean 'anchor'?", 0) == 0);
   // The stepper's own refusal, at the scene: joints with a solver that cannot step them.
-  CHECK(error_of(kPaddle + "    - {name: hinge, type: spherical_joint, bodies: [paddle], anchor: [0.06, 0.06, 0.07]}\n  solver: multilevel\n")
+  CHECK(error_of(kPaddle + "    - {name: hinge, type: spherical_joint, systems: [paddle], anchor: [0.06, 0.06, 0.07]}\n  solver: multilevel\n")
             .find("does not step joints") != std::string::npos);
   CHECK(error_of(kSilo + "  capsules:\n    - {name: p, position: [0, 0, 0.5], radius: 0.01, half_length: 0.02}\n"
-                         "  joints:\n    - {name: j, type: spherical_joint, bodies: [p], anchor: [0, 0, 0.5]}\n")
+                         "  joints:\n    - {name: j, type: spherical_joint, systems: [p], anchor: [0, 0, 0.5]}\n")
             .rfind(at(8, 5) + "field 'granular.joints': this scene adds or removes bodies while it runs", 0) == 0);
 }
 

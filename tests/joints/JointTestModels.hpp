@@ -1,6 +1,7 @@
 #pragma once
 // Small jointed models shared by the joint tests: spheres of Model::bodies held by joints to the world or to
 // each other, and the measures the tests read from them.
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -28,13 +29,15 @@ inline void add_joint(Model& model, const std::string& name, JointKind kind, int
 
 // A sphere of mass m and radius r appended to the general group, at rest.
 inline int add_ball(Model& model, const Eigen::Vector3d& x, double m, double r) {
-  return model.bodies.add_general(x, Eigen::Quaterniond::Identity(), m, Eigen::Vector3d::Constant(0.4 * m * r * r), r);
+  return model.bodies.add_general(x, Eigen::Quaterniond::Identity(), m,
+                                  Eigen::Vector3d::Constant(0.4 * m * r * r), r);
 }
 
 // Kinetic energy of the store (world ω) plus the potential −m g·x of gravity.
 inline double mechanical_energy(const Model& model) {
   double e = kinetic_energy(model.bodies);
-  for (int k = 0; k < model.bodies.count(); ++k) e -= model.bodies.mass[k] * model.gravity.dot(model.bodies.x[k]);
+  for (int k = 0; k < model.bodies.count(); ++k)
+    e -= model.bodies.mass[k] * model.gravity.dot(model.bodies.x[k]);
   return e;
 }
 
@@ -64,9 +67,9 @@ inline Stepper generalized_alpha(Model& model, double h, double rho_infinity) {
   return s;
 }
 
-// The joint-friction tests' constants and their slider: a carriage on a horizontal prismatic rail along x, the
-// ball on a vertical prismatic mast from the carriage, resting on the floor z = 0 with Coulomb friction (dim 2
-// or 3), pushed by F. Bodies: 0 carriage, 1 ball; interactions: 0 rail, 1 mast, 2 floor.
+// The joint-friction tests' constants and their slider: a carriage on a horizontal prismatic rail along x,
+// the ball on a vertical prismatic mast from the carriage, resting on the floor z = 0 with Coulomb friction
+// (dim 2 or 3), pushed by F. Bodies: 0 carriage, 1 ball; interactions: 0 rail, 1 mast, 2 floor.
 constexpr double kMu = 0.4;
 constexpr double kBall = 2.0;      // ball mass [kg]
 constexpr double kCarriage = 0.5;  // carriage mass [kg]
@@ -88,10 +91,23 @@ inline Model friction_slider(const Eigen::Vector3d& F, int dim) {
   add_ball(model, Eigen::Vector3d(0, 0, 0.5), kCarriage, 0.05);
   add_ball(model, Eigen::Vector3d(0, 0, kRadius), kBall, kRadius);
   add_joint(model, "rail", JointKind::Prismatic, 0, -1, Eigen::Vector3d(0, 0, 0.5), Eigen::Vector3d::UnitX());
-  add_joint(model, "mast", JointKind::Prismatic, 1, 0, Eigen::Vector3d(0, 0, kRadius), Eigen::Vector3d::UnitZ());
+  add_joint(model, "mast", JointKind::Prismatic, 1, 0, Eigen::Vector3d(0, 0, kRadius),
+            Eigen::Vector3d::UnitZ());
   add_floor(model, 1, dim);
   model.bodies.force_of(1) = F;
   return model;
+}
+
+// The slider pushed by F = ratio μ m g for T seconds: below the cone it sticks (x, v at round-off), above it
+// accelerates at a from rest (v = a T, x = ½ a T²).
+inline void check_slider_motion(double ratio, double x, double v, double a, double T) {
+  if (ratio < 1.0) {
+    CHECK(std::abs(x) <= 1e-12);
+    CHECK(std::abs(v) <= 1e-12);
+  } else {
+    CHECK(std::abs(v - a * T) <= 1e-9 * a * T);
+    CHECK(std::abs(x - 0.5 * a * T * T) <= 1e-8 * 0.5 * a * T * T);
+  }
 }
 
 }  // namespace talus::joint_test

@@ -122,10 +122,19 @@ int run_command(const RunFlags& f) {
     g.max_memory = max_memory;
     return run_granular(f.scene, g, std::cerr);
   }
-  if (!f.dump_fclib.empty())
-    throw std::invalid_argument("--dump-fclib applies to granular scenes only (" + f.scene + " is not one)");
   RunOptions options;
   Scene scene = load_with_overrides(f.scene, f.sets, f.t_end, f.h, max_memory, options.overrides);
+  if (scene.large_path) {
+    StopSignals signals;
+    GranularRunOptions g{f.out, f.sets, f.profile, f.dump_fclib, f.t_end, f.h, f.quiet,
+                         isatty(STDERR_FILENO) == 1, f.no_plot, &g_stop};
+    g.overwrite = f.overwrite;
+    g.max_memory = max_memory;
+    return run_large_path_scene(scene, g, f.restart, std::cerr);
+  }
+  if (!f.dump_fclib.empty())
+    throw std::invalid_argument("--dump-fclib applies to granular scenes and integrator.path: large (" + f.scene +
+                                " is neither)");
   options.out_dir = f.out.empty() ? std::filesystem::path("out") / scene.name : std::filesystem::path(f.out);
   options.log = &std::cerr;
   options.progress = !f.quiet;
@@ -177,6 +186,14 @@ int check_command(const std::string& file, const std::vector<std::string>& sets,
   }
   std::vector<std::string> applied;
   Scene scene = load_with_overrides(file, sets, 0.0, 0.0, max_memory, applied);
+  if (scene.large_path) {
+    granular::GranularStepper stepper(scene.model, scene.large_path->params);  // the stepper's own checks
+    const long steps = planned_steps(scene);
+    std::cout << file << ": ok: " << scene.name << ": large path, " << scene.model.bodies.spheres() << " spheres, "
+              << scene.model.walls.size() << " planes; h = " << scene.integrator.h << ", t_end = " << scene.t_end
+              << " (" << steps << " steps)\n";
+    return 0;
+  }
   MoreauJean integrator(scene.model, scene.integrator);  // the integrator's own parameter checks
   std::cout << file << ": ok: " << scene.name << ": " << summary(scene) << '\n';
   return 0;
@@ -193,7 +210,7 @@ int cli_main(int argc, char** argv) {
   RunFlags run_flags;
   auto* run = app.add_subcommand(
       "run",
-      "run a scene. Granular scenes write beads.pvd + beads_NNNNN.vtp, contacts.pvd + contacts_NNNNN.vtp, "
+      "run a scene. Granular scenes (and scenes with integrator.path: large) write beads.pvd + beads_NNNNN.vtp, contacts.pvd + contacts_NNNNN.vtp, "
       "snapshot.png, profile.txt, granular.json, measures.csv and restart.h5; other scenes write "
       "timeseries.csv, timeseries.h5, run.json (with the time per stage), restart.h5 (schemes moreau_jean and generalized_alpha), "
       "events.csv (scheme event_driven) and PNG plots (positions, velocities, reactions, energy). --profile FILE writes a "
@@ -214,11 +231,13 @@ int cli_main(int argc, char** argv) {
   run->add_option("--max-memory", run_flags.max_memory,
                   "refuse scenes whose estimated memory exceeds SIZE (e.g. 4G; default: the available memory)");
   run->add_option("--restart", run_flags.restart,
-                  "moreau_jean and generalized_alpha scenes: continue from a restart.h5 an earlier run wrote, to the scene's t_end (the "
+                  "moreau_jean, generalized_alpha and integrator.path: large scenes: continue from a restart.h5 an earlier run wrote, to the scene's t_end (the "
                   "result is bitwise that of one run)");
   run->add_option("--profile", run_flags.profile,
                   "write a Chrome trace-event JSON of every step's stages (granular and time-stepping scenes)");
-  run->add_option("--dump-fclib", run_flags.dump_fclib, "granular scenes: dump one step's problem (FCLIB) into DIR");
+  run->add_option("--dump-fclib", run_flags.dump_fclib,
+                  "granular scenes and integrator.path: large: dump one step's problem (FCLIB, step 100 unless the "
+                  "granular scene's dump_fclib_step) into DIR");
 
   std::string check_scene, check_memory;
   std::vector<std::string> check_sets;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <map>
 #include <cstdio>
 #include <signal.h>
@@ -27,6 +28,7 @@
 #include "apps/ProgressMeter.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/RunOutputs.hpp"
+#include "apps/Scene.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneReader.hpp"
 #include "apps/GranularMeasureSeries.hpp"
@@ -555,15 +557,21 @@ RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const 
   return r;
 }
 
+// Where a problem of a setting is reported: a granular scene's key ("restart", "h"), a single scene's flag.
+using FailAt = std::function<void(const char* key, const std::string& what)>;
+FailAt settings_failure(const Settings& s) {
+  return [&s](const char* key, const std::string& what) { s.fail(key, what); };
+}
+
 // The archive's state into the scene's model. The joints were made at the scene's poses and hold capsules by
 // store index; the archive may hold another number of beads before the capsules, so their indices follow.
-void restore(const Settings& s, const std::string& restart, Model& m, RestartExtras* extras = nullptr) {
+void restore(const FailAt& fail, const std::string& restart, Model& m, RestartExtras* extras = nullptr) {
   const int capsules_begin = m.bodies.nonsphere_begin(), scene_capsules = m.bodies.capsules();
   read_restart(restart, m, extras);
   if (m.interactions.empty()) return;
   if (m.bodies.capsules() != scene_capsules)
-    s.fail("restart", "'" + restart + "' holds " + std::to_string(m.bodies.capsules()) +
-                          " capsules where the scene's joints expect " + std::to_string(scene_capsules));
+    fail("restart", "'" + restart + "' holds " + std::to_string(m.bodies.capsules()) +
+                        " capsules where the scene's joints expect " + std::to_string(scene_capsules));
   for (Interaction& in : m.interactions)
     for (SystemRef& ref : in.systems) ref.index += m.bodies.nonsphere_begin() - capsules_begin;
 }
@@ -582,22 +590,28 @@ std::string num(double x) {
 
 // h against t_end and the start time (a restart archive's): at least one step, at most kMaxSteps; the run
 // takes the whole steps that fit, never ending past t_end. Returns the number of steps.
-long planned_steps(const Settings& s, const GranularRunOptions& o, const RunSettings& r, double t0) {
+long planned_steps(const std::function<void(const std::string&)>& fail, const RunSettings& r, double t0) {
   const double h = r.params.h;
   const double steps = std::floor((r.t_end - t0) / h + 1e-6);
-  auto fail = [&](const std::string& what) {
-    if (o.h > 0) throw SceneError({"--h " + num(o.h)}, "granular.h", what);
-    if (s.has("h")) s.fail("h", what);
-    if (o.t_end > 0) throw SceneError({"--t-end " + num(o.t_end)}, "granular.t_end", what);
-    if (s.has("t_end")) s.fail("t_end", what);
-    s.fail_scene(what);
-  };
   const std::string span = "t_end = " + num(r.t_end) + (t0 > 0 ? " after the restart archive's t = " + num(t0) : "");
   if (!(steps >= 1.0)) fail("h = " + num(h) + " is larger than the time to run (" + span + "): no step would run");
   if (steps > kMaxSteps)
     fail("h = " + num(h) + " and " + span + " make " + num(steps) + " steps (expected at most " + num(kMaxSteps) +
          ": is h too small?)");
   return static_cast<long>(steps);
+}
+
+// A granular scene's step-count problem, named where h and t_end came from.
+long planned_steps(const Settings& s, const GranularRunOptions& o, const RunSettings& r, double t0) {
+  return planned_steps(
+      [&](const std::string& what) {
+        if (o.h > 0) throw SceneError({"--h " + num(o.h)}, "granular.h", what);
+        if (s.has("h")) s.fail("h", what);
+        if (o.t_end > 0) throw SceneError({"--t-end " + num(o.t_end)}, "granular.t_end", what);
+        if (s.has("t_end")) s.fail("t_end", what);
+        s.fail_scene(what);
+      },
+      r, t0);
 }
 
 // The files a granular run writes into its folder (and their temporary names), recognised by name.
@@ -696,6 +710,24 @@ std::uint64_t granular_memory_estimate(double beads, double capsules) {
   return b >= 1.8e19 || !std::isfinite(b) ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(b);
 }
 
+namespace {
+
+// Everything the run loop needs, read from a granular scene (run_granular) or a single scene on the large path
+// (run_large_path_scene).
+struct RunPlan {
+  fs::path scene_file;
+  std::string kind;        // the generator (bead_stack, silo, ...), or "explicit" for a single scene's bodies
+  GranularScene scene;     // the model and its events
+  RunSettings settings;
+  nlohmann::json seed;     // granular.json's "seed": the generator's, or null
+  RestartExtras extras;    // what the restart archive held besides the model (contact caches, counters)
+  long planned = 0;        // steps to run
+};
+
+int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log);
+
+}  // namespace
+
 bool is_granular_scene(const fs::path& file) {
   try {
     const YAML::Node root = YAML::LoadFile(file.string());
@@ -711,7 +743,7 @@ GranularSceneSummary check_granular_scene(const fs::path& scene_file, const std:
   GranularSceneSummary out;
   GranularScene sc = build_scene(s, out.kind, max_memory);
   const RunSettings r = read_run_settings(s, sc, scene_file, {});
-  if (!r.restart.empty()) restore(s, r.restart, sc.model);
+  if (!r.restart.empty()) restore(settings_failure(s), r.restart, sc.model);
   planned_steps(s, {}, r, sc.model.time);
   try {
     GranularStepper stepper(sc.model, r.params);  // the stepper's own parameter checks
@@ -728,18 +760,70 @@ GranularSceneSummary check_granular_scene(const fs::path& scene_file, const std:
 
 int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::ostream& log) {
   const Settings s(scene_file, o.sets);
-  std::string kind;
-  GranularScene sc = build_scene(s, kind, o.max_memory);
-  const RunSettings rs = read_run_settings(s, sc, scene_file, o);
+  RunPlan plan;
+  plan.scene_file = scene_file;
+  plan.scene = build_scene(s, plan.kind, o.max_memory);
+  plan.settings = read_run_settings(s, plan.scene, scene_file, o);
+  if (!plan.settings.restart.empty())
+    restore(settings_failure(s), plan.settings.restart, plan.scene.model, &plan.extras);
+  plan.planned = planned_steps(s, o, plan.settings, plan.scene.model.time);
+  plan.seed = s.has("seed") ? nlohmann::json(s.integer("seed", 0, std::numeric_limits<long>::max(), 0))
+                            : nlohmann::json(BeadSpec{}.seed);
+  return run_plan(plan, o, log);
+}
+
+int run_large_path_scene(Scene& scene, const GranularRunOptions& o, const fs::path& restart, std::ostream& log) {
+  if (!scene.large_path) throw std::invalid_argument(scene.file.string() + ": integrator.path is not large");
+  RunPlan plan;
+  plan.scene_file = scene.file;
+  plan.kind = "explicit";
+  plan.scene.kind = plan.kind;
+  plan.scene.model = std::move(scene.model);
+  plan.scene.t_end = scene.t_end;
+  plan.scene.h = scene.large_path->params.h;
+  RunSettings& r = plan.settings;
+  r.name = scene.name;
+  r.params = scene.large_path->params;
+  r.t_end = scene.t_end;
+  r.frame_every = scene.large_path->frame_every;
+  r.restart = restart.string();
+  // A problem of the archive or of the steps left after it is the --restart flag's.
+  const std::string origin = "--restart " + r.restart;
+  if (!r.restart.empty()) {
+    if (!fs::is_regular_file(restart)) throw SceneError({origin}, "", "'" + r.restart + "': no such file");
+    restore([&](const char*, const std::string& what) { throw SceneError({origin}, "", what); }, r.restart,
+            plan.scene.model, &plan.extras);
+  }
+  plan.planned = planned_steps([&](const std::string& what) { throw SceneError({origin}, "integrator.t_end", what); },
+                               r, plan.scene.model.time);
+  plan.seed = nullptr;
+  // The caller's scene gets its model back, as far as it was stepped, whichever way the run ends.
+  int status = 1;
+  try {
+    status = run_plan(plan, o, log);
+  } catch (...) {
+    scene.model = std::move(plan.scene.model);
+    throw;
+  }
+  scene.model = std::move(plan.scene.model);
+  return status;
+}
+
+namespace {
+
+int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
+  GranularScene& sc = plan.scene;
+  const RunSettings& rs = plan.settings;
+  const fs::path& scene_file = plan.scene_file;
+  const std::string& kind = plan.kind;
   const std::string& name = rs.name;
   GranularParameters p = rs.params;
   const double t_end = rs.t_end;
   const double frame_every = rs.frame_every;
   const long dump_step = rs.dump_step;
   const std::string& restart = rs.restart;
-  RestartExtras extras;
-  if (!restart.empty()) restore(s, restart, sc.model, &extras);
-  const long planned = planned_steps(s, o, rs, sc.model.time);
+  RestartExtras& extras = plan.extras;
+  const long planned = plan.planned;
   Model& m = sc.model;
   const double t_final = m.time + planned * p.h;  // ≤ t_end: the whole steps that fit
 
@@ -902,8 +986,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
     j["restart_from"] = restart.empty() ? nlohmann::json(nullptr) : nlohmann::json(restart);
     j["scene"] = name;
     j["kind"] = kind;
-    j["seed"] = s.has("seed") ? nlohmann::json(s.integer("seed", 0, std::numeric_limits<long>::max(), 0))
-                              : nlohmann::json(BeadSpec{}.seed);
+    j["seed"] = plan.seed;
     j["units"] = {{"h", "s"},          {"t_end", "s"},         {"start_time", "s"},
                   {"time", "s"},       {"wall_seconds", "s"},  {"max_penetration_over_r", "bead radius"},
                   {"discharge_rate_kg_per_s", "kg/s"}, {"final_ke_over_Nmgr", "N m g r"},
@@ -1157,5 +1240,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
         << (out / bead_frames.back().second).string() << " snapshot.png\n";
   return status;
 }
+
+}  // namespace
 
 }  // namespace talus::app

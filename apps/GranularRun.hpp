@@ -1,5 +1,6 @@
 #pragma once
-// `talus run` for granular scenes (issue 4 items 5–7): a YAML file whose top-level key is `granular:` names a
+// `talus run` for granular scenes (issue 4 items 5–7) and for single scenes on the large path (issue 11 item 5:
+// `integrator.path: large`, run_large_path_scene): a YAML file whose top-level key is `granular:` names a
 // generated scene (bead_stack, perturbed_stack, silo, chute) and its parameters (docs/granular.md); `--set
 // key=value` overrides any of them from the command line. The run steps engine/granular's GranularStepper,
 // applies the scene's events between steps (dropping the ball, removing beads that left), prints a progress
@@ -64,5 +65,15 @@ GranularSceneSummary check_granular_scene(const std::filesystem::path& scene_fil
 // SIGTERM or *stop). A bad scene throws SceneError as check_granular_scene does; failing outputs, and an output
 // folder holding an earlier run without `overwrite`, throw std::runtime_error naming the file or folder.
 int run_granular(const std::filesystem::path& scene_file, const GranularRunOptions& options, std::ostream& log);
+
+struct Scene;
+// A single scene (apps/SceneLoader.hpp) whose `integrator.path` is large: its spheres, planes and contact law
+// stepped by the granular stepper with its settings, and written as a granular run is (the same files, kind
+// "explicit"); the one runner of the large path for both kinds of scene file. `restart` (empty: none) continues
+// from a restart.h5 such a run wrote; its problems name "--restart FILE". options.sets, t_end and h are only
+// recorded in granular.json (the loader has applied them). Exit status and errors as run_granular; scene.model
+// holds the last good state afterwards.
+int run_large_path_scene(Scene& scene, const GranularRunOptions& options, const std::filesystem::path& restart,
+                         std::ostream& log);
 
 }  // namespace talus::app

@@ -3,14 +3,25 @@
 // names the engine does not keep (rigid bodies have no names in the structure of arrays). It is what the
 // loader returns and what `talus run` and the tests consume; see docs/scene-format.md for the file format.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/Model.hpp"
 #include "engine/MoreauJean.hpp"
+#include "engine/granular/GranularStepper.hpp"
 #include "engine/schemes/SchemeSelection.hpp"
 
 namespace talus::app {
+
+// `integrator.path: large`: the scene is stepped by the large path's granular stepper (matrix-free friction-contact
+// solve, contacts detected each step against the planes), and run by the granular runner with its outputs
+// (apps/GranularRun.hpp). The model then holds spheres in the sphere group, the planes as walls and the contact
+// law as the bead and wall materials' law.
+struct LargePathSettings {
+  granular::GranularParameters params;  // h, scheme, solver, tolerance, sweeps, threads
+  double frame_every = 0.02;            // [s] between ParaView frames (and restart archives)
+};
 
 struct Scene {
   std::string name;         // from `name:`, or the file's stem
@@ -24,6 +35,7 @@ struct Scene {
   int output_every = 1;     // write one row every N steps (and the last step)
 
   std::vector<std::string> body_names;  // one per rigid body of model.bodies
+  std::optional<LargePathSettings> large_path;  // set: integrator.path is large
 };
 
 }  // namespace talus::app

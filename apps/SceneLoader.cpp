@@ -3,10 +3,13 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <numbers>
 #include <optional>
+#include <thread>
 #include <set>
 #include <sstream>
 
+#include "apps/GranularRun.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/SceneReader.hpp"
 #include "engine/PlanarBlock.hpp"
@@ -91,6 +94,10 @@ class SceneBuilder {
   void read_joint(const Field& f, JointKind kind, const std::string& name, const Field& systems_field);
   void read_contacts(const Field& f);
   void read_integrator(const Field& f);
+  void read_large_path_integrator(const Field& f);
+  // A solid sphere of density rho: a general body on the small path, a bead of the sphere group on the large
+  // one. Returns its body index.
+  int add_sphere_body(const Eigen::Vector3d& x, double radius, double rho);
   void read_event_driven(const Field& f);
   void read_output(const Field& f);
   void check_time(const Field& integrator);
@@ -123,6 +130,7 @@ class SceneBuilder {
   Eigen::Vector3d gravity_ = Eigen::Vector3d::Zero();
   std::optional<Field> detect_field_;  // `contacts:` when it asks for detection
   std::vector<ContactBeam> beams_;     // the `beams:` entries, for the detection stage
+  bool large_ = false;                 // integrator.path: large (read before the sections it shapes)
 };
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -135,6 +143,16 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   in_.expect_map(root, {"name", "description", "gravity", "laws", "lti_systems", "spheres", "lattices",
                         "planes", "planar_blocks", "corotational_beams", "beams", "interactions", "contacts",
                         "integrator", "output"});
+  // integrator.path decides where spheres and planes are stored, so it is read before them.
+  if (auto integrator = in_.optional(root, "integrator"); integrator && integrator->node.IsMap())
+    if (auto path = in_.optional(*integrator, "path"))
+      large_ = in_.choice<bool>(*path, {{"small", false}, {"large", true}});
+  if (large_)
+    for (const char* key : {"lti_systems", "planar_blocks", "corotational_beams", "beams", "interactions"})
+      if (auto f = in_.optional(root, key))
+        in_.fail(*f, std::string("is not stepped by the large path (integrator.path: large steps spheres, lattices "
+                                 "and planes with the contacts it detects; expected path: small for ") +
+                         key + ")");
   scene_.name = default_name;
   if (auto f = in_.optional(root, "name")) {
     scene_.name = in_.string(*f);
@@ -168,6 +186,9 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   if (auto f = in_.optional(root, "interactions"))
     for (const Field& item : in_.list(*f)) read_interaction(item);
   if (auto f = in_.optional(root, "contacts")) read_contacts(*f);
+  if (large_ && !detect_field_)
+    in_.fail(root, "integrator.path is large, but the scene has no 'contacts' section (expected contacts: {detect: "
+                   "true, law: ...}: the large path detects the sphere and plane contacts each step)");
   check_law_mix();
   read_integrator(in_.required(root, "integrator"));
   if (auto f = in_.optional(root, "output")) read_output(*f);
@@ -374,7 +395,7 @@ void SceneBuilder::read_lti(const Field& f) {
 
 void SceneBuilder::read_sphere(const Field& f) {
   in_.expect_map(f, {"name", "position", "radius", "density", "mass", "velocity", "angular_velocity"});
-  reserve(f, kBytesPerBody, "a sphere");
+  reserve(f, large_ ? static_cast<double>(granular_memory_estimate(1.0, 0.0)) : kBytesPerBody, "a sphere");
   RigidBodies& bodies = scene_.model.bodies;
   const std::string name = new_name(in_.required(f, "name"), EntityKind::Sphere, bodies.count());
   const Eigen::Vector3d x = in_.vector(in_.required(f, "position"), 3, "(x, y, z)");
@@ -383,9 +404,13 @@ void SceneBuilder::read_sphere(const Field& f) {
   const auto mass = in_.optional(f, "mass");
   if (density.has_value() == mass.has_value())
     in_.fail(density ? *density : f, "expected exactly one of 'density' or 'mass'");
-  // A general body of the one store (its contacts are the relations below, not the store's detection).
+  // A general body of the one store (its contacts are the relations below, not the store's detection), or a
+  // bead on the large path (a solid sphere of the mass's density: the same m and 2/5 m r² to round-off).
   int i;
-  if (density) {
+  if (large_) {
+    const double rho = density ? in_.positive(*density) : in_.positive(*mass) / (4.0 / 3.0 * std::numbers::pi * r * r * r);
+    i = add_sphere_body(x, r, rho);
+  } else if (density) {
     i = add_general_sphere(bodies, x, r, in_.positive(*density));
   } else {
     const double m = in_.positive(*mass);
@@ -425,7 +450,7 @@ void SceneBuilder::read_lattice(const Field& f) {
   if (auto v = in_.optional(f, "seed")) spec.seed = static_cast<std::uint64_t>(in_.integer(*v));
   const int nx = static_cast<int>(counts[0]), ny = static_cast<int>(counts[1]);
   const double sites = counts[0] * counts[1] * counts[2];
-  reserve(f, kBytesPerBody * sites, "the lattice");
+  reserve(f, large_ ? static_cast<double>(granular_memory_estimate(sites, 0.0)) : kBytesPerBody * sites, "the lattice");
   spec.n = static_cast<long>(sites);
   std::vector<granular::LatticeSite> lattice;
   try {
@@ -437,12 +462,19 @@ void SceneBuilder::read_lattice(const Field& f) {
   if (auto v = in_.optional(f, "velocity")) velocity = in_.vector(*v, 3, "(vx, vy, vz)");
   RigidBodies& bodies = scene_.model.bodies;
   for (std::size_t k = 0; k < lattice.size(); ++k) {
-    const int i = add_general_sphere(bodies, lattice[k].x, lattice[k].radius, spec.density);
+    const int i = add_sphere_body(lattice[k].x, lattice[k].radius, spec.density);
     bodies.v[i] = velocity;
     const std::string name = base + "_" + std::to_string(k);
     add_name(name_field, name, EntityKind::Sphere, i);
     scene_.body_names.push_back(name);
   }
+}
+
+int SceneBuilder::add_sphere_body(const Eigen::Vector3d& x, double radius, double rho) {
+  RigidBodies& bodies = scene_.model.bodies;
+  if (!large_) return add_general_sphere(bodies, x, radius, rho);
+  bodies.add_sphere(x, radius, rho);
+  return bodies.spheres() - 1;  // the large path's model holds spheres only: the sphere group is the store
 }
 
 void SceneBuilder::read_plane(const Field& f) {
@@ -460,6 +492,7 @@ void SceneBuilder::read_plane(const Field& f) {
   if (point) p.offset = p.normal.dot(Eigen::Vector3d(in_.vector(*point, 3, "(x, y, z)")));
   planes_.push_back(p);
   plane_names_.push_back(name);
+  if (large_) scene_.model.walls.push_back(contact::Wall{p.normal, p.offset});
 }
 
 void SceneBuilder::read_block(const Field& f) {
@@ -726,6 +759,31 @@ void SceneBuilder::read_contacts(const Field& f) {
   const Field law_field = in_.required(f, "law");
   const NonsmoothLaw law = law_of(law_field);
   record_law(law_field, law, "contacts");
+  if (large_) {
+    // The granular stepper detects every sphere-sphere and sphere-wall pair itself, each step, and takes its
+    // law from the material table: the one law here is the bead-bead and bead-wall law.
+    for (const char* key : {"sphere_plane", "sphere_sphere", "margin"})
+      if (auto x = in_.optional(f, key))
+        in_.fail(*x, "is not read by the large path (expected detect: true alone: it detects the sphere-sphere and "
+                     "sphere-plane pairs each step, with its own margin)");
+    const auto d = in_.optional(f, "detect");
+    if (!d || !in_.boolean(*d))
+      in_.fail(d ? *d : f, "expected detect: true (integrator.path: large detects the contacts each step)");
+    double mu = 0.0, e = 0.0;
+    if (const auto* n = std::get_if<NewtonImpactLaw>(&law)) {
+      e = n->e;
+    } else if (const auto* fl = std::get_if<NewtonImpactFrictionLaw>(&law)) {
+      if (fl->dim != 3)
+        in_.fail(law_field, "has dim " + std::to_string(fl->dim) + " friction (expected dim: 3: the large path's "
+                                                                    "Coulomb cones are three-dimensional)");
+      mu = fl->mu, e = fl->e;
+    } else {
+      in_.fail(law_field, "is an equality law (expected newton or newton_friction for sphere contacts)");
+    }
+    scene_.model.materials.set_defaults(mu, mu, e);
+    detect_field_ = f;
+    return;
+  }
   bool with_planes = false, with_spheres = false;
   if (auto sp = in_.optional(f, "sphere_plane")) with_planes = in_.boolean(*sp);
   if (auto ss = in_.optional(f, "sphere_sphere")) with_spheres = in_.boolean(*ss);
@@ -811,9 +869,11 @@ bool moreau_jean_only_key(std::string_view k) {
 }
 
 void SceneBuilder::read_integrator(const Field& f) {
-  in_.expect_map(f, {"scheme", "h", "theta", "gamma", "variant", "solver", "tolerance", "max_iterations",
+  in_.expect_map(f, {"scheme", "path", "h", "theta", "gamma", "variant", "solver", "tolerance", "max_iterations",
                      "newton_tolerance", "newton_max_iterations", "t_end", "newmark_gamma", "newmark_beta",
-                     "hht_alpha", "rho_infinity", "sp_theta", "dae_method", "dae_tolerance"});
+                     "hht_alpha", "rho_infinity", "sp_theta", "dae_method", "dae_tolerance", "max_sweeps", "threads",
+                     "anderson_memory", "anderson_every"});
+  if (large_) return read_large_path_integrator(f);
   SchemeChoice& c = scene_.scheme;
   c.kind = SchemeKind::MoreauJean;
   if (auto s = in_.optional(f, "scheme"))
@@ -823,7 +883,8 @@ void SceneBuilder::read_integrator(const Field& f) {
                                          {"generalized_alpha", SchemeKind::GeneralizedAlpha},
                                          {"schatzman_paoli", SchemeKind::SchatzmanPaoli},
                                          {"event_driven", SchemeKind::EventDriven}});
-  const std::vector<std::string_view> keys = scheme_keys(c.kind);
+  std::vector<std::string_view> keys = scheme_keys(c.kind);
+  keys.push_back("path");
   for (auto it = f.node.begin(); it != f.node.end(); ++it) {
     const std::string k = it->first.Scalar();
     if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
@@ -839,6 +900,8 @@ void SceneBuilder::read_integrator(const Field& f) {
       continue;
     }
     if (k == "dae_method" || k == "dae_tolerance") in_.fail(key, "is only read with scheme: event_driven");
+    for (std::string_view large_key : {"max_sweeps", "threads", "anderson_memory", "anderson_every"})
+      if (k == large_key) in_.fail(key, "is only read with path: large (the granular stepper's setting)");
     in_.fail(key, what);
   }
   // The second-order schemes update q by vector arithmetic and solve frictionless MLCPs
@@ -894,6 +957,56 @@ void SceneBuilder::read_integrator(const Field& f) {
   check_time(f);
 }
 
+// The large path's settings (engine/granular/GranularStepper.hpp GranularParameters; the keys and defaults
+// of the granular scenes, docs/granular.md): its two schemes and its matrix-free solvers.
+void SceneBuilder::read_large_path_integrator(const Field& f) {
+  static constexpr std::string_view keys[] = {"scheme",    "path",    "h",         "t_end",           "solver",
+                                              "tolerance", "max_sweeps", "threads", "anderson_memory", "anderson_every"};
+  for (auto it = f.node.begin(); it != f.node.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    if (std::find(std::begin(keys), std::end(keys), k) != std::end(keys)) continue;
+    std::string list;
+    for (std::string_view x : keys) list += (list.empty() ? "" : ", ") + std::string(x);
+    in_.fail({it->first, join_path(f.path, k), it->first.Mark()}, "is not read by path: large (its keys: " + list + ")");
+  }
+  LargePathSettings large;
+  granular::GranularParameters& p = large.params;
+  p.solver = granular::GranularSolver::Anderson;  // the granular scenes' default (docs/stack-height.md)
+  if (auto x = in_.optional(f, "scheme"))
+    p.scheme = in_.choice<granular::GranularScheme>(*x, {{"moreau_jean", granular::GranularScheme::MoreauJean},
+                                                         {"generalized_alpha", granular::GranularScheme::GeneralizedAlpha}});
+  p.h = in_.positive(in_.required(f, "h"));
+  scene_.integrator.h = scene_.scheme.h = p.h;
+  scene_.scheme.kind = SchemeKind::Granular;
+  scene_.t_end = in_.positive(in_.required(f, "t_end"));
+  if (auto x = in_.optional(f, "solver")) {
+    const std::string name = in_.string(*x);
+    const std::vector<std::string>& names = granular::granular_solver_names();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      in_.fail(*x, "unknown value '" + name + "' (expected one of: " + quoted_list(names) + ")");
+    p.solver = granular::granular_solver_from_name(name);
+  }
+  if (auto x = in_.optional(f, "tolerance")) p.tolerance = in_.positive(*x);
+  const auto count = [&](const Field& x, int lo, int hi) {
+    const int n = in_.integer(x);
+    if (n < lo || n > hi)
+      in_.fail(x, "is " + std::to_string(n) + " (expected an integer from " + std::to_string(lo) + " to " +
+                      std::to_string(hi) + ")");
+    return n;
+  };
+  if (auto x = in_.optional(f, "max_sweeps")) p.max_sweeps = count(*x, 1, std::numeric_limits<int>::max());
+  if (auto x = in_.optional(f, "threads")) {
+    // More threads than 16 per core only wait (the granular scenes' bound).
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    p.threads = count(*x, 1, 16 * cores);
+  }
+  if (auto x = in_.optional(f, "anderson_memory"))
+    p.anderson_memory = count(*x, 1, matrixfree::AndersonWorkspace::kMaxMemory);
+  if (auto x = in_.optional(f, "anderson_every")) p.anderson_every = count(*x, 1, 4);
+  scene_.large_path = large;
+  check_time(f);
+}
+
 // h and t_end against each other: a run takes at least one step and never ends past t_end (SceneRun takes
 // floor(t_end / h) steps), and its step count stays exact in a double and a long.
 void SceneBuilder::check_time(const Field& f) {
@@ -935,8 +1048,14 @@ void SceneBuilder::read_event_driven(const Field& f) {
 }
 
 void SceneBuilder::read_output(const Field& f) {
-  in_.expect_map(f, {"every"});
+  in_.expect_map(f, {"every", "frame_every"});
+  if (auto e = in_.optional(f, "frame_every")) {
+    if (!scene_.large_path) in_.fail(*e, "is only read with integrator.path: large (the small path writes a row every N steps: every)");
+    scene_.large_path->frame_every = in_.positive(*e);
+  }
   if (auto e = in_.optional(f, "every")) {
+    if (scene_.large_path)
+      in_.fail(*e, "is not read by integrator.path: large (expected frame_every: the seconds between ParaView frames)");
     scene_.output_every = in_.integer(*e);
     if (scene_.output_every < 1)
       in_.fail(*e, "is " + std::to_string(scene_.output_every) + " (expected an integer >= 1: one row every N steps)");

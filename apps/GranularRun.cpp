@@ -781,6 +781,7 @@ int run_large_path_scene(Scene& scene, const GranularRunOptions& o, const fs::pa
   plan.scene.model = std::move(scene.model);
   plan.scene.t_end = scene.t_end;
   plan.scene.h = scene.large_path->params.h;
+  plan.scene.events = scene.large_path->events;
   RunSettings& r = plan.settings;
   r.name = scene.name;
   r.params = scene.large_path->params;

@@ -9,6 +9,7 @@
 
 #include "engine/Model.hpp"
 #include "engine/MoreauJean.hpp"
+#include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 #include "engine/schemes/SchemeSelection.hpp"
 
@@ -21,6 +22,7 @@ namespace talus::app {
 struct LargePathSettings {
   granular::GranularParameters params;  // h, scheme, solver, tolerance, sweeps, threads
   double frame_every = 0.02;            // [s] between ParaView frames (and restart archives)
+  granular::SceneEvents events;         // `outflow:`: where beads leave (removed between steps)
 };
 
 struct Scene {

@@ -23,7 +23,7 @@ namespace {
 
 // What a name in the scene refers to: systems (LTI, sphere, planar block), static planes and interactions
 // share one namespace, because output columns are named after them.
-enum class EntityKind { Lti, Sphere, Plane, Block, Beam, Interaction };
+enum class EntityKind { Lti, Sphere, Plane, Block, Beam, Interaction, Obstacle };
 
 struct Entity {
   EntityKind kind;
@@ -44,6 +44,7 @@ const char* kind_name(EntityKind k) {
     case EntityKind::Block: return "a planar block";
     case EntityKind::Beam: return "a co-rotational beam";
     case EntityKind::Interaction: return "an interaction";
+    case EntityKind::Obstacle: return "an obstacle";
   }
   return "";
 }
@@ -87,6 +88,11 @@ class SceneBuilder {
   void read_sphere(const Field& f);
   void read_lattice(const Field& f);
   void read_plane(const Field& f);
+  // The large path's obstacles and bounds (contact/Shapes.hpp, contact/Periodicity.hpp) and its outflow.
+  void read_box(const Field& f);
+  void read_drum(const Field& f);
+  void read_periodic(const Field& f);
+  void read_outflow(const Field& f);
   void read_block(const Field& f);
   void read_corotational_beam(const Field& f);
   void read_beam(const Field& f);
@@ -131,6 +137,7 @@ class SceneBuilder {
   std::optional<Field> detect_field_;  // `contacts:` when it asks for detection
   std::vector<ContactBeam> beams_;     // the `beams:` entries, for the detection stage
   bool large_ = false;                 // integrator.path: large (read before the sections it shapes)
+  granular::SceneEvents outflow_;      // `outflow:` (large path)
 };
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -141,8 +148,8 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   in_.expect_map(root, {"name", "description", "gravity", "laws", "lti_systems", "spheres", "lattices",
-                        "planes", "planar_blocks", "corotational_beams", "beams", "interactions", "contacts",
-                        "integrator", "output"});
+                        "planes", "boxes", "drums", "periodic", "outflow", "planar_blocks", "corotational_beams",
+                        "beams", "interactions", "contacts", "integrator", "output"});
   // integrator.path decides where spheres and planes are stored, so it is read before them.
   if (auto integrator = in_.optional(root, "integrator"); integrator && integrator->node.IsMap())
     if (auto path = in_.optional(*integrator, "path"))
@@ -153,6 +160,12 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
         in_.fail(*f, std::string("is not stepped by the large path (integrator.path: large steps spheres, lattices "
                                  "and planes with the contacts it detects; expected path: small for ") +
                          key + ")");
+  if (!large_)
+    for (const char* key : {"periodic", "boxes", "drums", "outflow"})
+      if (auto f = in_.optional(root, key))
+        in_.fail(*f, "is only read with integrator.path: large (the granular stepper's obstacles and outflow)");
+  // The periodic bounds first: the planes are checked against them.
+  if (auto f = in_.optional(root, "periodic")) read_periodic(*f);
   scene_.name = default_name;
   if (auto f = in_.optional(root, "name")) {
     scene_.name = in_.string(*f);
@@ -174,6 +187,11 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_lattice(item);
   if (auto f = in_.optional(root, "planes"))
     for (const Field& item : in_.list(*f)) read_plane(item);
+  if (auto f = in_.optional(root, "boxes"))
+    for (const Field& item : in_.list(*f)) read_box(item);
+  if (auto f = in_.optional(root, "drums"))
+    for (const Field& item : in_.list(*f)) read_drum(item);
+  if (auto f = in_.optional(root, "outflow")) read_outflow(*f);
   if (auto f = in_.optional(root, "planar_blocks"))
     for (const Field& item : in_.list(*f)) read_block(item);
   if (auto f = in_.optional(root, "corotational_beams"))
@@ -478,9 +496,13 @@ int SceneBuilder::add_sphere_body(const Eigen::Vector3d& x, double radius, doubl
 }
 
 void SceneBuilder::read_plane(const Field& f) {
-  in_.expect_map(f, {"name", "normal", "offset", "point"});
+  in_.expect_map(f, {"name", "normal", "offset", "point", "hole", "speed", "amplitude", "frequency"});
   const std::string name =
       new_name(in_.required(f, "name"), EntityKind::Plane, static_cast<Index>(planes_.size()));
+  if (!large_)
+    for (const char* key : {"hole", "speed", "amplitude", "frequency"})
+      if (auto x = in_.optional(f, key))
+        in_.fail(*x, "is only read with integrator.path: large (the small path's planes are fixed and whole)");
   const Field nf = in_.required(f, "normal");
   const Eigen::Vector3d n = in_.vector(nf, 3, "(nx, ny, nz)");
   if (n.norm() < 1e-12) in_.fail(nf, "is zero (expected a non-zero normal pointing to the free side)");
@@ -492,7 +514,94 @@ void SceneBuilder::read_plane(const Field& f) {
   if (point) p.offset = p.normal.dot(Eigen::Vector3d(in_.vector(*point, 3, "(x, y, z)")));
   planes_.push_back(p);
   plane_names_.push_back(name);
-  if (large_) scene_.model.walls.push_back(contact::Wall{p.normal, p.offset});
+  if (!large_) return;
+  contact::Wall w{p.normal, p.offset};
+  const contact::Periodicity& per = scene_.model.periodic;
+  for (int a = 0; a < 3; ++a)
+    if (per.axis[a] && std::abs(w.normal[a]) > 1e-12)
+      in_.fail(nf, std::string("is not perpendicular to the periodic axis ") + "xyz"[a] +
+                       " (expected a plane the periodic copies do not cut)");
+  // A circular opening (a silo's orifice): beads pass through it. Its centre lies in the plane.
+  if (auto hole = in_.optional(f, "hole")) {
+    in_.expect_map(*hole, {"centre", "radius"});
+    const Field cf = in_.required(*hole, "centre");
+    w.hole_centre = in_.vector(cf, 3, "(x, y, z) in the plane");
+    if (std::abs(w.normal.dot(w.hole_centre) - w.offset) > 1e-9 * std::max(1.0, w.hole_centre.norm()))
+      in_.fail(cf, "is " + std::to_string(w.normal.dot(w.hole_centre) - w.offset) +
+                       " m off the plane (expected a point of the plane)");
+    w.hole_radius = in_.positive(in_.required(*hole, "radius"));
+  }
+  // Motion along the normal (a piston, a shaken floor): offset + speed t + amplitude sin(2π frequency t).
+  if (auto x = in_.optional(f, "speed")) w.speed = in_.number(*x);
+  if (auto x = in_.optional(f, "amplitude")) w.amplitude = in_.non_negative(*x);
+  if (auto x = in_.optional(f, "frequency")) w.frequency = in_.non_negative(*x);
+  scene_.model.walls.push_back(w);
+}
+
+void SceneBuilder::read_box(const Field& f) {
+  in_.expect_map(f, {"name", "centre", "half_extents", "rotation"});
+  new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.boxes.size()));
+  const Eigen::Vector3d centre = in_.vector(in_.required(f, "centre"), 3, "(x, y, z)");
+  const Field hf = in_.required(f, "half_extents");
+  const Eigen::Vector3d half = in_.vector(hf, 3, "half lengths along the box's axes");
+  if (!(half.minCoeff() > 0.0)) in_.fail(hf, "expected three half lengths > 0");
+  contact::Box b;
+  b.centre = centre, b.half_extent = half;
+  // A rotation of the world axes about `axis` by `angle` [rad].
+  if (auto r = in_.optional(f, "rotation")) {
+    in_.expect_map(*r, {"axis", "angle"});
+    const Field af = in_.required(*r, "axis");
+    const Eigen::Vector3d axis = in_.vector(af, 3, "(ax, ay, az)");
+    if (!(axis.norm() > 1e-12)) in_.fail(af, "is zero (expected a non-zero direction)");
+    b = contact::rotated_box(centre, half, axis.normalized(), in_.number(in_.required(*r, "angle")));
+  }
+  scene_.model.boxes.push_back(b);
+}
+
+void SceneBuilder::read_drum(const Field& f) {
+  in_.expect_map(f, {"name", "centre", "axis", "radius", "angular_velocity"});
+  new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.drums.size()));
+  contact::Drum d;
+  d.centre = in_.vector(in_.required(f, "centre"), 3, "(x, y, z) on the axis");
+  const Field af = in_.required(f, "axis");
+  const Eigen::Vector3d axis = in_.vector(af, 3, "(ax, ay, az)");
+  if (!(axis.norm() > 1e-12)) in_.fail(af, "is zero (expected a non-zero direction)");
+  d.axis = axis.normalized();
+  d.radius = in_.positive(in_.required(f, "radius"));
+  if (auto w = in_.optional(f, "angular_velocity")) d.angular_velocity = in_.number(*w);
+  // The drum has no ends: the beads must not leave along its axis (docs/granular.md, "Rotating drum").
+  const contact::Periodicity& per = scene_.model.periodic;
+  int along = -1;
+  for (int a = 0; a < 3; ++a)
+    if (std::abs(d.axis[a]) > 1.0 - 1e-12) along = a;
+  if (along < 0 || !per.axis[along])
+    in_.fail(af, "expected a coordinate axis that 'periodic' wraps (the drum is open along its axis)");
+  scene_.model.drums.push_back(d);
+}
+
+// periodic: {x: [lower, upper], ...}: each named axis wraps with period upper − lower.
+void SceneBuilder::read_periodic(const Field& f) {
+  in_.expect_map(f, {"x", "y", "z"});
+  contact::Periodicity& per = scene_.model.periodic;
+  for (int a = 0; a < 3; ++a) {
+    const auto range = in_.optional(f, std::string(1, "xyz"[a]));
+    if (!range) continue;
+    const Vector v = in_.vector(*range, 2, "[lower, upper] of the period");
+    if (!(v[1] > v[0])) in_.fail(*range, "expected lower < upper");
+    per.axis[a] = true;
+    per.lower[a] = v[0];
+    per.length[a] = v[1] - v[0];
+  }
+}
+
+// outflow: {below_z: Z, beyond_x: X}: beads that leave the container there are removed between steps.
+void SceneBuilder::read_outflow(const Field& f) {
+  in_.expect_map(f, {"below_z", "beyond_x"});
+  if (auto z = in_.optional(f, "below_z")) outflow_.remove_below_z = in_.number(*z);
+  if (auto x = in_.optional(f, "beyond_x")) {
+    if (scene_.model.periodic.axis[0]) in_.fail(*x, "is along the periodic axis x (nothing leaves through it)");
+    outflow_.remove_beyond_x = in_.number(*x);
+  }
 }
 
 void SceneBuilder::read_block(const Field& f) {
@@ -1003,6 +1112,7 @@ void SceneBuilder::read_large_path_integrator(const Field& f) {
   if (auto x = in_.optional(f, "anderson_memory"))
     p.anderson_memory = count(*x, 1, matrixfree::AndersonWorkspace::kMaxMemory);
   if (auto x = in_.optional(f, "anderson_every")) p.anderson_every = count(*x, 1, 4);
+  large.events = outflow_;
   scene_.large_path = large;
   check_time(f);
 }

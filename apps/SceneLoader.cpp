@@ -93,6 +93,12 @@ class SceneBuilder {
   void read_drum(const Field& f);
   void read_periodic(const Field& f);
   void read_outflow(const Field& f);
+  // The large path's materials (engine/Materials.hpp): `materials:` names them, `material:` gives a body's or an
+  // obstacle's, `contacts.pairs` a pair's law. Returns the id of a body's or obstacle's `material` key, or
+  // `fallback` where it has none.
+  void read_materials(const Field& f);
+  MaterialId material_of(const Field& item, MaterialId fallback);
+  NonsmoothLaw read_large_path_law(const Field& law_field);
   void read_block(const Field& f);
   void read_corotational_beam(const Field& f);
   void read_beam(const Field& f);
@@ -147,7 +153,7 @@ std::string quoted_list(const std::vector<std::string>& names) {
 }
 
 Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
-  in_.expect_map(root, {"name", "description", "gravity", "laws", "lti_systems", "spheres", "lattices",
+  in_.expect_map(root, {"name", "description", "gravity", "laws", "materials", "lti_systems", "spheres", "lattices",
                         "planes", "boxes", "drums", "periodic", "outflow", "planar_blocks", "corotational_beams",
                         "beams", "interactions", "contacts", "integrator", "output"});
   // integrator.path decides where spheres and planes are stored, so it is read before them.
@@ -161,11 +167,12 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
                                  "and planes with the contacts it detects; expected path: small for ") +
                          key + ")");
   if (!large_)
-    for (const char* key : {"periodic", "boxes", "drums", "outflow"})
+    for (const char* key : {"materials", "periodic", "boxes", "drums", "outflow"})
       if (auto f = in_.optional(root, key))
         in_.fail(*f, "is only read with integrator.path: large (the granular stepper's obstacles and outflow)");
-  // The periodic bounds first: the planes are checked against them.
+  // The periodic bounds first: the planes are checked against them; the materials before the bodies that name them.
   if (auto f = in_.optional(root, "periodic")) read_periodic(*f);
+  if (auto f = in_.optional(root, "materials")) read_materials(*f);
   scene_.name = default_name;
   if (auto f = in_.optional(root, "name")) {
     scene_.name = in_.string(*f);
@@ -412,7 +419,7 @@ void SceneBuilder::read_lti(const Field& f) {
 }
 
 void SceneBuilder::read_sphere(const Field& f) {
-  in_.expect_map(f, {"name", "position", "radius", "density", "mass", "velocity", "angular_velocity"});
+  in_.expect_map(f, {"name", "position", "radius", "density", "mass", "velocity", "angular_velocity", "material"});
   reserve(f, large_ ? static_cast<double>(granular_memory_estimate(1.0, 0.0)) : kBytesPerBody, "a sphere");
   RigidBodies& bodies = scene_.model.bodies;
   const std::string name = new_name(in_.required(f, "name"), EntityKind::Sphere, bodies.count());
@@ -438,6 +445,7 @@ void SceneBuilder::read_sphere(const Field& f) {
   // The key is the body-frame ω; the initial orientation is the identity, so body and world frames coincide at
   // t = 0 and the store's world-frame ω (q ω_body) is the same vector.
   if (auto w = in_.optional(f, "angular_velocity")) bodies.w[i] = bodies.q[i] * Eigen::Vector3d(in_.vector(*w, 3, "(ωx, ωy, ωz)"));
+  bodies.material[i] = material_of(f, kBeadMaterial);
   scene_.body_names.push_back(name);
 }
 
@@ -448,7 +456,7 @@ void SceneBuilder::read_sphere(const Field& f) {
 // detected like listed spheres.
 void SceneBuilder::read_lattice(const Field& f) {
   in_.expect_map(f, {"name", "corner", "counts", "radius", "density", "spacing", "jitter", "polydispersity", "seed",
-                     "velocity"});
+                     "velocity", "material"});
   const Field name_field = in_.required(f, "name");
   const std::string base = in_.string(name_field);
   const Eigen::Vector3d corner = in_.vector(in_.required(f, "corner"), 3, "(x, y, z) of the block's lower corner");
@@ -479,9 +487,11 @@ void SceneBuilder::read_lattice(const Field& f) {
   Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
   if (auto v = in_.optional(f, "velocity")) velocity = in_.vector(*v, 3, "(vx, vy, vz)");
   RigidBodies& bodies = scene_.model.bodies;
+  const MaterialId material = material_of(f, kBeadMaterial);
   for (std::size_t k = 0; k < lattice.size(); ++k) {
     const int i = add_sphere_body(lattice[k].x, lattice[k].radius, spec.density);
     bodies.v[i] = velocity;
+    bodies.material[i] = material;
     const std::string name = base + "_" + std::to_string(k);
     add_name(name_field, name, EntityKind::Sphere, i);
     scene_.body_names.push_back(name);
@@ -496,11 +506,11 @@ int SceneBuilder::add_sphere_body(const Eigen::Vector3d& x, double radius, doubl
 }
 
 void SceneBuilder::read_plane(const Field& f) {
-  in_.expect_map(f, {"name", "normal", "offset", "point", "hole", "speed", "amplitude", "frequency"});
+  in_.expect_map(f, {"name", "normal", "offset", "point", "hole", "speed", "amplitude", "frequency", "material"});
   const std::string name =
       new_name(in_.required(f, "name"), EntityKind::Plane, static_cast<Index>(planes_.size()));
   if (!large_)
-    for (const char* key : {"hole", "speed", "amplitude", "frequency"})
+    for (const char* key : {"hole", "speed", "amplitude", "frequency", "material"})
       if (auto x = in_.optional(f, key))
         in_.fail(*x, "is only read with integrator.path: large (the small path's planes are fixed and whole)");
   const Field nf = in_.required(f, "normal");
@@ -536,10 +546,11 @@ void SceneBuilder::read_plane(const Field& f) {
   if (auto x = in_.optional(f, "amplitude")) w.amplitude = in_.non_negative(*x);
   if (auto x = in_.optional(f, "frequency")) w.frequency = in_.non_negative(*x);
   scene_.model.walls.push_back(w);
+  scene_.model.wall_material.push_back(material_of(f, kWallMaterial));
 }
 
 void SceneBuilder::read_box(const Field& f) {
-  in_.expect_map(f, {"name", "centre", "half_extents", "rotation"});
+  in_.expect_map(f, {"name", "centre", "half_extents", "rotation", "material"});
   new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.boxes.size()));
   const Eigen::Vector3d centre = in_.vector(in_.required(f, "centre"), 3, "(x, y, z)");
   const Field hf = in_.required(f, "half_extents");
@@ -556,10 +567,11 @@ void SceneBuilder::read_box(const Field& f) {
     b = contact::rotated_box(centre, half, axis.normalized(), in_.number(in_.required(*r, "angle")));
   }
   scene_.model.boxes.push_back(b);
+  scene_.model.box_material.push_back(material_of(f, kWallMaterial));
 }
 
 void SceneBuilder::read_drum(const Field& f) {
-  in_.expect_map(f, {"name", "centre", "axis", "radius", "angular_velocity"});
+  in_.expect_map(f, {"name", "centre", "axis", "radius", "angular_velocity", "material"});
   new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.drums.size()));
   contact::Drum d;
   d.centre = in_.vector(in_.required(f, "centre"), 3, "(x, y, z) on the axis");
@@ -577,6 +589,46 @@ void SceneBuilder::read_drum(const Field& f) {
   if (along < 0 || !per.axis[along])
     in_.fail(af, "expected a coordinate axis that 'periodic' wraps (the drum is open along its axis)");
   scene_.model.drums.push_back(d);
+  scene_.model.drum_material.push_back(material_of(f, kWallMaterial));
+}
+
+NonsmoothLaw SceneBuilder::read_large_path_law(const Field& law_field) {
+  const NonsmoothLaw law = law_of(law_field);
+  if (const auto* fl = std::get_if<NewtonImpactFrictionLaw>(&law); fl && fl->dim != 3)
+    in_.fail(law_field, "has dim " + std::to_string(fl->dim) +
+                            " friction (expected dim: 3: the large path's Coulomb cones are three-dimensional)");
+  if (std::holds_alternative<EqualityLaw>(law))
+    in_.fail(law_field, "is an equality law (expected newton or newton_friction for sphere contacts)");
+  return law;
+}
+
+// materials: [steel, rubber, ...]: named materials besides the predefined "bead" (every sphere's unless named)
+// and "wall" (every obstacle's unless named).
+void SceneBuilder::read_materials(const Field& f) {
+  MaterialTable& t = scene_.model.materials;
+  for (const Field& item : in_.list(f)) {
+    const std::string name = in_.string(item);
+    for (char c : name)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+        in_.fail(item, "'" + name + "' has the character '" + std::string(1, c) + "' (expected letters, digits, '_' or '-')");
+    if (t.find(name) >= 0)
+      in_.fail(item, "'" + name + "' is defined twice (\"bead\" and \"wall\" are predefined: the spheres' and the "
+                                  "obstacles' default materials)");
+    if (t.count() >= kMaxMaterials) in_.fail(item, "more than " + std::to_string(kMaxMaterials) + " materials");
+    t.add(name);
+  }
+}
+
+MaterialId SceneBuilder::material_of(const Field& item, MaterialId fallback) {
+  const auto f = in_.optional(item, "material");
+  if (!f) return fallback;
+  if (!large_) in_.fail(*f, "is only read with integrator.path: large (the small path's contacts take one law)");
+  const std::string name = in_.string(*f);
+  const int id = scene_.model.materials.find(name);
+  if (id < 0)
+    in_.fail(*f, "unknown material '" + name + "' (expected one of: " + quoted_list(scene_.model.materials.names) +
+                     ", or a name added under 'materials')");
+  return static_cast<MaterialId>(id);
 }
 
 // periodic: {x: [lower, upper], ...}: each named axis wraps with period upper − lower.
@@ -864,7 +916,7 @@ void SceneBuilder::read_joint(const Field& f, JointKind kind, const std::string&
 }
 
 void SceneBuilder::read_contacts(const Field& f) {
-  in_.expect_map(f, {"law", "sphere_plane", "sphere_sphere", "detect", "margin"});
+  in_.expect_map(f, {"law", "sphere_plane", "sphere_sphere", "detect", "margin", "pairs"});
   const Field law_field = in_.required(f, "law");
   const NonsmoothLaw law = law_of(law_field);
   record_law(law_field, law, "contacts");
@@ -878,18 +930,42 @@ void SceneBuilder::read_contacts(const Field& f) {
     const auto d = in_.optional(f, "detect");
     if (!d || !in_.boolean(*d))
       in_.fail(d ? *d : f, "expected detect: true (integrator.path: large detects the contacts each step)");
-    double mu = 0.0, e = 0.0;
-    if (const auto* n = std::get_if<NewtonImpactLaw>(&law)) {
-      e = n->e;
-    } else if (const auto* fl = std::get_if<NewtonImpactFrictionLaw>(&law)) {
-      if (fl->dim != 3)
-        in_.fail(law_field, "has dim " + std::to_string(fl->dim) + " friction (expected dim: 3: the large path's "
-                                                                    "Coulomb cones are three-dimensional)");
-      mu = fl->mu, e = fl->e;
-    } else {
-      in_.fail(law_field, "is an equality law (expected newton or newton_friction for sphere contacts)");
+    // `law` is every pair's; `pairs` overrides some: {materials: [a, b], law: NAME}.
+    MaterialTable& t = scene_.model.materials;
+    const auto as_contact_law = [](const NonsmoothLaw& l) {
+      if (const auto* n = std::get_if<NewtonImpactLaw>(&l)) return ContactLaw{0.0, n->e};
+      const auto& fl = std::get<NewtonImpactFrictionLaw>(l);
+      return ContactLaw{fl.mu, fl.e};
+    };
+    const ContactLaw all = as_contact_law(read_large_path_law(law_field));
+    t.default_law = all;
+    std::fill(t.laws.begin(), t.laws.end(), all);
+    if (auto pairs = in_.optional(f, "pairs")) {
+      std::vector<std::pair<std::size_t, Field>> given;
+      for (const Field& item : in_.list(*pairs)) {
+        in_.expect_map(item, {"materials", "law"});
+        const Field names_field = in_.required(item, "materials");
+        const std::vector<Field> names = in_.list(names_field);
+        if (names.size() != 2)
+          in_.fail(names_field, "has " + std::to_string(names.size()) + " entries (expected two material names)");
+        int id[2];
+        for (int k = 0; k < 2; ++k) {
+          const std::string name = in_.string(names[k]);
+          id[k] = t.find(name);
+          if (id[k] < 0) in_.fail(names[k], "unknown material '" + name + "' (expected one of: " + quoted_list(t.names) + ")");
+        }
+        const std::size_t at = MaterialTable::pair_index(id[0], id[1]);
+        for (const auto& [k, first] : given)
+          if (k == at)
+            in_.fail(names_field, "the pair " + t.names[id[0]] + "/" + t.names[id[1]] + " is given twice (first at line " +
+                                      std::to_string(in_.position(first.mark).line) + ")");
+        given.emplace_back(at, names_field);
+        const Field pair_law = in_.required(item, "law");
+        const NonsmoothLaw l = read_large_path_law(pair_law);
+        record_law(pair_law, l, "contacts.pairs");
+        t.law(id[0], id[1]) = as_contact_law(l);
+      }
     }
-    scene_.model.materials.set_defaults(mu, mu, e);
     detect_field_ = f;
     return;
   }
@@ -916,6 +992,7 @@ void SceneBuilder::read_contacts(const Field& f) {
     return;
   }
   if (auto m = in_.optional(f, "margin")) in_.fail(*m, "is only read with detect: true");
+  if (auto x = in_.optional(f, "pairs")) in_.fail(*x, "is only read with integrator.path: large (the small path's contacts take one law)");
   if (!beams_.empty() && scene_.model.bodies.count() != 0)
     in_.fail(f, "lists sphere contacts without detect: true, but the scene has the beam '" +
                     scene_.model.lti[beams_[0].lti].name +

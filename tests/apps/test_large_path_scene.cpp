@@ -483,3 +483,56 @@ TEST_CASE("a plane moving along its normal carries a bead on the large path", "[
   }
   CHECK(worst < 1e-3 * A);
 }
+
+TEST_CASE("materials on the large path: a pair's law decides whether a bead rolls or slides",
+          "[apps][large_path]") {
+  // On a 15° slope of "rubber", a "grippy" bead (μ = 0.5 ≥ 2/7 tan θ) rolls without slipping, a = 5/7 g sin
+  // θ, and a "slick" one (μ = 0.02 < 2/7 tan θ) slides as it spins, a = g (sin θ − μ cos θ); every other pair
+  // is frictionless, so a loader that ignored a material would let that bead slide at g sin θ.
+  const double th = 15.0 * std::numbers::pi / 180.0, g = 9.81;
+  const std::string text =
+      "gravity: " + vec(g * Eigen::Vector3d(std::sin(th), 0.0, -std::cos(th))) +
+      "\n"
+      "materials: [grippy, slick, rubber]\n"
+      "laws:\n"
+      "  smooth: {type: newton, e: 0}\n"
+      "  grip: {type: newton_friction, e: 0, mu: 0.5, dim: 3}\n"
+      "  slip: {type: newton_friction, e: 0, mu: 0.02, dim: 3}\n"
+      "spheres:\n"
+      "  - {name: a, position: [0, 0, 0.01], radius: 0.01, density: 2500, material: grippy}\n"
+      "  - {name: b, position: [0, 0.05, 0.01], radius: 0.01, density: 2500, material: slick}\n"
+      "planes: [{name: slope, normal: [0, 0, 1], offset: 0, material: rubber}]\n"
+      "contacts:\n"
+      "  detect: true\n"
+      "  law: smooth\n"
+      "  pairs: [{materials: [grippy, rubber], law: grip}, {materials: [rubber, slick], law: slip}]\n"
+      "integrator: {path: large, h: 1.0e-3, t_end: 1, solver: matrix_free, tolerance: 1.0e-12}\n";
+  Scene scene = load_scene_from_string(text, "slope.yaml");
+  Model& m = scene.model;
+  REQUIRE(m.materials.count() == 5);
+  CHECK(m.wall_material == std::vector<MaterialId>{4});
+  granular::GranularStepper stepper(m, scene.large_path->params);
+  const int steps = 200;
+  for (int k = 0; k < steps; ++k) stepper.step();
+  const double t = steps * 1e-3;
+  for (int i = 0; i < 2; ++i) {
+    const bool grippy = m.bodies.material[i] == 2;
+    const double a = grippy ? 5.0 / 7.0 * g * std::sin(th) : g * (std::sin(th) - 0.02 * std::cos(th));
+    INFO((grippy ? "grippy" : "slick") << ": a = " << m.bodies.v[i].x() / t << ", expected " << a);
+    CHECK(m.bodies.v[i].x() / t == Approx(a).epsilon(1e-6));
+  }
+
+  const auto error = [&](const std::string& from, const std::string& to) {
+    return test::scene_error(test::replace_once(text, from, to), "slope.yaml", "accepted");
+  };
+  CHECK_THAT(error("material: slick}", "material: slik}"),
+             Catch::StartsWith("slope.yaml:9:") &&
+                 Catch::Contains("field 'spheres[1].material': unknown material 'slik'"));
+  CHECK_THAT(error("[grippy, slick, rubber]", "[grippy, slick, wall]"),
+             Catch::Contains("field 'materials[2]': 'wall' is defined twice"));
+  CHECK_THAT(
+      error("{materials: [rubber, slick], law: slip}", "{materials: [rubber, grippy], law: slip}"),
+      Catch::Contains(
+          "field 'contacts.pairs[1].materials': the pair rubber/grippy is given twice (first at line 14)"));
+  CHECK_THAT(error("law: slip}", "law: bounce}"), Catch::Contains("field 'contacts.pairs[1].law'"));
+}

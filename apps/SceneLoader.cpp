@@ -14,6 +14,7 @@
 #include "apps/SceneReader.hpp"
 #include "engine/PlanarBlock.hpp"
 #include "engine/granular/GranularScenes.hpp"
+#include "engine/granular/RegionFill.hpp"
 #include "engine/schemes/CorotationalBeam.hpp"
 #include "engine/schemes/FiniteElementBeams.hpp"
 
@@ -87,6 +88,8 @@ class SceneBuilder {
   void read_lti(const Field& f);
   void read_sphere(const Field& f);
   void read_lattice(const Field& f);
+  void read_pour(const Field& f);
+  granular::SizeDistribution read_sizes(const Field& pour);
   void read_plane(const Field& f);
   // The large path's obstacles and bounds (contact/Shapes.hpp, contact/Periodicity.hpp) and its outflow.
   void read_box(const Field& f);
@@ -154,7 +157,7 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   in_.expect_map(root, {"name", "description", "gravity", "laws", "materials", "lti_systems", "spheres", "lattices",
-                        "planes", "boxes", "drums", "periodic", "outflow", "planar_blocks", "corotational_beams",
+                        "pours", "planes", "boxes", "drums", "periodic", "outflow", "planar_blocks", "corotational_beams",
                         "beams", "interactions", "contacts", "integrator", "output"});
   // integrator.path decides where spheres and planes are stored, so it is read before them.
   if (auto integrator = in_.optional(root, "integrator"); integrator && integrator->node.IsMap())
@@ -199,6 +202,9 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   if (auto f = in_.optional(root, "drums"))
     for (const Field& item : in_.list(*f)) read_drum(item);
   if (auto f = in_.optional(root, "outflow")) read_outflow(*f);
+  // After every listed sphere, lattice and plane, which the pours' beads must not overlap.
+  if (auto f = in_.optional(root, "pours"))
+    for (const Field& item : in_.list(*f)) read_pour(item);
   if (auto f = in_.optional(root, "planar_blocks"))
     for (const Field& item : in_.list(*f)) read_block(item);
   if (auto f = in_.optional(root, "corotational_beams"))
@@ -207,7 +213,7 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_beam(item);
   if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.count() == 0)
     in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres, "
-                   "lattices, planar_blocks, corotational_beams or beams)");
+                   "lattices, pours, planar_blocks, corotational_beams or beams)");
   if (auto f = in_.optional(root, "interactions"))
     for (const Field& item : in_.list(*f)) read_interaction(item);
   if (auto f = in_.optional(root, "contacts")) read_contacts(*f);
@@ -496,6 +502,102 @@ void SceneBuilder::read_lattice(const Field& f) {
     add_name(name_field, name, EntityKind::Sphere, i);
     scene_.body_names.push_back(name);
   }
+}
+
+// A pour: `count` beads placed at random without overlap in the box `region` (engine/granular/RegionFill.hpp),
+// radii from a size distribution, named NAME_0, NAME_1, … largest first. The beads avoid every sphere listed or
+// generated before them and every plane.
+void SceneBuilder::read_pour(const Field& f) {
+  in_.expect_map(f, {"name", "region", "count", "radius", "radii", "density", "seed", "velocity", "material", "tries"});
+  const Field name_field = in_.required(f, "name");
+  const std::string base = in_.string(name_field);
+  granular::RegionFill fill;
+  const Field region_field = in_.required(f, "region");
+  const Vector region = in_.vector(region_field, 6, "[x0, y0, z0, x1, y1, z1] in m");
+  fill.lower = region.head<3>(), fill.upper = region.tail<3>();
+  const Field count_field = in_.required(f, "count");
+  fill.count = in_.integer(count_field);
+  if (fill.count < 1 || fill.count > 100000000)
+    in_.fail(count_field, "is " + std::to_string(fill.count) + " (expected 1 to 100000000 beads)");
+  fill.sizes = read_sizes(f);
+  if (auto x = in_.optional(f, "seed")) fill.seed = static_cast<std::uint64_t>(in_.integer(*x));
+  if (auto x = in_.optional(f, "tries")) {
+    fill.tries_per_bead = in_.integer(*x);
+    if (fill.tries_per_bead < 1) in_.fail(*x, "expected an integer >= 1");
+  }
+  const double density = in_.positive(in_.required(f, "density"));
+  const double beads = static_cast<double>(fill.count);
+  reserve(f, large_ ? static_cast<double>(granular_memory_estimate(beads, 0.0)) : kBytesPerBody * beads, "the pour");
+  RigidBodies& bodies = scene_.model.bodies;
+  std::vector<granular::PlacedSphere> present;
+  for (int i = 0; i < bodies.count(); ++i) present.push_back({bodies.x[i], bodies.radius[i]});
+  std::vector<contact::Wall> walls;
+  for (const Plane& p : planes_) walls.push_back(contact::Wall{p.normal, p.offset});
+  std::vector<granular::PlacedSphere> placed;
+  try {
+    placed = granular::fill_region(fill, present, walls);
+  } catch (const std::invalid_argument& e) {
+    in_.fail(f, e.what());
+  }
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
+  if (auto v = in_.optional(f, "velocity")) velocity = in_.vector(*v, 3, "(vx, vy, vz)");
+  const MaterialId material = material_of(f, kBeadMaterial);
+  for (std::size_t k = 0; k < placed.size(); ++k) {
+    const int i = add_sphere_body(placed[k].x, placed[k].radius, density);
+    bodies.v[i] = velocity;
+    bodies.material[i] = material;
+    const std::string name = base + "_" + std::to_string(k);
+    add_name(name_field, name, EntityKind::Sphere, i);
+    scene_.body_names.push_back(name);
+  }
+}
+
+// `radius: R`, or `radii:` one of {uniform: [r_min, r_max]}, {lognormal: {median: r_50, sigma: σ}},
+// {table: [[r, fraction], …], by: number | mass} (engine/granular/SizeDistribution.hpp).
+granular::SizeDistribution SceneBuilder::read_sizes(const Field& pour) {
+  using granular::SizeDistribution;
+  const auto radius = in_.optional(pour, "radius");
+  const auto radii = in_.optional(pour, "radii");
+  if (radius.has_value() == radii.has_value()) in_.fail(radius ? *radius : pour, "expected exactly one of 'radius' or 'radii'");
+  SizeDistribution d;
+  if (radius) {
+    d.r_min = d.r_max = in_.positive(*radius);
+    return d;
+  }
+  in_.expect_map(*radii, {"uniform", "lognormal", "table", "by"});
+  const auto uniform = in_.optional(*radii, "uniform");
+  const auto lognormal = in_.optional(*radii, "lognormal");
+  const auto table = in_.optional(*radii, "table");
+  if (int(uniform.has_value()) + int(lognormal.has_value()) + int(table.has_value()) != 1)
+    in_.fail(*radii, "expected exactly one of 'uniform', 'lognormal' or 'table'");
+  const auto by = in_.optional(*radii, "by");
+  if (by && !table) in_.fail(*by, "is only read with 'table'");
+  if (uniform) {
+    const Vector r = in_.vector(*uniform, 2, "[smallest, largest] radius in m");
+    d.r_min = r[0], d.r_max = r[1];
+    if (const std::string why = d.problem(); !why.empty()) in_.fail(*uniform, why);
+  } else if (lognormal) {
+    in_.expect_map(*lognormal, {"median", "sigma"});
+    d.kind = SizeDistribution::Kind::LogNormal;
+    d.median = in_.positive(in_.required(*lognormal, "median"));
+    const Field s = in_.required(*lognormal, "sigma");
+    d.sigma = in_.in_range(s, 0.0, 2.0);
+  } else {
+    std::vector<double> r, fraction;
+    for (const Field& row : in_.list(*table)) {
+      const Vector v = in_.vector(row, 2, "[radius, fraction]");
+      r.push_back(v[0]), fraction.push_back(v[1]);
+    }
+    const bool mass = by && in_.choice<bool>(*by, {{"number", false}, {"mass", true}});
+    if (mass) {
+      d = granular::table_by_mass(r, fraction);
+    } else {
+      d.kind = SizeDistribution::Kind::Table;
+      d.radii = r, d.fractions = fraction;
+    }
+    if (const std::string why = d.problem(); !why.empty()) in_.fail(*table, why);
+  }
+  return d;
 }
 
 int SceneBuilder::add_sphere_body(const Eigen::Vector3d& x, double radius, double rho) {

@@ -1,0 +1,104 @@
+#include "engine/granular/RegionFill.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+namespace talus::granular {
+
+namespace {
+
+// A hash grid of cell 2 r_max over the placed spheres: a candidate is checked against the 27 cells around it.
+class Grid {
+ public:
+  explicit Grid(double cell) : cell_(cell) {}
+  void add(int i, const Eigen::Vector3d& x) { cells_[key(index(x))].push_back(i); }
+  template <class F>
+  bool any_near(const Eigen::Vector3d& x, F&& overlaps) const {
+    const Eigen::Vector3i c = index(x);
+    for (int dx = -1; dx <= 1; ++dx)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz) {
+          const auto it = cells_.find(key(c + Eigen::Vector3i(dx, dy, dz)));
+          if (it == cells_.end()) continue;
+          for (int i : it->second)
+            if (overlaps(i)) return true;
+        }
+    return false;
+  }
+
+ private:
+  Eigen::Vector3i index(const Eigen::Vector3d& x) const { return (x / cell_).array().floor().cast<int>(); }
+  static std::int64_t key(const Eigen::Vector3i& c) {
+    return (static_cast<std::int64_t>(c.x() & 0x1fffff) << 42) |
+           (static_cast<std::int64_t>(c.y() & 0x1fffff) << 21) | static_cast<std::int64_t>(c.z() & 0x1fffff);
+  }
+  double cell_;
+  std::unordered_map<std::int64_t, std::vector<int>> cells_;
+};
+
+double uniform(std::mt19937_64& gen) { return (static_cast<double>(gen() >> 11) + 0.5) * 0x1.0p-53; }
+
+}  // namespace
+
+std::vector<PlacedSphere> fill_region(RegionFill fill, const std::vector<PlacedSphere>& already,
+                                      const std::vector<contact::Wall>& walls) {
+  if (!fill.lower.allFinite() || !fill.upper.allFinite() || !((fill.upper - fill.lower).array() > 0.0).all())
+    throw std::invalid_argument("fill: the region is empty (expected lower < upper along x, y and z)");
+  if (fill.count < 0) throw std::invalid_argument("fill: the count must be >= 0");
+  if (fill.tries_per_bead < 1) throw std::invalid_argument("fill: tries_per_bead must be >= 1");
+  fill.sizes.check();
+  const double r_max = fill.sizes.largest();
+  const Eigen::Vector3d span = fill.upper - fill.lower;
+  if (span.minCoeff() < 2.0 * r_max)
+    throw std::invalid_argument("fill: the region is narrower than the largest bead's diameter (" +
+                                std::to_string(2.0 * r_max) + " m)");
+  std::mt19937_64 gen(fill.seed);
+  std::vector<double> radii(static_cast<std::size_t>(fill.count));
+  for (double& r : radii) r = fill.sizes.sample(gen);
+  std::stable_sort(radii.begin(), radii.end(), std::greater<>());
+
+  double cell = 2.0 * r_max;
+  for (const PlacedSphere& s : already) cell = std::max(cell, 2.0 * s.radius);
+  Grid grid(cell);
+  std::vector<PlacedSphere> all = already;
+  all.reserve(already.size() + radii.size());
+  for (int i = 0; i < static_cast<int>(already.size()); ++i) grid.add(i, already[i].x);
+  double volume = 0.0;
+  for (double r : radii) {
+    const Eigen::Vector3d lo = fill.lower.array() + r, width = span.array() - 2.0 * r;
+    bool placed = false;
+    for (long t = 0; t < fill.tries_per_bead && !placed; ++t) {
+      const Eigen::Vector3d x =
+          lo + Eigen::Vector3d(uniform(gen), uniform(gen), uniform(gen)).cwiseProduct(width);
+      bool clear = true;
+      for (const contact::Wall& w : walls)
+        if (w.normal.dot(x) - w.offset < r) clear = false;
+      if (!clear) continue;
+      const bool hit = grid.any_near(x, [&](int j) {
+        const double d = all[j].radius + r;
+        return (all[j].x - x).squaredNorm() < d * d;
+      });
+      if (hit) continue;
+      grid.add(static_cast<int>(all.size()), x);
+      all.push_back({x, r});
+      volume += 4.0 / 3.0 * std::numbers::pi * r * r * r;
+      placed = true;
+    }
+    if (!placed) {
+      const long done = static_cast<long>(all.size() - already.size());
+      throw std::invalid_argument(
+          "fill: placed " + std::to_string(done) + " of " + std::to_string(fill.count) +
+          " beads (they fill " + std::to_string(volume / span.prod()) +
+          " of the region) before one found no free place in " + std::to_string(fill.tries_per_bead) +
+          " tries (expected a larger region or fewer beads)");
+    }
+  }
+  return {all.begin() + static_cast<std::ptrdiff_t>(already.size()), all.end()};
+}
+
+}  // namespace talus::granular

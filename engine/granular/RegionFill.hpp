@@ -1,0 +1,36 @@
+#pragma once
+// Random sequential insertion of spheres without overlap into a box region (issue 11 item 5, "pours"): the
+// beads of a pour placed at t = 0, e.g. a cloud above a container that falls into it. Radii are drawn from a
+// SizeDistribution first and placed largest first (small beads fill the gaps the large ones leave; the other
+// order jams far below the same fraction), each at uniformly random centres inside the region until one
+// overlaps nothing placed before it, nor the spheres given as already there, nor the planes given. The seed
+// fixes the result on every platform (mt19937_64 and inverse-transform draws only).
+#include <cstdint>
+#include <vector>
+
+#include "contact/Shapes.hpp"
+#include "engine/granular/SizeDistribution.hpp"
+
+namespace talus::granular {
+
+struct RegionFill {
+  Eigen::Vector3d lower = Eigen::Vector3d::Zero(), upper = Eigen::Vector3d::Ones();  // the region [m]
+  long count = 0;
+  SizeDistribution sizes;
+  std::uint64_t seed = 1;
+  long tries_per_bead = 2000;  // centres tried for one bead before the fill is given up
+};
+
+struct PlacedSphere {
+  Eigen::Vector3d x;
+  double radius;
+};
+
+// The spheres, in placement order (radii non-increasing). Throws std::invalid_argument for an empty or
+// inverted region, a region too small for the largest bead, an invalid distribution, or when a bead finds no
+// free place after tries_per_bead centres; that message says how many were placed and the fraction of the
+// region they fill (a random loose packing stops near 0.3–0.4 for this insertion).
+std::vector<PlacedSphere> fill_region(RegionFill fill, const std::vector<PlacedSphere>& already = {},
+                                      const std::vector<contact::Wall>& walls = {});
+
+}  // namespace talus::granular

@@ -32,7 +32,10 @@ class Grid {
   }
 
  private:
-  Eigen::Vector3i index(const Eigen::Vector3d& x) const { return (x / cell_).array().floor().cast<int>(); }
+  // Clamped before the cast (a far-away region must not overflow int); cells that share a key only cost checks.
+  Eigen::Vector3i index(const Eigen::Vector3d& x) const {
+    return (x / cell_).array().floor().max(-1e9).min(1e9).cast<int>();
+  }
   static std::int64_t key(const Eigen::Vector3i& c) {
     return (static_cast<std::int64_t>(c.x() & 0x1fffff) << 42) |
            (static_cast<std::int64_t>(c.y() & 0x1fffff) << 21) | static_cast<std::int64_t>(c.z() & 0x1fffff);

@@ -24,7 +24,7 @@ namespace {
 
 // What a name in the scene refers to: systems (LTI, sphere, planar block), static planes and interactions
 // share one namespace, because output columns are named after them.
-enum class EntityKind { Lti, Sphere, Plane, Block, Beam, Interaction, Obstacle };
+enum class EntityKind { Lti, Sphere, Plane, Block, Beam, Interaction, Obstacle, Capsule };
 
 struct Entity {
   EntityKind kind;
@@ -46,6 +46,7 @@ const char* kind_name(EntityKind k) {
     case EntityKind::Beam: return "a co-rotational beam";
     case EntityKind::Interaction: return "an interaction";
     case EntityKind::Obstacle: return "an obstacle";
+    case EntityKind::Capsule: return "a capsule";
   }
   return "";
 }
@@ -89,6 +90,10 @@ class SceneBuilder {
   void read_sphere(const Field& f);
   void read_lattice(const Field& f);
   void read_pour(const Field& f);
+  void read_capsule(const Field& f);
+  // Generated beads (lattices, pours) that a capsule overlaps are removed, as the granular scenes do; a listed
+  // sphere it overlaps is an error at the capsule.
+  void clear_capsules(const std::vector<Field>& capsules);
   granular::SizeDistribution read_sizes(const Field& pour);
   void read_plane(const Field& f);
   // The large path's obstacles and bounds (contact/Shapes.hpp, contact/Periodicity.hpp) and its outflow.
@@ -147,6 +152,7 @@ class SceneBuilder {
   std::vector<ContactBeam> beams_;     // the `beams:` entries, for the detection stage
   bool large_ = false;                 // integrator.path: large (read before the sections it shapes)
   granular::SceneEvents outflow_;      // `outflow:` (large path)
+  std::vector<char> generated_;        // per body: placed by a lattice or a pour (a capsule may displace it)
 };
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -157,20 +163,20 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   in_.expect_map(root, {"name", "description", "gravity", "laws", "materials", "lti_systems", "spheres", "lattices",
-                        "pours", "planes", "boxes", "drums", "periodic", "outflow", "planar_blocks", "corotational_beams",
+                        "pours", "capsules", "planes", "boxes", "drums", "periodic", "outflow", "planar_blocks", "corotational_beams",
                         "beams", "interactions", "contacts", "integrator", "output"});
   // integrator.path decides where spheres and planes are stored, so it is read before them.
   if (auto integrator = in_.optional(root, "integrator"); integrator && integrator->node.IsMap())
     if (auto path = in_.optional(*integrator, "path"))
       large_ = in_.choice<bool>(*path, {{"small", false}, {"large", true}});
   if (large_)
-    for (const char* key : {"lti_systems", "planar_blocks", "corotational_beams", "beams", "interactions"})
+    for (const char* key : {"lti_systems", "planar_blocks", "corotational_beams", "beams"})
       if (auto f = in_.optional(root, key))
-        in_.fail(*f, std::string("is not stepped by the large path (integrator.path: large steps spheres, lattices "
-                                 "and planes with the contacts it detects; expected path: small for ") +
+        in_.fail(*f, std::string("is not stepped by the large path (integrator.path: large steps spheres, "
+                                 "capsules, their joints and the contacts it detects; expected path: small for ") +
                          key + ")");
   if (!large_)
-    for (const char* key : {"materials", "periodic", "boxes", "drums", "outflow"})
+    for (const char* key : {"materials", "periodic", "boxes", "drums", "outflow", "capsules"})
       if (auto f = in_.optional(root, key))
         in_.fail(*f, "is only read with integrator.path: large (the granular stepper's obstacles and outflow)");
   // The periodic bounds first: the planes are checked against them; the materials before the bodies that name them.
@@ -205,6 +211,12 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   // After every listed sphere, lattice and plane, which the pours' beads must not overlap.
   if (auto f = in_.optional(root, "pours"))
     for (const Field& item : in_.list(*f)) read_pour(item);
+  // Capsules last among the bodies: the capsule group follows the spheres, so their indices no longer move.
+  if (auto f = in_.optional(root, "capsules")) {
+    const std::vector<Field> items = in_.list(*f);
+    for (const Field& item : items) read_capsule(item);
+    clear_capsules(items);
+  }
   if (auto f = in_.optional(root, "planar_blocks"))
     for (const Field& item : in_.list(*f)) read_block(item);
   if (auto f = in_.optional(root, "corotational_beams"))
@@ -214,6 +226,10 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.count() == 0)
     in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres, "
                    "lattices, pours, planar_blocks, corotational_beams or beams)");
+  if (auto f = in_.optional(root, "interactions");
+      f && large_ && (std::isfinite(outflow_.remove_below_z) || std::isfinite(outflow_.remove_beyond_x)))
+    in_.fail(*f, "holds joints, but 'outflow' removes bodies while the scene runs (expected one of them: a "
+                 "joint holds its capsules by store index)");
   if (auto f = in_.optional(root, "interactions"))
     for (const Field& item : in_.list(*f)) read_interaction(item);
   if (auto f = in_.optional(root, "contacts")) read_contacts(*f);
@@ -498,6 +514,8 @@ void SceneBuilder::read_lattice(const Field& f) {
     const int i = add_sphere_body(lattice[k].x, lattice[k].radius, spec.density);
     bodies.v[i] = velocity;
     bodies.material[i] = material;
+    generated_.resize(bodies.count(), 0);
+    generated_[i] = 1;
     const std::string name = base + "_" + std::to_string(k);
     add_name(name_field, name, EntityKind::Sphere, i);
     scene_.body_names.push_back(name);
@@ -546,10 +564,78 @@ void SceneBuilder::read_pour(const Field& f) {
     const int i = add_sphere_body(placed[k].x, placed[k].radius, density);
     bodies.v[i] = velocity;
     bodies.material[i] = material;
+    generated_.resize(bodies.count(), 0);
+    generated_[i] = 1;
     const std::string name = base + "_" + std::to_string(k);
     add_name(name_field, name, EntityKind::Sphere, i);
     scene_.body_names.push_back(name);
   }
+}
+
+// A capsule (the large path's rigid body with an orientation, the link of a mechanism): a cylinder of radius r
+// and length 2 half_length along `axis` with hemispherical ends, solid, of `density`.
+void SceneBuilder::read_capsule(const Field& f) {
+  in_.expect_map(f, {"name", "position", "axis", "radius", "half_length", "density", "velocity", "angular_velocity",
+                     "material"});
+  RigidBodies& bodies = scene_.model.bodies;
+  const std::string name = new_name(in_.required(f, "name"), EntityKind::Capsule, bodies.capsules());
+  const Eigen::Vector3d x = in_.vector(in_.required(f, "position"), 3, "(x, y, z) of the centre");
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
+  if (auto a = in_.optional(f, "axis")) {
+    axis = in_.vector(*a, 3, "(ax, ay, az)");
+    if (!(axis.norm() > 1e-12)) in_.fail(*a, "is zero (expected a non-zero direction)");
+  }
+  const double r = in_.positive(in_.required(f, "radius"));
+  const double half = in_.positive(in_.required(f, "half_length"));
+  const double rho = in_.positive(in_.required(f, "density"));
+  reserve(f, static_cast<double>(granular_memory_estimate(0.0, 1.0)), "a capsule");
+  Eigen::Vector3d v = Eigen::Vector3d::Zero();
+  if (auto x2 = in_.optional(f, "velocity")) v = in_.vector(*x2, 3, "(vx, vy, vz)");
+  bodies.add_capsule(x, axis, half, r, rho, v);
+  const int i = bodies.capsule(bodies.capsules() - 1);
+  if (auto w = in_.optional(f, "angular_velocity")) bodies.w[i] = in_.vector(*w, 3, "(ωx, ωy, ωz) in the world frame");
+  bodies.material[i] = material_of(f, kBeadMaterial);
+  scene_.body_names.push_back(name);
+}
+
+void SceneBuilder::clear_capsules(const std::vector<Field>& capsules) {
+  RigidBodies& b = scene_.model.bodies;
+  generated_.resize(b.count(), 0);
+  std::vector<char> flags(b.count(), 0);
+  long removed = 0;
+  for (int i = 0; i < b.spheres(); ++i)
+    for (int k = 0; k < b.capsules(); ++k) {
+      const int c = b.capsule(k);
+      const Eigen::Vector3d axis = b.axis(c), e = b.x[i] - b.x[c];
+      const double along = std::clamp(e.dot(axis), -b.half_length[c], b.half_length[c]);
+      if ((e - along * axis).norm() >= b.radius[i] + b.radius[c]) continue;
+      if (!generated_[i])
+        in_.fail(capsules[k], "overlaps the sphere '" + scene_.body_names[i] +
+                                  "' (expected listed bodies apart: only generated beads make way for a capsule)");
+      if (!flags[i]) ++removed;
+      flags[i] = 1;
+    }
+  if (removed == 0) return;
+  // The spheres after a removed one move down: their names and the entities that point at them follow.
+  std::vector<Index> new_index(b.count(), -1);
+  Index next = 0;
+  for (int i = 0; i < b.count(); ++i)
+    if (!flags[i]) new_index[i] = next++;
+  for (auto it = names_.begin(); it != names_.end();) {
+    if (it->second.kind == EntityKind::Sphere) {
+      if (new_index[it->second.index] < 0) {
+        it = names_.erase(it);
+        continue;
+      }
+      it->second.index = new_index[it->second.index];
+    }
+    ++it;
+  }
+  std::vector<std::string> names;
+  for (int i = 0; i < b.count(); ++i)
+    if (!flags[i]) names.push_back(scene_.body_names[i]);
+  scene_.body_names = std::move(names);
+  b.remove(flags);
 }
 
 // `radius: R`, or `radii:` one of {uniform: [r_min, r_max]}, {lognormal: {median: r_50, sigma: σ}},
@@ -918,6 +1004,9 @@ void SceneBuilder::read_interaction(const Field& f) {
   }
   const Index index = static_cast<Index>(scene_.model.interactions.size());
   const std::string name = new_name(in_.required(f, "name"), EntityKind::Interaction, index);
+  if (large_ && !(type.ends_with("_joint") || type == "driver"))
+    in_.fail(type_field, "is " + type + " (expected a joint or a driver: on the large path the contacts are "
+                                        "detected, and interactions join capsules)");
   if (type.ends_with("_joint") || type == "driver") {
     const JointKind kind = type == "spherical_joint"   ? JointKind::Spherical
                            : type == "revolute_joint"  ? JointKind::Revolute
@@ -986,12 +1075,19 @@ void SceneBuilder::read_joint(const Field& f, JointKind kind, const std::string&
     in_.fail(systems_field, "has " + std::to_string(systems.size()) +
                                 " names (expected 1 or 2 spheres: [body] joins the body to the world, [body_a, "
                                 "body_b] joins two bodies)");
-  const std::string_view why = ": joints join spheres to each other or to the world";
-  const Index a = entity(systems[0], {EntityKind::Sphere}, why).index;
+  // On the large path joints hold capsules (a bead's index changes when the beads are re-sorted).
+  const std::string_view why = large_ ? ": on the large path joints join capsules to each other or to the world"
+                                      : ": joints join spheres to each other or to the world";
+  const EntityKind joined = large_ ? EntityKind::Capsule : EntityKind::Sphere;
+  const auto body = [&](const Field& x) {
+    const Entity& e = entity(x, {joined}, why);
+    return large_ ? static_cast<Index>(scene_.model.bodies.capsule(static_cast<int>(e.index))) : e.index;
+  };
+  const Index a = body(systems[0]);
   Index b = -1;
   if (systems.size() == 2) {
-    b = entity(systems[1], {EntityKind::Sphere}, why).index;
-    if (a == b) in_.fail(systems[1], "names the same sphere twice (expected two different bodies)");
+    b = body(systems[1]);
+    if (a == b) in_.fail(systems[1], "names the same body twice (expected two different bodies)");
   }
   Eigen::Vector3d anchor = Eigen::Vector3d::Zero(), axis = Eigen::Vector3d::Zero();
   double rate = 0.0;

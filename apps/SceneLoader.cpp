@@ -5,9 +5,9 @@
 #include <map>
 #include <numbers>
 #include <optional>
-#include <thread>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "apps/GranularRun.hpp"
 #include "apps/ResourceLimits.hpp"
@@ -178,7 +178,8 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   if (!large_)
     for (const char* key : {"materials", "periodic", "boxes", "drums", "outflow", "capsules"})
       if (auto f = in_.optional(root, key))
-        in_.fail(*f, "is only read with integrator.path: large (the granular stepper's obstacles and outflow)");
+        in_.fail(*f, "is only read with integrator.path: large (a section of the granular stepper's scenes: "
+                     "docs/scene-format.md, \"The large path\")");
   // The periodic bounds first: the planes are checked against them; the materials before the bodies that name them.
   if (auto f = in_.optional(root, "periodic")) read_periodic(*f);
   if (auto f = in_.optional(root, "materials")) read_materials(*f);
@@ -227,7 +228,8 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres, "
                    "lattices, pours, planar_blocks, corotational_beams or beams)");
   if (auto f = in_.optional(root, "interactions");
-      f && large_ && (std::isfinite(outflow_.remove_below_z) || std::isfinite(outflow_.remove_beyond_x)))
+      f && large_ && f->node.IsSequence() && f->node.size() > 0 &&
+      (std::isfinite(outflow_.remove_below_z) || std::isfinite(outflow_.remove_beyond_x)))
     in_.fail(*f, "holds joints, but 'outflow' removes bodies while the scene runs (expected one of them: a "
                  "joint holds its capsules by store index)");
   if (auto f = in_.optional(root, "interactions"))

@@ -189,8 +189,11 @@ int check_command(const std::string& file, const std::vector<std::string>& sets,
   if (scene.large_path) {
     granular::GranularStepper stepper(scene.model, scene.large_path->params);  // the stepper's own checks
     const long steps = planned_steps(scene);
-    std::cout << file << ": ok: " << scene.name << ": large path, " << scene.model.bodies.spheres() << " spheres, "
-              << scene.model.walls.size() << " planes; h = " << scene.integrator.h << ", t_end = " << scene.t_end
+    const Model& m = scene.model;
+    std::cout << file << ": ok: " << scene.name << ": large path, " << m.bodies.spheres() << " spheres, "
+              << m.bodies.capsules() << " capsules, " << m.interactions.size() << " joints, " << m.walls.size()
+              << " planes, " << m.boxes.size() << " boxes, " << m.drums.size() << " drums, "
+              << m.materials.count() << " materials; h = " << scene.integrator.h << ", t_end = " << scene.t_end
               << " (" << steps << " steps)\n";
     return 0;
   }

@@ -1,12 +1,12 @@
 // The talus command (apps/Cli.cpp) driven in-process as the executable drives it: run and check honour and
-// refuse --set alike; a run into a folder holding an earlier run needs --overwrite and then leaves only the new
-// run's files; temporary files of a killed run are removed; SIGTERM ends a run like SIGINT (status
+// refuse --set alike; a run into a folder holding an earlier run needs --overwrite and then leaves only the
+// new run's files; temporary files of a killed run are removed; SIGTERM ends a run like SIGINT (status
 // "interrupted", outputs in place, exit 130); --max-memory bounds the scene.
-#include <catch2/catch.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -29,7 +29,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     static int counter = 0;
-    path = fs::temp_directory_path() / ("talus_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    path = fs::temp_directory_path() /
+           ("talus_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     fs::remove_all(path);
   }
   ~TempDir() { fs::remove_all(path); }
@@ -76,8 +77,8 @@ TEST_CASE("run and check honour --set alike on a single scene, and refuse a bad 
   const Result check = run_talus({"check", kBall.string(), "--set", "integrator.h=2e-3"});
   CHECK(check.status == 0);
   CHECK(check.out.find("h = 0.002, t_end = 4 (2000 steps)") != std::string::npos);
-  const Result run = run_talus({"run", kBall.string(), "--out", dir.path.string(), "--quiet", "--no-plot", "--set",
-                            "integrator.h=2e-3", "--t-end", "0.5"});
+  const Result run = run_talus({"run", kBall.string(), "--out", dir.path.string(), "--quiet", "--no-plot",
+                                "--set", "integrator.h=2e-3", "--t-end", "0.5"});
   REQUIRE(run.status == 0);
   const auto json = nlohmann::json::parse(slurp(dir.path / "run.json"));
   CHECK(json["parameters"]["h"] == 2e-3);
@@ -85,16 +86,18 @@ TEST_CASE("run and check honour --set alike on a single scene, and refuse a bad 
   CHECK(json["steps"] == 250);
   CHECK(json["overrides"] == nlohmann::json::array({"--set integrator.h=2e-3", "--t-end 0.5"}));
 
-  const std::string expected = "--set integrator.h=abc: field 'integrator.h': is 'abc' (expected a positive number)\n";
+  const std::string expected =
+      "--set integrator.h=abc: field 'integrator.h': is 'abc' (expected a positive number)\n";
   CHECK(run_talus({"check", kBall.string(), "--set", "integrator.h=abc"}).err == expected);
   TempDir other;
-  const Result bad = run_talus({"run", kBall.string(), "--out", other.path.string(), "--quiet", "--no-plot", "--set",
-                            "integrator.h=abc"});
+  const Result bad = run_talus({"run", kBall.string(), "--out", other.path.string(), "--quiet", "--no-plot",
+                                "--set", "integrator.h=abc"});
   CHECK(bad.status == 1);
   CHECK(bad.err == expected);
   CHECK(!fs::exists(other.path));  // refused before any output is touched
   // --h and --t-end are checked like the file: h larger than t_end is refused, naming the flag.
-  const Result big = run_talus({"run", kBall.string(), "--out", other.path.string(), "--quiet", "--no-plot", "--h", "10"});
+  const Result big =
+      run_talus({"run", kBall.string(), "--out", other.path.string(), "--quiet", "--no-plot", "--h", "10"});
   CHECK(big.status == 1);
   CHECK(big.err.rfind("--h 10: field 'integrator.h': is 10, larger than t_end = 4", 0) == 0);
 }
@@ -103,26 +106,34 @@ TEST_CASE("a run into a folder holding an earlier run needs --overwrite and then
           "[apps][cli]") {
   TempDir dir;
   const std::string out = dir.path.string();
-  REQUIRE(run_talus({"run", kBall.string(), "--out", out, "--quiet", "--no-plot", "--t-end", "0.01"}).status == 0);
+  REQUIRE(
+      run_talus({"run", kBall.string(), "--out", out, "--quiet", "--no-plot", "--t-end", "0.01"}).status ==
+      0);
   const std::string first = slurp(dir.path / "timeseries.csv");
   // Files of other earlier runs: figures, an event list, a granular run's frames and summary, and a temporary
   // file a killed run left.
-  for (const char* stale : {"positions.png", "events.csv", "beads_00003.vtp", "granular.json", ".timeseries.csv.partial"})
+  for (const char* stale :
+       {"positions.png", "events.csv", "beads_00003.vtp", "granular.json", ".timeseries.csv.partial"})
     std::ofstream(dir.path / stale) << "stale";
   std::ofstream(dir.path / "notes.txt") << "the user's own file";
-  const Result refused = run_talus({"run", kBall.string(), "--out", out, "--quiet", "--no-plot", "--t-end", "0.02"});
+  const Result refused =
+      run_talus({"run", kBall.string(), "--out", out, "--quiet", "--no-plot", "--t-end", "0.02"});
   CHECK(refused.status == 1);
   CHECK(refused.err.find("holds an earlier run") != std::string::npos);
   CHECK(refused.err.find("--overwrite") != std::string::npos);
   CHECK(slurp(dir.path / "timeseries.csv") == first);
 
-  REQUIRE(run_talus({"run", kBall.string(), "--out", out, "--quiet", "--no-plot", "--t-end", "0.02", "--overwrite"}).status == 0);
-  CHECK(files_in(dir.path) == std::vector<std::string>{"notes.txt", "restart.h5", "run.json", "timeseries.csv", "timeseries.h5"});
+  REQUIRE(run_talus(
+              {"run", kBall.string(), "--out", out, "--quiet", "--no-plot", "--t-end", "0.02", "--overwrite"})
+              .status == 0);
+  CHECK(files_in(dir.path) ==
+        std::vector<std::string>{"notes.txt", "restart.h5", "run.json", "timeseries.csv", "timeseries.h5"});
   CHECK(slurp(dir.path / "timeseries.csv") != first);
 }
 
-TEST_CASE("SIGTERM ends a single-scene run like SIGINT: status interrupted, outputs in place, no partial file",
-          "[apps][cli]") {
+TEST_CASE(
+    "SIGTERM ends a single-scene run like SIGINT: status interrupted, outputs in place, no partial file",
+    "[apps][cli]") {
   for (int sig : {SIGTERM, SIGINT}) {
     INFO("signal " << sig);
     TempDir dir;
@@ -133,8 +144,17 @@ TEST_CASE("SIGTERM ends a single-scene run like SIGINT: status interrupted, outp
     if (child == 0) {
       // A run far longer than the test: only the signal ends it.
       const std::string out = dir.path.string(), scene = kBall.string();
-      std::vector<std::string> args{"talus", "run", scene, "--out", out, "--quiet", "--no-plot", "--t-end", "1e6",
-                                    "--set", "output.every=100000"};
+      std::vector<std::string> args{"talus",
+                                    "run",
+                                    scene,
+                                    "--out",
+                                    out,
+                                    "--quiet",
+                                    "--no-plot",
+                                    "--t-end",
+                                    "1e6",
+                                    "--set",
+                                    "output.every=100000"};
       std::vector<char*> argv;
       for (std::string& a : args) argv.push_back(a.data());
       _exit(cli_main(static_cast<int>(argv.size()), argv.data()));
@@ -157,7 +177,8 @@ TEST_CASE("SIGTERM ends a single-scene run like SIGINT: status interrupted, outp
   }
 }
 
-TEST_CASE("a second signal removes the open outputs' temporary files before the process ends", "[apps][cli]") {
+TEST_CASE("a second signal removes the open outputs' temporary files before the process ends",
+          "[apps][cli]") {
   TempDir dir;
   {
     RunOutputs outputs(dir.path, ColumnInfo{{"t"}, {"s"}, {"time"}}, {});
@@ -175,7 +196,8 @@ TEST_CASE("a second signal removes the open outputs' temporary files before the 
 TEST_CASE("the memory limit (--max-memory) bounds the scene, and a bad size is refused", "[apps][cli]") {
   const fs::path beam = fs::path(TALUS_SOURCE_DIR) / "examples" / "rotating_beam.yaml";
   CHECK(run_talus({"check", beam.string()}).status == 0);
-  const Result small = run_talus({"check", beam.string(), "--set", "corotational_beams[0].elements=2000", "--max-memory", "64M"});
+  const Result small = run_talus(
+      {"check", beam.string(), "--set", "corotational_beams[0].elements=2000", "--max-memory", "64M"});
   CHECK(small.status == 1);
   CHECK(small.err.find("field 'corotational_beams[0].elements': 2000 elements") != std::string::npos);
   CHECK(small.err.find("allowed by --max-memory") != std::string::npos);
@@ -188,8 +210,9 @@ TEST_CASE("talus run --help names the files each kind of run writes", "[apps][cl
   // CLI11 prints help to stdout and asks to exit 0.
   const Result help = run_talus({"run", "--help"});
   CHECK(help.status == 0);
-  for (const char* f : {"beads.pvd", "contacts.pvd", "snapshot.png", "profile.txt", "granular.json", "restart.h5",
-                        "trace.json", "timeseries.csv", "timeseries.h5", "run.json", "--overwrite", "--max-memory"})
+  for (const char* f :
+       {"beads.pvd", "contacts.pvd", "snapshot.png", "profile.txt", "granular.json", "restart.h5",
+        "trace.json", "timeseries.csv", "timeseries.h5", "run.json", "--overwrite", "--max-memory"})
     CHECK(help.out.find(f) != std::string::npos);
 }
 
@@ -201,15 +224,18 @@ TEST_CASE("granular scenes get --max-memory and --overwrite from the command lin
   CHECK(small.err.find("--max-memory") != std::string::npos);
   // A granular run into a folder holding a single-scene run is refused without --overwrite, before stepping.
   TempDir dir;
-  REQUIRE(run_talus({"run", kBall.string(), "--out", dir.path.string(), "--quiet", "--no-plot", "--t-end", "0.01"}).status == 0);
-  const Result refused = run_talus({"run", stack.string(), "--out", dir.path.string(), "--quiet", "--no-plot", "--set",
-                                    "n=50", "--t-end", "0.002"});
+  REQUIRE(run_talus(
+              {"run", kBall.string(), "--out", dir.path.string(), "--quiet", "--no-plot", "--t-end", "0.01"})
+              .status == 0);
+  const Result refused = run_talus({"run", stack.string(), "--out", dir.path.string(), "--quiet", "--no-plot",
+                                    "--set", "n=50", "--t-end", "0.002"});
   CHECK(refused.status == 1);
   CHECK(refused.err.find("--overwrite") != std::string::npos);
   CHECK(fs::exists(dir.path / "run.json"));
   const Result restart = run_talus({"run", stack.string(), "--restart", "x.h5"});
   CHECK(restart.status == 1);
-  CHECK(restart.err == "talus: --restart applies to single scenes; a granular scene restarts with --set restart=FILE\n");
+  CHECK(restart.err ==
+        "talus: --restart applies to single scenes; a granular scene restarts with --set restart=FILE\n");
 }
 
 TEST_CASE("a single scene's --profile times every step's stages: a Chrome trace and run.json's phase_seconds",
@@ -221,14 +247,15 @@ TEST_CASE("a single scene's --profile times every step's stages: a Chrome trace 
   // The rocking block under Moreau–Jean, the two-ball oscillator under generalized-α (their own schemes).
   for (const char* scheme : {"rocking_block", "two_ball_oscillator"}) {
     INFO(scheme);
-    const Result run = run_talus({"run", (examples / (std::string(scheme) + ".yaml")).string(), "--out",
-                                  (dir.path / scheme).string(), "--no-plot", "--t-end", "0.5", "--profile", trace.string()});
+    const Result run =
+        run_talus({"run", (examples / (std::string(scheme) + ".yaml")).string(), "--out",
+                   (dir.path / scheme).string(), "--no-plot", "--t-end", "0.5", "--profile", trace.string()});
     REQUIRE(run.status == 0);
     CHECK(run.err.find("solve") != std::string::npos);  // the per-stage table
     const auto json = nlohmann::json::parse(slurp(dir.path / scheme / "run.json"));
     const auto events = nlohmann::json::parse(slurp(trace))["traceEvents"];
-    // Every step has its activation, assembly, solve and integration; the solve is timed, and the stages add up
-    // to no more than the run's wall time.
+    // Every step has its activation, assembly, solve and integration; the solve is timed, and the stages add
+    // up to no more than the run's wall time.
     long solves = 0;
     for (const auto& e : events) solves += e["name"] == "solve";
     CHECK(solves >= json["steps"].get<long>() / 2);  // steps where a contact is active
@@ -237,8 +264,35 @@ TEST_CASE("a single scene's --profile times every step's stages: a Chrome trace 
     CHECK(json["phase_seconds"]["solve"].get<double>() > 0.0);
     CHECK(sum <= json["wall_seconds"].get<double>());
   }
-  const Result ed = run_talus({"run", kBall.string(), "--out", (dir.path / "ed").string(), "--no-plot", "--set",
-                               "integrator.scheme=event_driven", "--profile", trace.string()});
+  const Result ed = run_talus({"run", kBall.string(), "--out", (dir.path / "ed").string(), "--no-plot",
+                               "--set", "integrator.scheme=event_driven", "--profile", trace.string()});
   CHECK(ed.status != 0);
   CHECK(ed.err.find("--profile: an event_driven scene") != std::string::npos);
+}
+
+TEST_CASE("talus check and run take an integrator.path: large scene, its overrides and --restart",
+          "[apps][cli]") {
+  const fs::path trough = fs::path(TALUS_SOURCE_DIR) / "examples" / "trough.yaml";
+  const Result check = run_talus({"check", trough.string(), "--set", "lattices[0].counts=[4, 4, 2]"});
+  CHECK(check.status == 0);
+  CHECK(
+      check.out.find("ok: trough: large path, 33 spheres, 0 capsules, 0 joints, 4 planes, 0 boxes, 0 drums, "
+                     "2 materials; h = 0.001, t_end = 0.8 (800 steps)") != std::string::npos);
+  TempDir dir;
+  const std::vector<std::string> small = {"--set", "lattices[0].counts=[4, 4, 2]", "--no-plot", "--quiet"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), small.begin(), small.end());
+    return run_talus(args);
+  };
+  CHECK(with({"run", trough.string(), "--t-end", "0.02", "--out", (dir.path / "a").string()}).status == 0);
+  CHECK(slurp(dir.path / "a" / "granular.json").find("\"kind\": \"explicit\"") != std::string::npos);
+  const Result next = with({"run", trough.string(), "--t-end", "0.04", "--out", (dir.path / "b").string(),
+                            "--restart", (dir.path / "a" / "restart.h5").string()});
+  CHECK(next.status == 0);
+  CHECK(slurp(dir.path / "b" / "granular.json").find("\"steps\": 20") != std::string::npos);
+  // The small path's keys are refused with the field, as for any scene.
+  const Result bad = run_talus({"check", trough.string(), "--set", "integrator.theta=1"});
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("--set integrator.theta=1: field 'integrator.theta': is not read by path: large") !=
+        std::string::npos);
 }

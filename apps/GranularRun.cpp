@@ -722,6 +722,7 @@ struct RunPlan {
   nlohmann::json seed;     // granular.json's "seed": the generator's, or null
   RestartExtras extras;    // what the restart archive held besides the model (contact caches, counters)
   long planned = 0;        // steps to run
+  std::vector<TimedPour> pours;  // beads inserted between steps (a single scene's pours with a rate)
 };
 
 int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log);
@@ -782,6 +783,7 @@ int run_large_path_scene(Scene& scene, const GranularRunOptions& o, const fs::pa
   plan.scene.t_end = scene.t_end;
   plan.scene.h = scene.large_path->params.h;
   plan.scene.events = scene.large_path->events;
+  plan.pours = scene.large_path->pours;
   RunSettings& r = plan.settings;
   r.name = scene.name;
   r.params = scene.large_path->params;
@@ -797,6 +799,11 @@ int run_large_path_scene(Scene& scene, const GranularRunOptions& o, const fs::pa
   }
   plan.planned = planned_steps([&](const std::string& what) { throw SceneError({origin}, "integrator.t_end", what); },
                                r, plan.scene.model.time);
+  // A restarted run's pours are as far as their rate says at the start of the archive's last step, when the run
+  // that wrote it inserted its last beads (a bead that had to wait is taken as in; the archive must come from a
+  // run with the same h).
+  if (plan.scene.model.step > 0)
+    for (TimedPour& p : plan.pours) p.inserted = p.due(plan.scene.model.time - r.params.h);
   plan.seed = nullptr;
   // The caller's scene gets its model back, as far as it was stepped, whichever way the run ends.
   int status = 1;
@@ -850,8 +857,10 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     log << "talus: the joints' multipliers are not in restart archives: their first step starts cold\n";
   const TerminateHandler terminate_handler;
 
-  const double bead_mass = m.bodies.spheres() > 0 ? m.bodies.mass[0] : 0.0;
-  const double radius = m.bodies.spheres() > 0 ? m.bodies.radius[0] : 0.0;
+  // A scene that starts empty and fills by pours takes them from its first bead.
+  double bead_mass = m.bodies.spheres() > 0 ? m.bodies.mass[0] : 0.0;
+  double radius = m.bodies.spheres() > 0 ? m.bodies.radius[0] : 0.0;
+  long poured = 0;
   const long n0 = m.bodies.spheres(), n_capsules0 = m.bodies.capsules();
   const double t0 = m.time;
   if (!o.quiet) {
@@ -1018,6 +1027,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     j["max_penetration_over_r"] = worst_penetration / std::max(radius, 1e-300);
     j["final_ke_over_Nmgr"] = ke_ratio;
     j["removed_beads"] = counters.removed;
+    j["poured_beads"] = poured;
     j["discharge_rate_kg_per_s"] = rate;
     if (!m.drums.empty()) {
       j["drum_froude"] = m.drums[0].angular_velocity * m.drums[0].angular_velocity * m.drums[0].radius / m.gravity.norm();
@@ -1069,6 +1079,9 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
       m.bodies.add_sphere(sc.events.drop_position, sc.events.drop_radius, sc.events.drop_density, sc.events.drop_velocity);
       counters.dropped = true;
     }
+    for (TimedPour& pour : plan.pours)
+      if (const long n = pour_due(m, pour); n > 0) poured += n, contacts_valid = false;
+    if (radius == 0.0 && m.bodies.spheres() > 0) radius = m.bodies.radius[0], bead_mass = m.bodies.mass[0];
     if (!o.dump_fclib.empty() && m.step + 1 == dump_step) stepper.keep_next_problem();
     // A failed step leaves the model as it was (FailurePolicy::RollBack): what is written from here on is the
     // last good state.

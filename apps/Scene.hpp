@@ -11,6 +11,7 @@
 #include "engine/MoreauJean.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "engine/granular/RegionFill.hpp"
 #include "engine/schemes/SchemeSelection.hpp"
 
 namespace talus::app {
@@ -23,6 +24,7 @@ struct LargePathSettings {
   granular::GranularParameters params;  // h, scheme, solver, tolerance, sweeps, threads
   double frame_every = 0.02;            // [s] between ParaView frames (and restart archives)
   granular::SceneEvents events;         // `outflow:`: where beads leave (removed between steps)
+  std::vector<granular::TimedPour> pours;  // pours with a rate: beads inserted between steps
 };
 
 struct Scene {

@@ -153,6 +153,7 @@ class SceneBuilder {
   bool large_ = false;                 // integrator.path: large (read before the sections it shapes)
   granular::SceneEvents outflow_;      // `outflow:` (large path)
   std::vector<char> generated_;        // per body: placed by a lattice or a pour (a capsule may displace it)
+  std::vector<granular::TimedPour> timed_pours_;  // pours with a rate (large path)
 };
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -224,14 +225,16 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_corotational_beam(item);
   if (auto f = in_.optional(root, "beams"))
     for (const Field& item : in_.list(*f)) read_beam(item);
-  if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.count() == 0)
+  if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.count() == 0 &&
+      timed_pours_.empty())
     in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres, "
                    "lattices, pours, planar_blocks, corotational_beams or beams)");
   if (auto f = in_.optional(root, "interactions");
       f && large_ && f->node.IsSequence() && f->node.size() > 0 &&
-      (std::isfinite(outflow_.remove_below_z) || std::isfinite(outflow_.remove_beyond_x)))
-    in_.fail(*f, "holds joints, but 'outflow' removes bodies while the scene runs (expected one of them: a "
-                 "joint holds its capsules by store index)");
+      (std::isfinite(outflow_.remove_below_z) || std::isfinite(outflow_.remove_beyond_x) || !timed_pours_.empty()))
+    in_.fail(*f, "holds joints, but '" + std::string(timed_pours_.empty() ? "outflow" : "pours") +
+                     "' removes or adds bodies while the scene runs (expected one of them: a joint holds its "
+                     "capsules by store index)");
   if (auto f = in_.optional(root, "interactions"))
     for (const Field& item : in_.list(*f)) read_interaction(item);
   if (auto f = in_.optional(root, "contacts")) read_contacts(*f);
@@ -528,7 +531,8 @@ void SceneBuilder::read_lattice(const Field& f) {
 // radii from a size distribution, named NAME_0, NAME_1, … largest first. The beads avoid every sphere listed or
 // generated before them and every plane.
 void SceneBuilder::read_pour(const Field& f) {
-  in_.expect_map(f, {"name", "region", "count", "radius", "radii", "density", "seed", "velocity", "material", "tries"});
+  in_.expect_map(f, {"name", "region", "count", "radius", "radii", "density", "seed", "velocity", "material", "tries",
+                     "rate", "start"});
   const Field name_field = in_.required(f, "name");
   const std::string base = in_.string(name_field);
   granular::RegionFill fill;
@@ -548,6 +552,24 @@ void SceneBuilder::read_pour(const Field& f) {
   const double density = in_.positive(in_.required(f, "density"));
   const double beads = static_cast<double>(fill.count);
   reserve(f, large_ ? static_cast<double>(granular_memory_estimate(beads, 0.0)) : kBytesPerBody * beads, "the pour");
+  // A pour at a rate enters during the run (the granular runner inserts its beads between steps).
+  if (auto rate = in_.optional(f, "rate")) {
+    if (!large_) in_.fail(*rate, "is only read with integrator.path: large (the granular runner inserts the beads)");
+    granular::TimedPour pour;
+    pour.fill = fill;
+    pour.rate = in_.positive(*rate);
+    if (auto x = in_.optional(f, "start")) pour.start = in_.non_negative(*x);
+    pour.density = density;
+    if (auto v = in_.optional(f, "velocity")) pour.velocity = in_.vector(*v, 3, "(vx, vy, vz)");
+    pour.material = material_of(f, kBeadMaterial);
+    if (const std::string why = pour.fill.sizes.problem(); !why.empty()) in_.fail(f, why);
+    pour.fill.sizes.check();
+    if ((fill.upper - fill.lower).minCoeff() < 2.0 * pour.fill.sizes.largest())
+      in_.fail(region_field, "is narrower than the largest bead's diameter");
+    timed_pours_.push_back(pour);
+    return;
+  }
+  if (auto x = in_.optional(f, "start")) in_.fail(*x, "is only read with 'rate' (a pour during the run)");
   RigidBodies& bodies = scene_.model.bodies;
   std::vector<granular::PlacedSphere> present;
   for (int i = 0; i < bodies.count(); ++i) present.push_back({bodies.x[i], bodies.radius[i]});
@@ -1390,6 +1412,7 @@ void SceneBuilder::read_large_path_integrator(const Field& f) {
     p.anderson_memory = count(*x, 1, matrixfree::AndersonWorkspace::kMaxMemory);
   if (auto x = in_.optional(f, "anderson_every")) p.anderson_every = count(*x, 1, 4);
   large.events = outflow_;
+  large.pours = timed_pours_;
   scene_.large_path = large;
   check_time(f);
 }

@@ -32,7 +32,8 @@ class Grid {
   }
 
  private:
-  // Clamped before the cast (a far-away region must not overflow int); cells that share a key only cost checks.
+  // Clamped before the cast (a far-away region must not overflow int); cells that share a key only cost
+  // checks.
   Eigen::Vector3i index(const Eigen::Vector3d& x) const {
     return (x / cell_).array().floor().max(-1e9).min(1e9).cast<int>();
   }
@@ -102,6 +103,67 @@ std::vector<PlacedSphere> fill_region(RegionFill fill, const std::vector<PlacedS
     }
   }
   return {all.begin() + static_cast<std::ptrdiff_t>(already.size()), all.end()};
+}
+
+long TimedPour::due(double t) const {
+  if (t < start) return 0;
+  const double n = std::floor((t - start) * rate + 1e-9);
+  return n >= static_cast<double>(fill.count) ? fill.count : static_cast<long>(n);
+}
+
+long pour_due(Model& model, TimedPour& pour) {
+  const long target = pour.due(model.time);
+  if (pour.inserted >= target) return 0;
+  RigidBodies& b = model.bodies;
+  const double r_max = pour.fill.sizes.largest();
+  // The beads that may touch a newcomer: centres within the region grown by two of the largest radii.
+  double reach = 2.0 * r_max;
+  for (int i = 0; i < b.spheres(); ++i) reach = std::max(reach, r_max + b.radius[i]);
+  const Eigen::Vector3d lo = pour.fill.lower.array() - reach, hi = pour.fill.upper.array() + reach;
+  std::vector<PlacedSphere> near;
+  double cell = 2.0 * r_max;
+  for (int i = 0; i < b.spheres(); ++i)
+    if ((b.x[i].array() >= lo.array()).all() && (b.x[i].array() <= hi.array()).all()) {
+      near.push_back({b.x[i], b.radius[i]});
+      cell = std::max(cell, 2.0 * b.radius[i]);
+    }
+  std::vector<contact::Wall> walls;
+  for (const contact::Wall& w : model.walls) walls.push_back(w.at(model.time));
+  Grid grid(cell);
+  for (int i = 0; i < static_cast<int>(near.size()); ++i) grid.add(i, near[i].x);
+  const Eigen::Vector3d span = pour.fill.upper - pour.fill.lower;
+  long added = 0;
+  while (pour.inserted < target) {
+    // Bead k's own generator: its radius, then its centres.
+    const long k = pour.inserted;
+    std::mt19937_64 gen(pour.fill.seed ^ (0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(k + 1)));
+    const double r = pour.fill.sizes.sample(gen);
+    const Eigen::Vector3d base = pour.fill.lower.array() + r, width = span.array() - 2.0 * r;
+    bool placed = false;
+    for (long t = 0; t < pour.fill.tries_per_bead && !placed; ++t) {
+      const Eigen::Vector3d x =
+          base + Eigen::Vector3d(uniform(gen), uniform(gen), uniform(gen)).cwiseProduct(width);
+      bool clear = true;
+      for (const contact::Wall& w : walls)
+        if (w.normal.dot(x) - w.offset < r &&
+            !(w.hole_radius > 0.0 && (x - w.hole_centre).norm() < w.hole_radius))
+          clear = false;
+      if (!clear) continue;
+      if (grid.any_near(x, [&](int j) {
+            const double d = near[j].radius + r;
+            return (near[j].x - x).squaredNorm() < d * d;
+          }))
+        continue;
+      grid.add(static_cast<int>(near.size()), x);
+      near.push_back({x, r});
+      b.add_sphere(x, r, pour.density, pour.velocity);
+      b.material[b.spheres() - 1] = pour.material;
+      placed = true;
+    }
+    if (!placed) break;  // the region is full for now: the rest wait for the next step
+    ++pour.inserted, ++added;
+  }
+  return added;
 }
 
 }  // namespace talus::granular

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "contact/Shapes.hpp"
+#include "engine/Model.hpp"
 #include "engine/granular/SizeDistribution.hpp"
 
 namespace talus::granular {
@@ -32,5 +33,27 @@ struct PlacedSphere {
 // region they fill (a random loose packing stops near 0.3–0.4 for this insertion).
 std::vector<PlacedSphere> fill_region(RegionFill fill, const std::vector<PlacedSphere>& already = {},
                                       const std::vector<contact::Wall>& walls = {});
+
+// A pour at a rate (a rain, issue 14 item 3): fill.count beads enter fill's region from `start` on, `rate`
+// per second, each at the first of its random centres that overlaps no bead and no wall present when it
+// enters (a bead that finds no place waits for the next step; the others keep their order). Bead k's radius
+// and centres come from a generator of its own (seed, k), so a run restarted at time t inserts the same beads
+// as a straight run: it only needs `inserted` = due(t).
+struct TimedPour {
+  RegionFill fill;
+  double rate = 0.0;   // beads per second, > 0
+  double start = 0.0;  // [s]
+  double density = 2500.0;
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
+  std::uint8_t material = 0;  // engine/Materials.hpp id
+  long inserted = 0;          // beads in so far
+
+  // The beads that should be in by time t (all fill.count once their time has come).
+  long due(double t) const;
+};
+
+// Inserts into the sphere group of `model` the beads of `pour` due by model.time that find a place, and
+// returns how many. Capsules, boxes and drums are not checked (a pour's region should be clear of them).
+long pour_due(Model& model, TimedPour& pour);
 
 }  // namespace talus::granular

@@ -4,10 +4,18 @@
 // level, exact number fractions of a mass table), the placement to its promises (no overlap with each other,
 // with listed spheres or with planes; inside the region; largest first; the seed fixes it), and an impossible
 // pour is refused at its line, saying how far it got.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 
+#include "apps/GranularOutput.hpp"
+#include "apps/GranularRun.hpp"
 #include "apps/SceneLoader.hpp"
 #include "engine/granular/RegionFill.hpp"
 #include "engine/granular/SizeDistribution.hpp"
@@ -182,4 +190,63 @@ TEST_CASE("examples/pour.yaml draws its sieve curve", "[apps][pours]") {
   sieve.check();
   CHECK(kolmogorov_smirnov_distance(b.radius, sieve) < ks_bound(1000));
   CHECK(sieve.fractions[0] == Approx(0.296).margin(1e-3));
+}
+
+TEST_CASE("a pour at a rate fills an empty box during the run, and a restart continues it bit for bit",
+          "[apps][pours]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("talus_timed_pour_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto scene_file = [&](double t_end) {
+    const fs::path f = dir / ("rain_" + std::to_string(static_cast<int>(t_end * 1000)) + ".yaml");
+    std::ofstream(f)
+        << "gravity: [0, 0, -9.81]\n"
+           "laws: {glass: {type: newton_friction, e: 0, mu: 0.3, dim: 3}}\n"
+           "planes:\n"
+           "  - {name: floor, normal: [0, 0, 1], offset: 0}\n"
+           "  - {name: x0, normal: [1, 0, 0], offset: 0}\n"
+           "  - {name: x1, normal: [-1, 0, 0], offset: -0.06}\n"
+           "  - {name: y0, normal: [0, 1, 0], offset: 0}\n"
+           "  - {name: y1, normal: [0, -1, 0], offset: -0.06}\n"
+           "pours:\n"
+           "  - {name: rain, region: [0, 0, 0.1, 0.06, 0.06, 0.14], count: 120, rate: 1500, start: 0.01,\n"
+           "     radii: {uniform: [0.003, 0.004]}, density: 2500, velocity: [0, 0, -0.5]}\n"
+           "contacts: {detect: true, law: glass}\n"
+           "integrator: {path: large, h: 1.0e-3, t_end: "
+        << t_end << "}\noutput: {frame_every: 0.02}\n";
+    return f;
+  };
+  const auto run = [&](const fs::path& file, const fs::path& out, const fs::path& restart = {}) {
+    app::Scene scene = app::load_scene(file);
+    app::GranularRunOptions o;
+    o.quiet = o.no_plot = true;
+    o.out_dir = out;
+    std::ostringstream log;
+    return app::run_large_path_scene(scene, o, restart, log);
+  };
+  const fs::path full = scene_file(0.16), half = scene_file(0.05);
+  REQUIRE(app::load_scene(full).model.bodies.count() == 0);  // the box starts empty
+  REQUIRE(run(full, dir / "full") == 0);
+  REQUIRE(run(half, dir / "half") == 0);
+  REQUIRE(run(full, dir / "continued", dir / "half" / "restart.h5") == 0);
+  nlohmann::json j;
+  std::ifstream(dir / "full" / "granular.json") >> j;
+  CHECK(j["poured_beads"] == 120);  // 1500 per second from 0.01 s: all 120 by 0.09 s
+  CHECK(j["beads_left"] == 120);
+  Model a, b, h;
+  app::read_restart(dir / "full" / "restart.h5", a);
+  app::read_restart(dir / "continued" / "restart.h5", b);
+  app::read_restart(dir / "half" / "restart.h5", h);
+  CHECK(h.bodies.spheres() == 58);  // inserted before each step: the last began at 0.049 s, 1500 × 0.039 → 58
+  REQUIRE(a.bodies.spheres() == 120);
+  CHECK(a.bodies.x == b.bodies.x);
+  CHECK(a.bodies.v == b.bodies.v);
+  // Every bead is in the box, on or above the floor.
+  for (int i = 0; i < a.bodies.spheres(); ++i) {
+    CHECK(a.bodies.x[i].z() >= a.bodies.radius[i] * 0.99);
+    CHECK(a.bodies.x[i].x() >= 0.0);
+    CHECK(a.bodies.x[i].x() <= 0.06);
+  }
+  fs::remove_all(dir);
 }

@@ -598,6 +598,6 @@ TEST_CASE(
           "field 'interactions[0].systems[0]': 'bed_0' is a sphere (expected a capsule: on the large "
           "path joints join capsules"));
   CHECK_THAT(test::scene_error(single + "outflow: {below_z: -1}\n", "p.yaml"),
-             Catch::Contains("field 'interactions': holds joints, but 'outflow' removes bodies"));
+             Catch::Contains("field 'interactions': holds joints, but 'outflow' removes or adds bodies"));
   fs::remove_all(dir.parent_path());
 }

@@ -347,10 +347,19 @@ SolverStats solve_dual_active_set(const LcpProblem& p, Vector& z, Vector& w, con
   } else if (stats.status == SolverStatus::Converged) {
     const double accepted = params.acceptance_tolerance * roundoff_scale(max_row_abs_sum(p.M), z, p.q) +
                             params.data_tolerance * std::sqrt(double(method.tolerated_rows(w))) / (1.0 + p.q.norm());
+    // The complementarity gap zᵀw = qᵀz + zᵀGz vanishes at a solution. The residual bound above grows with ‖z‖, so
+    // a path that inflated z along a near self-stress (G z ≈ 0) can meet it with a wrong z (on a packing:
+    // z_max 172 where the solution's is 2e-5, residual 3.5e-6, ½zᵀGz + qᵀz = +3e-4 > 0, which no solution has);
+    // the gap, relative to its two terms, exposes that. 1e-8: a backward-stable z leaves n ε cond, far below.
+    const double gap = z.dot(w), terms = std::abs(p.q.dot(z)) + std::abs(z.dot(w - p.q));
     if (stats.residual > accepted) {
       stats.status = SolverStatus::Diverged;
       stats.message = "dual active set: the recomputed residual " + std::to_string(stats.residual) +
                       " exceeds the round-off bound " + std::to_string(accepted) + " (ill-conditioned active block)";
+    } else if (std::abs(gap) > 1e-8 * terms + params.data_tolerance * z.lpNorm<1>()) {
+      stats.status = SolverStatus::Diverged;
+      stats.message = "dual active set: the complementarity gap zᵀw = " + std::to_string(gap) + " is not 0 (terms " +
+                      std::to_string(terms) + "): the path lost accuracy along a near self-stress";
     }
   }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

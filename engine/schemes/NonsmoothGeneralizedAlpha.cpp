@@ -84,6 +84,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
   Matrix Jt, MinvJt, U_cols, W_cols, tmp, D_nu, D_la, D_lam, R_d, R_q, R_v, A;
   solvers::LcpProblem problem;
   solvers::LcpWorkspace lcp_workspace;
+  solvers::DualActiveSetWorkspace active_set_workspace;
   // The friction-contact form of the step's problem (solve_with_friction): what each unknown is, and buffers.
   std::vector<Unknown> unknowns;
   std::vector<char> forecast;  // per unilateral interaction: in this step's forecast set
@@ -219,6 +220,51 @@ struct NonsmoothGeneralizedAlpha::Impl {
   // C_t couple the three parts); the mixed NSGS solves each mechanism's equality group by its true block.
   // Fills R_d, R_q, R_v (responses to the unknowns) and fc_r (the unknowns).
   std::string context(double t1) const { return step_context(kScheme, steps + 1, t, t1); }
+
+  // The frictionless MLCP without bilateral rows and with K_t = C_t = 0: W = diag(J_U M⁻¹J_Uᵀ, J_A M⁻¹J_Aᵀ),
+  // symmetric positive semidefinite, singular when contacts are redundant. The dual active-set method solves it,
+  // or proves it infeasible, whatever the redundancy; violations of dependent rows within newton_tolerance (the
+  // accuracy of the gaps and velocities the previous step delivered) are left, not called infeasible.
+  bool solve_symmetric_mlcp() {
+    if (problem.size() == 0) {
+      z.resize(0);
+      w.resize(0);
+      report.solver.status = solvers::SolverStatus::Converged;
+      return true;
+    }
+    solvers::DualActiveSetParameters params;
+    params.data_tolerance = p.newton_tolerance;
+    params.acceptance_tolerance = p.lcp.tolerance;
+    const double previous_seconds = report.solver.seconds;
+    const int previous_iterations = report.solver.iterations;
+    report.solver = solvers::solve_dual_active_set(problem, z, w, params, active_set_workspace);
+    report.solver.seconds += previous_seconds;
+    report.solver.iterations += previous_iterations;
+    if (report.solver.converged()) return true;
+    // Not a silent fallback: the active-set method's failure (a nearly dependent active block that round-off
+    // ruined, or a certificate of infeasibility) stays in the report's message, and Lemke's outcome follows it.
+    const std::string first = "dual active set " + std::string(solvers::to_string(report.solver.status)) + ": " +
+                              report.solver.message;
+    const bool solved = solve_step_mlcp(problem, p.lcp, lcp_workspace, z, w, report);
+    report.solver.message = first + "; then " + (solved ? "solved by Lemke" : report.solver.message);
+    return solved;
+  }
+
+  // The interactions of an infeasibility certificate (rows ν_U: position rows of every unilateral interaction,
+  // then Λ_A: velocity rows of the forecast ones), or of every unilateral interaction when there is none.
+  std::string certificate_interactions(const std::vector<Index>& active) const {
+    const std::vector<Index>& rows = active_set_workspace.certificate;
+    const Index mU = Index(sys.unilateral().size());
+    std::vector<int> ids;
+    std::string levels;
+    for (Index r : rows) {
+      ids.push_back(sys.unilateral()[r < mU ? r : active[r - mU]]);
+      levels += r < mU ? 'p' : 'v';
+    }
+    if (ids.empty()) return "interactions " + interaction_names(sys.model(), sys.unilateral());
+    return "the certificate's interactions (position rows first: " + levels + ") " +
+           interaction_names(sys.model(), ids);
+  }
 
   void solve_with_friction(double cq, double cv, double t1) {
     const Index n = n_vel(), N = Index(unknowns.size()), mB = sys.bilateral_rows();
@@ -452,7 +498,12 @@ struct NonsmoothGeneralizedAlpha::Impl {
         // z is the last solve's solution, PSOR's warm start; when the active set (or the detected contacts)
         // changed the problem's size, its entries no longer line up with the unknowns, so PSOR starts cold.
         if (z.size() != problem.size()) z.resize(0);
-        if (!solve_step_mlcp(problem, p.lcp, lcp_workspace, z, w, report)) {
+        if (mB == 0 && p.symmetric_by_active_set && Kt.nonZeros() == 0 && Ct.nonZeros() == 0) {
+          if (!solve_symmetric_mlcp())
+            solve_failed(p.on_failure, report.solver,
+                         context(t1) + ": " + unsolved_mlcp(problem, report.solver) + "; " +
+                             certificate_interactions(active));
+        } else if (!solve_step_mlcp(problem, p.lcp, lcp_workspace, z, w, report)) {
           // Every unilateral interaction has a position row (ν_U) in the MLCP, the active ones a velocity row too.
           std::vector<int> ids = sys.bilateral();
           ids.insert(ids.end(), sys.unilateral().begin(), sys.unilateral().end());

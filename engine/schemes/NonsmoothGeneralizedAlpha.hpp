@@ -53,7 +53,8 @@
 // c₁h²β (β′M + γ′C_t + K_t) of seed 002 eq 10) and the constraints at the current iterate, eliminates ṽ̇, U
 // and W, and solves ONE problem in (λ̃, ν, Λ):
 // - no forecast contact with friction: a mixed LCP (equalities λ̃, ν_B, Λ_B; complementarity ν_U, Λ_A) with
-//   solve_lcp (Lemke);
+//   solve_lcp (Lemke); without bilateral rows and with K_t = C_t = 0 it is symmetric positive semidefinite and the
+//   dual active-set method solves it first (symmetric_by_active_set);
 // - otherwise: the friction-contact problem with equality blocks (solvers/core/FrictionContactProblem.hpp) in
 //   (λ̃, ν_B, Λ_B | (ν_N, ν_T) per unilateral contact | (Λ_N, Λ_T) per forecast contact), solved by the mixed
 //   NSGS (solvers/fc/MixedNsgs.hpp; the equality multipliers of a mechanism as one exact block, each contact by
@@ -104,6 +105,13 @@ struct NonsmoothGeneralizedAlphaParameters {
   double newton_tolerance = 1e-10;  // on max(‖Δq‖∞ / (1 + ‖q‖∞), ‖Δv‖∞ / (1 + ‖v‖∞)) between iterates
   int newton_max_iterations = 50;
   solvers::LcpSolverOptions lcp;    // the one-step MLCP (Lemke by default), when no forecast contact has friction
+  // When that MLCP is symmetric positive semidefinite — no bilateral rows and K_t = C_t = 0 (rigid bodies, point
+  // masses), so that W = diag(J_U M⁻¹J_Uᵀ, J_A M⁻¹J_Aᵀ) — it is solved by the dual active-set method
+  // (solvers/lcp/DualActiveSet.hpp) instead, with data_tolerance = newton_tolerance (the accuracy to which the
+  // step's gaps and velocities are known), and by `lcp` (Lemke) only if that fails, both outcomes in the report's
+  // message. Why: redundant contacts (stacked packings) make W singular, and Lemke alone ended on secondary rays
+  // on such MLCPs (docs/schemes.md, "Stacked packings"). false: `lcp` for every MLCP.
+  bool symmetric_by_active_set = true;
   // The one-step friction-contact problem with equality blocks (solvers/fc/MixedNsgs.hpp), when a forecast
   // contact has friction: tolerance on its extended residual (normalised by 1 + ‖q‖). Round-off by default, so
   // that a sticking contact does not creep and the Newton loop's increments settle.

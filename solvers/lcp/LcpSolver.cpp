@@ -11,6 +11,8 @@ const char* to_string(LcpMethod m) {
       return "lemke";
     case LcpMethod::Psor:
       return "psor";
+    case LcpMethod::DualActiveSet:
+      return "dual_active_set";
     case LcpMethod::Enumeration:
       return "enumeration";
   }
@@ -33,6 +35,12 @@ SolverStats solve_lcp(const LcpProblem& p, Vector& z, Vector& w, const LcpSolver
       params.relaxation = options.relaxation;
       params.record_history = options.record_history;
       return solve_psor(p, z, w, params, workspace.psor);
+    }
+    case LcpMethod::DualActiveSet: {
+      DualActiveSetParameters params;
+      params.max_steps = options.max_iterations;
+      params.acceptance_tolerance = options.tolerance;
+      return solve_dual_active_set(p, z, w, params, workspace.dual_active_set);
     }
     case LcpMethod::Enumeration:
       return solve_lcp_by_enumeration(p, z, w);

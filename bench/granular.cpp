@@ -71,6 +71,7 @@ Variant parse_variant(const std::string& text, const GranularParameters& base) {
     else if (key == "check_every") v.p.check_every = std::stoi(value);
     else if (key == "anderson_stall") v.p.anderson_stall = std::stod(value);
     else if (key == "layer") v.p.order_layer = std::stod(value);
+    else if (key == "anderson_warm") v.p.anderson_warm = std::stod(value);
     else if (key == "order")
       v.p.contact_order = value == "top_down"    ? GranularParameters::ContactOrder::TopDown
                           : value == "bottom_up" ? GranularParameters::ContactOrder::BottomUp
@@ -196,6 +197,8 @@ int main(int argc, char** argv) {
   app.add_option("--contact-order", contact_order, "detection, top_down or bottom_up (GranularParameters::contact_order)")
       ->check(CLI::IsMember({"detection", "top_down", "bottom_up"}));
   app.add_option("--anderson-every", p.anderson_every, "anderson: sweeps per extrapolation (1..4)");
+  app.add_option("--anderson-warm", p.anderson_warm,
+                 "anderson: a warm start within this factor of the tolerance is solved by plain sweeps (0: never)");
   app.add_option("--step-log", step_log,
                  "with --settle: write one CSV row per settling step (step, contacts, sweeps, checks, residual, "
                  "warm-start residual, solve CPU s)");

@@ -479,6 +479,7 @@ void GranularStepper::solve() {
     p.anderson_every = params_.anderson_every;
     p.anderson_restarts = params_.anderson_restarts;
     p.anderson_stall = params_.anderson_stall;
+    p.anderson_warm = params_.anderson_warm;
     p.threads = params_.threads;
     report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_, joints);
     report_.residual_checks = work_.residual_checks;

@@ -117,6 +117,10 @@ struct GranularParameters {
   int anderson_every = 2;   // solver == Anderson: sweeps per extrapolation, 1..4 (docs/stack-height.md: 2 measured fastest)
   int anderson_restarts = 8;  // solver == Anderson: history restarts after which a solve goes on with plain sweeps
   double anderson_stall = 0.0;  // solver == Anderson: a residual check lower by less than this fraction restarts too
+  // solver == Anderson, > 0: a step whose warm start is within this factor of the tolerance is solved by plain
+  // sweeps (docs/stack-height.md, "Plain sweeps for a good warm start": 3 makes a settled 10⁴ pack 3× cheaper;
+  // opt-in, as whole settling runs are a draw).
+  double anderson_warm = 0.0;
   // Order of the contacts inside each sweep block: detection order (bead pairs cell by cell, then the wall
   // contacts), or by the height of the contact point against gravity, bottom-up or top-down (docs/stack-height.md,
   // "Sweep order by height": measured, opt-in). With no gravity, detection order.

@@ -249,6 +249,7 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
       if (work.record_history)
         work.history.push_back({sweeps, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                                 residual});
+      if (anderson && sweeps == 0 && residual <= p.anderson_warm * p.tolerance) anderson = false;
       if (anderson && residual > (1.0 - p.anderson_stall) * last_residual && std::isfinite(last_residual)) {
         anderson_restart(work.anderson);
         if (work.anderson.restarts >= p.anderson_restarts) anderson = false;

@@ -52,6 +52,7 @@ struct MatrixFreeParameters {
   int anderson_every = 1;   // sweeps per Anderson step (the map accelerated is that many sweeps)
   int anderson_restarts = 8;  // history restarts (a residual check that rose) after which the solve goes on plain
   double anderson_stall = 0.0;  // a check that lowered the residual by less than this fraction also restarts
+  double anderson_warm = 0.0;   // > 0: a warm start within this factor of the tolerance is solved by plain sweeps
   int threads = 1;
 };
 

@@ -10,6 +10,10 @@
 // is reported beside it (with one thread it is the code's whole cost); 2-thread speed-ups need a quiet machine.
 // --solver picks the friction-contact solver (assembled: the assembled-W path, for comparison); --scheme
 // generalized_alpha steps with the nonsmooth generalized-α scheme (two solves per step: velocity and position).
+// Issue 10 (docs/stack-height.md): with --settle, --step-log FILE writes every settling step's sweeps, residuals
+// and solve CPU, and --compare-every K with --variant NAME:key=value,... steps a copy of every K-th state once per
+// variant from the same warm start (a settling run is chaotic: whole runs compare trajectories as much as
+// settings); --seed, --contact-order, --anderson-warm set the scene's seed and the solver options.
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 
@@ -204,7 +208,8 @@ int main(int argc, char** argv) {
                  "warm-start residual, solve CPU s)");
   app.add_option("--variant", variant_texts,
                  "with --settle and --compare-every: NAME:key=value,... (solver, anderson_memory, anderson_every, "
-                 "anderson_restarts, anderson_stall, check_every, order = detection|bottom_up|top_down, layer), "
+                 "anderson_restarts, anderson_stall, anderson_warm, check_every, order = detection|bottom_up|top_down, "
+                 "layer), "
                  "stepped from the same states as the settling run");
   app.add_option("--compare-every", compare_every, "with --settle: every this many settling steps, step each --variant once "
                  "from the run's state and report the sums");

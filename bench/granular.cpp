@@ -10,6 +10,10 @@
 // is reported beside it (with one thread it is the code's whole cost); 2-thread speed-ups need a quiet machine.
 // --solver picks the friction-contact solver (assembled: the assembled-W path, for comparison); --scheme
 // generalized_alpha steps with the nonsmooth generalized-α scheme (two solves per step: velocity and position).
+// Issue 10 (docs/stack-height.md): with --settle, --step-log FILE writes every settling step's sweeps, residuals
+// and solve CPU, and --compare-every K with --variant NAME:key=value,... steps a copy of every K-th state once per
+// variant from the same warm start (a settling run is chaotic: whole runs compare trajectories as much as
+// settings); --seed, --contact-order, --anderson-warm set the scene's seed and the solver options.
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 
@@ -43,17 +47,80 @@ struct Record {
   int unconverged = 0;
 };
 
+// --variant NAME:key=value,...: solver settings compared on the same states (--compare-every).
+struct Variant {
+  std::string name;
+  GranularParameters p;
+  long sweeps = 0, checks = 0, steps = 0, unconverged = 0;
+  double solve_cpu = 0;
+};
+
+Variant parse_variant(const std::string& text, const GranularParameters& base) {
+  Variant v;
+  v.p = base;
+  const auto colon = text.find(':');
+  v.name = text.substr(0, colon);
+  std::string rest = colon == std::string::npos ? "" : text.substr(colon + 1);
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string item = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw std::invalid_argument("variant '" + text + "': expected key=value, got '" + item + "'");
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "solver") v.p.solver = granular_solver_from_name(value);
+    else if (key == "anderson_memory") v.p.anderson_memory = std::stoi(value);
+    else if (key == "anderson_every") v.p.anderson_every = std::stoi(value);
+    else if (key == "anderson_restarts") v.p.anderson_restarts = std::stoi(value);
+    else if (key == "check_every") v.p.check_every = std::stoi(value);
+    else if (key == "anderson_stall") v.p.anderson_stall = std::stod(value);
+    else if (key == "layer") v.p.order_layer = std::stod(value);
+    else if (key == "anderson_warm") v.p.anderson_warm = std::stod(value);
+    else if (key == "order")
+      v.p.contact_order = value == "top_down"    ? GranularParameters::ContactOrder::TopDown
+                          : value == "bottom_up" ? GranularParameters::ContactOrder::BottomUp
+                                                 : GranularParameters::ContactOrder::Detection;
+    else throw std::invalid_argument("variant '" + text + "': unknown key '" + key + "'");
+  }
+  return v;
+}
+
 double peak_rss_bytes() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return 1024.0 * static_cast<double>(u.ru_maxrss);
 }
 
-// Runs `steps` steps, accumulating the per-step figures into r.
-void run_steps(GranularStepper& s, Model& m, const BeadSpec& spec, int steps, Record& r) {
+// Runs `steps` steps, accumulating the per-step figures into r; with `log`, one CSV row per step (where the
+// sweeps of a settling go: step, contacts, sweeps, residual checks, residual reached, residual of the warm start
+// when the stepper records its history, solve CPU seconds).
+// With `variants` and compare_every > 0, every compare_every-th step's starting state (the model and the contact
+// cache) is also stepped once by a fresh stepper per variant, so that settings are compared on the same states
+// (a settling trajectory is chaotic: whole runs with different settings end in different piles).
+void run_steps(GranularStepper& s, Model& m, const BeadSpec& spec, int steps, Record& r, std::FILE* log = nullptr,
+               std::vector<Variant>* variants = nullptr, int compare_every = 0) {
   double solve_s = 0, solve_cpu = 0, contact_sweeps = 0;
   for (int k = 0; k < steps; ++k) {
+    if (variants && compare_every > 0 && k % compare_every == compare_every - 1) {
+      for (Variant& v : *variants) {
+        Model copy = m;
+        GranularStepper vs(copy, v.p);
+        vs.contact_cache() = s.contact_cache();
+        const GranularStepReport& vr = vs.step();
+        v.sweeps += vr.solver.iterations;
+        v.checks += vr.residual_checks;
+        v.solve_cpu += vr.phase_cpu_seconds[static_cast<int>(Phase::Solve)];
+        v.unconverged += vr.solver.converged() ? 0 : 1;
+        ++v.steps;
+      }
+    }
     const GranularStepReport& rep = s.step();
+    if (log) {
+      const auto& hist = s.residual_history();
+      const double warm = !hist.empty() && hist.front().sweeps == 0 ? hist.front().residual : -1.0;
+      std::fprintf(log, "%ld,%d,%d,%d,%.6e,%.6e,%.6e\n", rep.step, rep.contacts, rep.solver.iterations,
+                   rep.residual_checks, rep.solver.residual, warm, rep.phase_cpu_seconds[static_cast<int>(Phase::Solve)]);
+    }
     for (int q = 0; q < kPhaseCount; ++q) {
       r.phase[q] += rep.phase_seconds[q] / steps;
       r.phase_cpu[q] += rep.phase_cpu_seconds[q] / steps;
@@ -105,7 +172,11 @@ int main(int argc, char** argv) {
   bool packed = true, settle_figure = false;
   GranularParameters p;
   p.on_failure = FailurePolicy::Keep;  // a step that misses the tolerance is counted (unconverged), not fatal
-  std::string json, solver = "matrix_free", scheme = "moreau_jean";
+  long seed = 1;
+  std::string json, step_log, solver = "matrix_free", scheme = "moreau_jean";
+  std::vector<std::string> variant_texts;
+  int compare_every = 0;
+  std::string contact_order = "detection";
   app.add_option("--sizes", sizes, "bead counts (1e6 is opt-in)")->delimiter(',');
   app.add_option("--threads", threads, "thread counts")->delimiter(',');
   app.add_option("--steps", steps, "timed steps per record")->check(CLI::PositiveNumber);
@@ -125,12 +196,32 @@ int main(int argc, char** argv) {
   app.add_option("--solver", solver, "matrix_free, assembled, multilevel, nncg or anderson")
       ->check(CLI::IsMember(granular_solver_names()));
   app.add_option("--anderson-memory", p.anderson_memory, "anderson: sweeps the extrapolation looks back on (1..8)");
+  app.add_option("--seed", seed, "lattice jitter seed (BeadSpec::seed)");
+  app.add_option("--order-layer", p.order_layer, "contact order: layer height in bead radii (0: exact sort)");
+  app.add_option("--contact-order", contact_order, "detection, top_down or bottom_up (GranularParameters::contact_order)")
+      ->check(CLI::IsMember({"detection", "top_down", "bottom_up"}));
+  app.add_option("--anderson-every", p.anderson_every, "anderson: sweeps per extrapolation (1..4)");
+  app.add_option("--anderson-warm", p.anderson_warm,
+                 "anderson: a warm start within this factor of the tolerance is solved by plain sweeps (0: never)");
+  app.add_option("--step-log", step_log,
+                 "with --settle: write one CSV row per settling step (step, contacts, sweeps, checks, residual, "
+                 "warm-start residual, solve CPU s)");
+  app.add_option("--variant", variant_texts,
+                 "with --settle and --compare-every: NAME:key=value,... (solver, anderson_memory, anderson_every, "
+                 "anderson_restarts, anderson_stall, anderson_warm, check_every, order = detection|bottom_up|top_down, "
+                 "layer), "
+                 "stepped from the same states as the settling run");
+  app.add_option("--compare-every", compare_every, "with --settle: every this many settling steps, step each --variant once "
+                 "from the run's state and report the sums");
   app.add_option("--scheme", scheme, "moreau_jean or generalized_alpha")
       ->check(CLI::IsMember({"moreau_jean", "generalized_alpha"}));
   app.add_option("--json", json, "write the records (with the command, version and units) as JSON");
   CLI11_PARSE(app, argc, argv);
   if (settle_figure) packed = false;  // the settling figure is the lattice's collapse
   p.solver = granular_solver_from_name(solver);
+  p.contact_order = contact_order == "top_down"    ? GranularParameters::ContactOrder::TopDown
+                    : contact_order == "bottom_up" ? GranularParameters::ContactOrder::BottomUp
+                                                   : GranularParameters::ContactOrder::Detection;
   p.scheme = scheme == "generalized_alpha" ? GranularScheme::GeneralizedAlpha : GranularScheme::MoreauJean;
 
   std::vector<Record> records;
@@ -142,15 +233,37 @@ int main(int argc, char** argv) {
   for (long n : sizes) {
     BeadSpec spec;
     spec.n = n;
+    spec.seed = static_cast<std::uint64_t>(seed);
     if (packed) spec.spacing = 2.0, spec.jitter = 0.0;
     GranularScene base = bead_stack(spec);
     if (!packed && settle_steps > 0) {
       GranularParameters ps = p;
       ps.threads = settle_figure ? threads.front() : *std::max_element(threads.begin(), threads.end());
+      std::FILE* log = nullptr;
+      if (settle_figure && !step_log.empty()) {
+        log = std::fopen(step_log.c_str(), "w");
+        if (!log) {
+          std::cerr << "granular: cannot write " << step_log << '\n';
+          return 1;
+        }
+        std::fprintf(log, "step,contacts,sweeps,checks,residual,warm_residual,solve_cpu_s\n");
+        ps.record_history = true;  // the warm start's residual is the history's first sample
+      }
       GranularStepper settle(base.model, ps);
       Record r;
       r.kind = "settle", r.n = n, r.threads = ps.threads;
-      run_steps(settle, base.model, spec, settle_steps, r);
+      std::vector<Variant> variants;
+      for (const std::string& t : variant_texts) {
+        variants.push_back(parse_variant(t, ps));
+        variants.back().p.record_history = false;
+      }
+      run_steps(settle, base.model, spec, settle_steps, r, log, settle_figure ? &variants : nullptr, compare_every);
+      if (log) std::fclose(log);
+      for (const Variant& v : variants)
+        std::printf("variant %-24s %5ld same-state steps: sweeps %9ld (mean %7.1f), checks %7ld, solve cpu %8.3f s, "
+                    "unconverged %ld\n",
+                    v.name.c_str(), v.steps, v.sweeps, v.steps ? double(v.sweeps) / v.steps : 0.0, v.checks, v.solve_cpu,
+                    v.unconverged);
       if (settle_figure) {
         records.push_back(r);
         print(r, p.h);

@@ -319,6 +319,11 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--threads", base.threads, "threads of the stepper")->capture_default_str();
   app.add_option("--h", base.h, "time step [s]")->capture_default_str();
+  std::string contact_order = "detection";
+  app.add_option("--contact-order", contact_order,
+                 "order of the contacts in each sweep block (GranularParameters::contact_order; the calibration "
+                 "sweeps in the same order)")
+      ->check(CLI::IsMember({"detection", "bottom_up", "top_down"}))->capture_default_str();
   app.add_option("--calibration-ms", o.calibration_ms, "least CPU time of a sweep-time calibration (solves repeated)")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--calibration-sweeps", o.calibration_sweeps, "sweep budget of a calibration solve")
@@ -332,6 +337,9 @@ int run(int argc, char** argv) {
   app.add_option("--png", o.png_path, "draw the residual histories to FILE (runs scripts/plot_stack_height.py)");
   app.add_option("--plot-script", o.plot_script, "the plotting script run with --png")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  base.contact_order = contact_order == "bottom_up"  ? GranularParameters::ContactOrder::BottomUp
+                      : contact_order == "top_down" ? GranularParameters::ContactOrder::TopDown
+                                                    : GranularParameters::ContactOrder::Detection;
   if (o.history_layers == 0) o.history_layers = *std::max_element(o.layers.begin(), o.layers.end());
   std::sort(o.layers.begin(), o.layers.end());
   o.layers.erase(std::unique(o.layers.begin(), o.layers.end()), o.layers.end());
@@ -405,7 +413,7 @@ int run(int argc, char** argv) {
   out["bench"] = "stack_height";
   out["parameters"] = {{"layers", o.layers}, {"families", o.families}, {"solvers", o.solvers}, {"width", o.width},
                        {"steps", o.steps}, {"warm_steps", o.warm_steps}, {"tolerance", base.tolerance},
-                       {"max_sweeps", base.max_sweeps}, {"threads", base.threads}, {"h", base.h},
+                       {"max_sweeps", base.max_sweeps}, {"threads", base.threads}, {"h", base.h}, {"contact_order", contact_order},
                        {"calibration_ms", o.calibration_ms}, {"calibration_sweeps", o.calibration_sweeps}, {"radius", BeadSpec{}.radius},
                        {"density", BeadSpec{}.density}, {"mu", BeadSpec{}.mu},
                        {"restitution", BeadSpec{}.restitution}};

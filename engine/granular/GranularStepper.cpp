@@ -135,6 +135,7 @@ std::size_t GranularStepper::memory_bytes() const {
   // The cache: a key, a world impulse and a sort index per contact, twice (its rebuild buffers).
   s += 2 * cache_.size() * (sizeof(contact::ContactKey) + sizeof(Eigen::Vector3d) + sizeof(std::uint32_t));
   s += bytes(order_) + bytes(sort_scratch_) + bytes(permute_scratch_);
+  s += bytes(candidate_order_) + bytes(height_) + bytes(layer_count_) + bytes(layer_of_);
   return s;
 }
 
@@ -213,16 +214,61 @@ bool GranularStepper::obstacle_point(int obstacle, int bead, contact::ContactPoi
   return contact::sphere_box_point(box, x, b.radius[bead], cp);
 }
 
+// The order of the detected contacts inside each sweep block (GranularParameters::contact_order): candidate k
+// of the layout is detected contact candidate_order_[k] (pairs first, then wall hits). Bottom-up sorts by the
+// height of the contact point against gravity (a pair's midpoint, a wall contact's lowest bead point), binned in
+// layers of order_layer radii with detection order kept inside a layer (a stable counting sort, O(n)), or
+// exactly (order_layer = 0). docs/stack-height.md ("Sweep order by height"): on the settling pile's states a
+// bottom-up sweep needs fewer sweeps and each costs less, but it changes every trajectory, so it is opt-in.
+void GranularStepper::order_candidates(int np, int n) {
+  const RigidBodies& b = m_.bodies;
+  candidate_order_.resize(n);
+  for (int k = 0; k < n; ++k) candidate_order_[k] = k;
+  const double g = m_.gravity.norm();
+  if (params_.contact_order == GranularParameters::ContactOrder::Detection || n == 0 || !(g > 0.0)) return;
+  const Eigen::Vector3d up = (params_.contact_order == GranularParameters::ContactOrder::TopDown ? 1.0 : -1.0) *
+                             m_.gravity / g;  // sorted ascending along −g (bottom-up) or along g (top-down)
+  height_.resize(n);
+  for (int k = 0; k < np; ++k) height_[k] = {0.5 * up.dot(b.x[pairs_[k].a] + b.x[pairs_[k].b]), k};
+  for (int k = np; k < n; ++k) {
+    const int i = wall_hits_[k - np].bead;
+    height_[k] = {up.dot(b.x[i]) - b.radius[i], k};
+  }
+  if (!(params_.order_layer > 0.0)) {
+    std::sort(height_.begin(), height_.end());
+    for (int k = 0; k < n; ++k) candidate_order_[k] = height_[k].second;
+    return;
+  }
+  double lo = height_[0].first, hi = lo;
+  for (int k = 1; k < n; ++k) lo = std::min(lo, height_[k].first), hi = std::max(hi, height_[k].first);
+  const double dz = params_.order_layer * std::max(max_radius(b), 1e-12);
+  const int layers = static_cast<int>(std::min((hi - lo) / dz, 1e6)) + 1;
+  layer_count_.assign(layers + 1, 0);
+  layer_of_.resize(n);
+  for (int k = 0; k < n; ++k) {
+    layer_of_[k] = static_cast<int>(std::clamp((height_[k].first - lo) / dz, 0.0, layers - 1.0));
+    ++layer_count_[layer_of_[k] + 1];
+  }
+  for (int l = 0; l < layers; ++l) layer_count_[l + 1] += layer_count_[l];
+  for (int k = 0; k < n; ++k) candidate_order_[layer_count_[layer_of_[k]]++] = k;
+}
+
 void GranularStepper::narrow() {
   // Narrow phase, frames, colouring, diagonal blocks and warm start: the contacts go to their slot in sweep order.
   RigidBodies& b = m_.bodies;
   const BodyArrays view = body_arrays(b);
   const int np = static_cast<int>(pairs_.size());
   const int n = np + static_cast<int>(wall_hits_.size());
+  order_candidates(np, n);
   cand_a_.resize(n);
   cand_b_.resize(n);
-  for (int k = 0; k < np; ++k) cand_a_[k] = pairs_[k].a, cand_b_[k] = pairs_[k].b;
-  for (int k = np; k < n; ++k) cand_a_[k] = -1, cand_b_[k] = wall_hits_[k - np].bead;
+  for (int k = 0; k < n; ++k) {
+    const int src = candidate_order_[k];
+    if (src < np)
+      cand_a_[k] = pairs_[src].a, cand_b_[k] = pairs_[src].b;
+    else
+      cand_a_[k] = -1, cand_b_[k] = wall_hits_[src - np].bead;
+  }
   build_sweep_layout(cand_a_.data(), cand_b_.data(), n, b.spheres(),
                      params_.partitions > 0 ? params_.partitions : default_partitions(b.spheres()), layout_);
   contacts_.resize(n);
@@ -240,14 +286,15 @@ void GranularStepper::narrow() {
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static) reduction(max : max_pen)
   for (int k = 0; k < n; ++k) {
     const int s = layout_.slot[k];
+    const int src = candidate_order_[k];
     SweepContact& c = contacts_[s];
     contact::ContactPoint cp;
     double wall_speed = 0.0;
     // The pair's law, looked up here once per contact: the sweeps read c.mu and the Newton target in c.extra.
     ContactLaw law;
-    if (k < np) {
+    if (src < np) {
       // a = the bead with the smaller id, so that the cache key and the normal's orientation agree across steps.
-      int ia = pairs_[k].a, ib = pairs_[k].b;
+      int ia = pairs_[src].a, ib = pairs_[src].b;
       if (b.id[ia] > b.id[ib]) std::swap(ia, ib);
       const Eigen::Vector3d xb = periodic ? Eigen::Vector3d(b.x[ia] + m_.periodic.minimum_image(b.x[ib] - b.x[ia])) : b.x[ib];
       if (!contact::sphere_sphere_point(b.x[ia], b.radius[ia], xb, b.radius[ib], cp)) {
@@ -257,7 +304,7 @@ void GranularStepper::narrow() {
       c.a = ia, c.b = ib, c.ra = b.radius[ia], c.rb = b.radius[ib], c.mu = law.mu;
       keys_[s] = contact::bead_pair_key(b.id[ia], b.id[ib]);
     } else {
-      const WallHit& w = wall_hits_[k - np];
+      const WallHit& w = wall_hits_[src - np];
       obstacle_point(w.wall, w.bead, cp);
       law = laws.law(b.material[w.bead], w.wall < nw ? m_.material_of_wall(w.wall) : m_.material_of_box(w.wall - nw));
       c.a = -1, c.b = w.bead, c.ra = 0.0, c.rb = b.radius[w.bead], c.mu = law.mu;
@@ -430,6 +477,9 @@ void GranularStepper::solve() {
     p.nncg = params_.solver == GranularSolver::Nncg;
     p.anderson = params_.solver == GranularSolver::Anderson ? params_.anderson_memory : 0;
     p.anderson_every = params_.anderson_every;
+    p.anderson_restarts = params_.anderson_restarts;
+    p.anderson_stall = params_.anderson_stall;
+    p.anderson_warm = params_.anderson_warm;
     p.threads = params_.threads;
     report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_, joints);
     report_.residual_checks = work_.residual_checks;

@@ -115,6 +115,19 @@ struct GranularParameters {
   GranularSolver solver = GranularSolver::MatrixFree;
   int anderson_memory = 2;  // solver == Anderson: sweeps the extrapolation looks back on, 1..8
   int anderson_every = 2;   // solver == Anderson: sweeps per extrapolation, 1..4 (docs/stack-height.md: 2 measured fastest)
+  int anderson_restarts = 8;  // solver == Anderson: history restarts after which a solve goes on with plain sweeps
+  double anderson_stall = 0.0;  // solver == Anderson: a residual check lower by less than this fraction restarts too
+  // solver == Anderson, > 0: a step whose warm start is within this factor of the tolerance is solved by plain
+  // sweeps (docs/stack-height.md, "Plain sweeps for a good warm start": 3 makes a settled 10⁴ pack 3× cheaper;
+  // opt-in, as whole settling runs are a draw).
+  double anderson_warm = 0.0;
+  // Order of the contacts inside each sweep block: detection order (bead pairs cell by cell, then the wall
+  // contacts), or by the height of the contact point against gravity, bottom-up or top-down (docs/stack-height.md,
+  // "Sweep order by height": measured, opt-in). With no gravity, detection order.
+  enum class ContactOrder { Detection, BottomUp, TopDown };
+  ContactOrder contact_order = ContactOrder::Detection;
+  double order_layer = 0.1;  // > 0: heights binned in layers of this many bead radii (detection order inside a
+                             // layer, a linear-time sort); 0: sorted exactly
   GranularScheme scheme = GranularScheme::MoreauJean;
   bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
   FailurePolicy on_failure = FailurePolicy::RollBack;  // a step whose solve fails (header)
@@ -181,6 +194,7 @@ class GranularStepper {
   void wrap_positions();
   void detect(double margin);
   bool obstacle_point(int obstacle, int bead, contact::ContactPoint& cp) const;
+  void order_candidates(int np, int n);
   void narrow();
   void build_joints();
   void assemble();
@@ -229,6 +243,9 @@ class GranularStepper {
   solvers::FrictionContactProblem problem_;
   solvers::GlobalFrictionContactProblem global_problem_;
   std::vector<std::int32_t> order_;
+  std::vector<std::int32_t> candidate_order_;             // narrow(): candidate k is detected contact candidate_order_[k]
+  std::vector<std::pair<double, std::int32_t>> height_;  // narrow(): sort keys of contact_order
+  std::vector<std::int32_t> layer_count_, layer_of_;     // narrow(): counting sort by layer (order_layer > 0)
   std::vector<std::pair<std::uint64_t, std::int32_t>> sort_scratch_;
   std::vector<char> permute_scratch_;
   GeneralDetectionBuffers general_buffers_;

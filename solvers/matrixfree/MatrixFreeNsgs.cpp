@@ -16,8 +16,6 @@ namespace talus::matrixfree {
 namespace {
 
 constexpr int kBlock = 2048;  // contacts per residual block: fixed, so the sum's order never changes
-// Anderson: history restarts (a residual check that rose) after which a solve continues with plain sweeps.
-constexpr int kAndersonRestarts = 8;
 
 template <bool Relaxed>
 inline void update(SweepContact& c, const BodyArrays& beads, double omega) {
@@ -251,9 +249,10 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
       if (work.record_history)
         work.history.push_back({sweeps, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                                 residual});
-      if (anderson && residual > last_residual && std::isfinite(last_residual)) {
+      if (anderson && sweeps == 0 && residual <= p.anderson_warm * p.tolerance) anderson = false;
+      if (anderson && residual > (1.0 - p.anderson_stall) * last_residual && std::isfinite(last_residual)) {
         anderson_restart(work.anderson);
-        if (work.anderson.restarts >= kAndersonRestarts) anderson = false;
+        if (work.anderson.restarts >= p.anderson_restarts) anderson = false;
       }
       int gap = check_every;
       if (sweeps > last_check && residual < last_residual) {

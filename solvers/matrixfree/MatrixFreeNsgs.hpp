@@ -21,7 +21,7 @@
 //
 // With `anderson` = m > 0 each sweep is followed by an Anderson extrapolation over the last m sweeps
 // (AndersonSweep.hpp); a residual check that finds the residual higher than at the previous check restarts its
-// history, and after kAndersonRestarts such restarts the solve goes on with plain sweeps. Contacts touching a
+// history, and after `anderson_restarts` such restarts the solve goes on with plain sweeps. Contacts touching a
 // capsule (`general`) and joint rows (`joints`) are not part of the extrapolated unknowns: with any of them the
 // acceleration is off.
 //
@@ -50,6 +50,9 @@ struct MatrixFreeParameters {
   bool nncg = false;        // nonsmooth nonlinear conjugate-gradient acceleration after each sweep
   int anderson = 0;         // memory m of the Anderson acceleration after each sweep (AndersonSweep.hpp); 0 = off
   int anderson_every = 1;   // sweeps per Anderson step (the map accelerated is that many sweeps)
+  int anderson_restarts = 8;  // history restarts (a residual check that rose) after which the solve goes on plain
+  double anderson_stall = 0.0;  // a check that lowered the residual by less than this fraction also restarts
+  double anderson_warm = 0.0;   // > 0: a warm start within this factor of the tolerance is solved by plain sweeps
   int threads = 1;
 };
 

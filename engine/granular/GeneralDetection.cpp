@@ -232,11 +232,15 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
       else if (e > 0.0)
         c.extra += e * std::min(0.0, un_k);
       set.position_extra[s] = g.point.gap / h - g.wall_speed;
-    } else if (g.point.gap > (e > 0.0 ? contact::kClosedGapFraction * (g.point.pa.norm() + g.point.pb.norm()) : 0.0)) {
+    } else if (const double un_k = e > 0.0 ? (c.extra = -g.wall_speed, general_contact_velocity(c, view)[0]) : 0.0;
+               g.point.gap > (e > 0.0 ? contact::kClosedGapFraction * (g.point.pa.norm() + g.point.pb.norm()) : 0.0) &&
+               !(e > 0.0 && g.point.gap + h * un_k <= 0.0)) {
       c.extra = g.point.gap / h - g.wall_speed;
     } else {
+      // Closed, or closed within the step with e > 0: Moreau–Jean's impact law, as for bead contacts
+      // (GranularStepper.cpp).
       c.extra = -g.wall_speed;
-      if (e > 0.0) c.extra += e * std::min(0.0, general_contact_velocity(c, view)[0]);
+      if (e > 0.0) c.extra += e * std::min(0.0, un_k);
     }
     // u_N,k without the wall's motion (the drift is that of the bodies' own motion).
     const double un = general_contact_velocity(c, view)[0] - c.extra;

@@ -338,11 +338,19 @@ void GranularStepper::narrow() {
       else if (e > 0.0)
         c.extra += e * std::min(0.0, un_k);
       position_extra_[s] = cp.gap / h - wall_speed;
-    } else if (cp.gap > (e > 0.0 ? contact::kClosedGapFraction * (c.ra + c.rb) : 0.0)) {
+    } else if (const double un_k = e > 0.0 ? (c.extra = -wall_speed, contact_velocity(c, view)[0]) : 0.0;
+               cp.gap > (e > 0.0 ? contact::kClosedGapFraction * (c.ra + c.rb) : 0.0) &&
+               !(e > 0.0 && cp.gap + h * un_k <= 0.0)) {
+      // Open: the target u_N >= -g/h lets the gap close exactly within the step (e = 0: a plastic landing).
+      // (u_k, read with extra = -wall_speed, is the normal velocity relative to a moving wall.)
       c.extra = cp.gap / h - wall_speed;
     } else {
+      // Closed, or (e > 0) closed within the step by the start-of-step velocity: Moreau–Jean's impact law
+      // u_{k+1} >= -e u_k (seed 000, the index set of the forecast g + h u_k with gamma = 1); the bead turns round
+      // up to h |u_k| short of the surface. Before, a bead reaching a wall mid-step was stopped on it by the gap
+      // target and bounced, the next step, with e times that landing speed only: a dropped ball hardly rose.
       c.extra = -wall_speed;
-      if (e > 0.0) c.extra += e * std::min(0.0, contact_velocity(c, view)[0]);
+      if (e > 0.0) c.extra += e * std::min(0.0, un_k);
     }
     const Eigen::Vector3d R = cache_.find(keys_[s]);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));

@@ -1111,7 +1111,9 @@ void SceneBuilder::read_joint(const Field& f, JointKind kind, const std::string&
   Index b = -1;
   if (systems.size() == 2) {
     b = body(systems[1]);
-    if (a == b) in_.fail(systems[1], "names the same body twice (expected two different bodies)");
+    if (a == b)
+      in_.fail(systems[1], std::string("names the same ") + (large_ ? "capsule" : "sphere") +
+                               " twice (expected two different bodies)");
   }
   Eigen::Vector3d anchor = Eigen::Vector3d::Zero(), axis = Eigen::Vector3d::Zero();
   double rate = 0.0;

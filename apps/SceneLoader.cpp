@@ -90,6 +90,10 @@ class SceneBuilder {
   void read_sphere(const Field& f);
   void read_lattice(const Field& f);
   void read_pour(const Field& f);
+  // Generated beads (a lattice's, a pour's), named BASE_0, BASE_1, … and marked as generated.
+  void add_generated_beads(const Field& name_field, const std::string& base,
+                           const std::vector<granular::PlacedSphere>& beads, double density,
+                           const Eigen::Vector3d& velocity, MaterialId material);
   void read_capsule(const Field& f);
   // Generated beads (lattices, pours) that a capsule overlaps are removed, as the granular scenes do; a listed
   // sphere it overlaps is an error at the capsule.
@@ -513,10 +517,17 @@ void SceneBuilder::read_lattice(const Field& f) {
   }
   Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
   if (auto v = in_.optional(f, "velocity")) velocity = in_.vector(*v, 3, "(vx, vy, vz)");
+  std::vector<granular::PlacedSphere> beads;
+  for (const granular::LatticeSite& site : lattice) beads.push_back({site.x, site.radius});
+  add_generated_beads(name_field, base, beads, spec.density, velocity, material_of(f, kBeadMaterial));
+}
+
+void SceneBuilder::add_generated_beads(const Field& name_field, const std::string& base,
+                                       const std::vector<granular::PlacedSphere>& beads, double density,
+                                       const Eigen::Vector3d& velocity, MaterialId material) {
   RigidBodies& bodies = scene_.model.bodies;
-  const MaterialId material = material_of(f, kBeadMaterial);
-  for (std::size_t k = 0; k < lattice.size(); ++k) {
-    const int i = add_sphere_body(lattice[k].x, lattice[k].radius, spec.density);
+  for (std::size_t k = 0; k < beads.size(); ++k) {
+    const int i = add_sphere_body(beads[k].x, beads[k].radius, density);
     bodies.v[i] = velocity;
     bodies.material[i] = material;
     generated_.resize(bodies.count(), 0);
@@ -583,17 +594,7 @@ void SceneBuilder::read_pour(const Field& f) {
   }
   Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
   if (auto v = in_.optional(f, "velocity")) velocity = in_.vector(*v, 3, "(vx, vy, vz)");
-  const MaterialId material = material_of(f, kBeadMaterial);
-  for (std::size_t k = 0; k < placed.size(); ++k) {
-    const int i = add_sphere_body(placed[k].x, placed[k].radius, density);
-    bodies.v[i] = velocity;
-    bodies.material[i] = material;
-    generated_.resize(bodies.count(), 0);
-    generated_[i] = 1;
-    const std::string name = base + "_" + std::to_string(k);
-    add_name(name_field, name, EntityKind::Sphere, i);
-    scene_.body_names.push_back(name);
-  }
+  add_generated_beads(name_field, base, placed, density, velocity, material_of(f, kBeadMaterial));
 }
 
 // A capsule (the large path's rigid body with an orientation, the link of a mechanism): a cylinder of radius r

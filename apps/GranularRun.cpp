@@ -790,8 +790,8 @@ int run_large_path_scene(Scene& scene, const GranularRunOptions& o, const fs::pa
   r.t_end = scene.t_end;
   r.frame_every = scene.large_path->frame_every;
   r.restart = restart.string();
-  // A problem of the archive or of the steps left after it is the --restart flag's.
-  const std::string origin = "--restart " + r.restart;
+  // A problem of the archive or of the steps left after it is the --restart flag's (without one, the scene's).
+  const std::string origin = r.restart.empty() ? scene.file.string() : "--restart " + r.restart;
   if (!r.restart.empty()) {
     if (!fs::is_regular_file(restart)) throw SceneError({origin}, "", "'" + r.restart + "': no such file");
     restore([&](const char*, const std::string& what) { throw SceneError({origin}, "", what); }, r.restart,

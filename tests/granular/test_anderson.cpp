@@ -12,6 +12,7 @@
 
 using namespace talus::granular;
 
+using test::require_thread_count_independent;
 using test::solver_parameters;
 
 TEST_CASE("anderson: a ten-bead column carries its exact weights, in fewer sweeps than plain NSGS") {
@@ -81,18 +82,7 @@ TEST_CASE("anderson: fewer sweeps than plain NSGS on the same settling steps, wi
 }
 
 TEST_CASE("anderson: the same state for 1 and 2 threads with four sweep blocks") {
-  BeadSpec spec;
-  std::uint64_t hash[2];
-  for (int t = 0; t < 2; ++t) {
-    GranularScene sc = lattice_stack(spec, 8, 6);
-    GranularParameters p = solver_parameters(GranularSolver::Anderson, 1e-4);
-    p.threads = t + 1;
-    p.partitions = 4;  // interior blocks and interface colours, as at 10⁴ beads and more
-    GranularStepper s(sc.model, p);
-    for (int k = 0; k < 120; ++k) REQUIRE(s.step().solver.converged());
-    hash[t] = state_hash(sc.model.bodies);
-  }
-  CHECK(hash[0] == hash[1]);
+  require_thread_count_independent(solver_parameters(GranularSolver::Anderson, 1e-4));
 }
 
 TEST_CASE("anderson: memory outside [1, 8] and a period outside [1, 4] are refused") {

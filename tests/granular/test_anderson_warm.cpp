@@ -35,7 +35,7 @@ Step step_from(const talus::Model& state, GranularStepper& from, GranularSolver 
   if (r.contacts == 0) return {};
   REQUIRE(!s.residual_history().empty());
   REQUIRE(s.residual_history().front().sweeps == 0);
-  return {true, r.solver.counters.sweeps, s.residual_history().front().residual, state_hash(m.bodies)};
+  return {true, static_cast<int>(r.solver.counters.sweeps), s.residual_history().front().residual, state_hash(m.bodies)};
 }
 
 }  // namespace

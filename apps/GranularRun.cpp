@@ -759,6 +759,29 @@ GranularSceneSummary check_granular_scene(const fs::path& scene_file, const std:
   return out;
 }
 
+Scene load_granular_scene(const fs::path& scene_file, const std::vector<std::string>& sets, std::uint64_t max_memory) {
+  const Settings s(scene_file, sets);
+  std::string kind;
+  GranularScene sc = build_scene(s, kind, max_memory);
+  const RunSettings r = read_run_settings(s, sc, scene_file, {});
+  if (!r.restart.empty()) restore(settings_failure(s), r.restart, sc.model);
+  planned_steps(s, {}, r, sc.model.time);
+  Scene scene;
+  scene.name = r.name;
+  scene.description = "granular scene '" + kind + "'";
+  scene.file = scene_file;
+  scene.model = std::move(sc.model);
+  scene.t_end = r.t_end;
+  scene.scheme.kind = SchemeKind::Granular;
+  scene.scheme.h = scene.integrator.h = r.params.h;
+  LargePathSettings large;
+  large.params = r.params;
+  large.frame_every = r.frame_every;
+  large.events = sc.events;
+  scene.large_path = large;
+  return scene;
+}
+
 int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::ostream& log) {
   const Settings s(scene_file, o.sets);
   RunPlan plan;

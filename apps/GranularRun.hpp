@@ -67,6 +67,12 @@ GranularSceneSummary check_granular_scene(const std::filesystem::path& scene_fil
 int run_granular(const std::filesystem::path& scene_file, const GranularRunOptions& options, std::ostream& log);
 
 struct Scene;
+// A granular scene file (a `granular:` generator, docs/granular.md) read into the one Scene type with the
+// overrides `sets`: the generator's model (restored from the scene's restart archive when it names one), its
+// large-path settings (scheme, solver, h, frame interval), events (outflow, the dropped ball) and name, as
+// run_granular would run it; the Python module's load_scene. Errors as check_granular_scene.
+Scene load_granular_scene(const std::filesystem::path& scene_file, const std::vector<std::string>& sets = {},
+                          std::uint64_t max_memory = 0);
 // A single scene (apps/SceneLoader.hpp) whose `integrator.path` is large: its spheres, planes and contact law
 // stepped by the granular stepper with its settings, and written as a granular run is (the same files, kind
 // "explicit"); the one runner of the large path for both kinds of scene file. `restart` (empty: none) continues

@@ -63,7 +63,7 @@ eventdriven::EventDrivenParameters event_driven_parameters(const Scene& scene) {
 // carry: Moreau–Jean's whole integrator section (variant, solver, tolerances), and integrator.newton_tolerance and
 // newton_max_iterations, which every second-order scheme reads (generalized-α: run_scene builds it itself, to
 // restore it).
-std::unique_ptr<Integrator> make_scene_integrator(Scene& scene) {
+std::unique_ptr<Integrator> make_time_stepping_integrator(Scene& scene) {
   const SchemeChoice& c = scene.scheme;
   const MoreauJeanParameters& mj = scene.integrator;
   const std::string name = describe(c);
@@ -153,12 +153,26 @@ RunResult run_scene(Scene& scene, const RunOptions& options) {
     events = ed.get();
     integrator = std::move(ed);
   } else {
-    integrator = make_scene_integrator(scene);
+    integrator = make_time_stepping_integrator(scene);
   }
   const RunResult result = run_loop(
       scene, options, [&]() -> const StepReport& { return integrator->step(scene.model); }, resume, scheme_state);
   if (events) write_events(scene, options, events->events());
   return result;
+}
+
+std::unique_ptr<Integrator> make_scene_integrator(Scene& scene) {
+  if (scene.large_path)
+    throw std::invalid_argument("make_scene_integrator: the scene's integrator.path is large (its stepper is the "
+                                "granular one, built from scene.large_path->params)");
+  scene.scheme.h = scene.integrator.h;
+  if (scene.scheme.kind == SchemeKind::GeneralizedAlpha)
+    return make_scheme_integrator<NonsmoothGeneralizedAlpha>(scene.model, generalized_alpha_parameters(scene),
+                                                             describe(scene.scheme));
+  if (scene.scheme.kind == SchemeKind::EventDriven)
+    return std::make_unique<eventdriven::EventDrivenIntegrator>(scene.model, event_driven_parameters(scene),
+                                                               scene.scheme.h, describe(scene.scheme));
+  return make_time_stepping_integrator(scene);
 }
 
 RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step) {

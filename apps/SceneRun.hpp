@@ -7,11 +7,13 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "apps/Scene.hpp"
+#include "engine/Integrator.hpp"
 #include "engine/StepReport.hpp"
 
 namespace talus::app {
@@ -62,6 +64,11 @@ long planned_steps(const Scene& scene);
 // integrator rejects the parameters and std::runtime_error if the outputs cannot be written — in both cases
 // before any existing output is touched.
 RunResult run_scene(Scene& scene, const RunOptions& options);
+// The integrator run_scene steps a small-path scene with: its scheme and every setting of its integrator
+// section (Moreau–Jean's solver and tolerances, the second-order schemes' Newton settings, generalized-α's
+// ρ∞, the event-driven scheme's DAE method), built on scene.model (the Python module's Simulation). Throws
+// std::invalid_argument for a large-path scene or parameters the scheme refuses.
+std::unique_ptr<Integrator> make_scene_integrator(Scene& scene);
 
 // The same with any stepper working on scene.model (other integrators, tests). With options.restart the
 // archive is loaded into the model before the first step: the stepper must read the model's state when it

@@ -1,0 +1,478 @@
+// talus.Model (docs/python.md, "Building models"): the one model of the engine (engine/Model.hpp), its bodies
+// seen as numpy arrays over the store's own memory, and the builders a scene file has (beads, capsules, walls,
+// boxes, drums, periodic bounds, materials and their laws, lattices, pours with size distributions, joints and
+// drivers). The builders call the functions the scene loader calls (apps/SceneLoader.cpp), in the same order
+// of arguments, so a model built here and the same scene read from YAML step bit for bit alike
+// (tests/python/test_model.py).
+#include <Eigen/Geometry>
+#include <cmath>
+#include <stdexcept>
+
+#include "apps/python/Bindings.hpp"
+#include "contact/Shapes.hpp"
+#include "engine/granular/GranularScenes.hpp"
+#include "engine/granular/RegionFill.hpp"
+#include "engine/granular/SizeDistribution.hpp"
+#include "engine/joints/RigidJoint.hpp"
+
+namespace talus::python {
+
+using granular::SizeDistribution;
+using Vec3 = Eigen::Vector3d;
+
+py::array view_rows(double* data, py::ssize_t count, py::ssize_t cols, py::ssize_t row_bytes, py::handle owner,
+                    bool writeable) {
+  py::array a = cols == 0 ? py::array(py::dtype::of<double>(), {count}, {row_bytes}, data, owner)
+                          : py::array(py::dtype::of<double>(), {count, cols},
+                                      {row_bytes, static_cast<py::ssize_t>(sizeof(double))}, data, owner);
+  if (!writeable) a.attr("flags").attr("writeable") = false;
+  return a;
+}
+
+MaterialId material_id(const Model& model, const py::object& material) {
+  const MaterialTable& t = model.materials;
+  if (py::isinstance<py::str>(material)) {
+    const std::string name = material.cast<std::string>();
+    const int id = t.find(name);
+    if (id < 0) {
+      std::string known;
+      for (const std::string& n : t.names) known += (known.empty() ? "'" : ", '") + n + "'";
+      throw std::invalid_argument("unknown material '" + name + "' (known: " + known + ")");
+    }
+    return static_cast<MaterialId>(id);
+  }
+  const int id = material.cast<int>();
+  if (id < 0 || id >= t.count())
+    throw std::invalid_argument("material id " + std::to_string(id) + " out of range (the model has " +
+                                std::to_string(t.count()) + " materials)");
+  return static_cast<MaterialId>(id);
+}
+
+namespace {
+
+// The view of one field of every body (the store's arrays keep their address until bodies are added or removed).
+template <class T>
+py::array field_view(std::vector<T>& field, int cols, py::handle owner, bool writeable) {
+  static_assert(sizeof(T) % sizeof(double) == 0);
+  return view_rows(field.empty() ? nullptr : reinterpret_cast<double*>(field.data()),
+                   static_cast<py::ssize_t>(field.size()), cols, static_cast<py::ssize_t>(sizeof(T)), owner,
+                   writeable);
+}
+
+Vec3 finite(const Vec3& v, const char* what) {
+  if (!v.allFinite()) throw std::invalid_argument(std::string(what) + " must be finite");
+  return v;
+}
+
+void check_index(const RigidBodies& b, int i, const char* what) {
+  if (i < 0 || i >= b.count())
+    throw std::invalid_argument(std::string(what) + " " + std::to_string(i) + " out of range (the model has " +
+                                std::to_string(b.count()) + " bodies)");
+}
+
+// Adds beads (sphere group) as the scene loader's generators do: one solid sphere per placed centre, with its
+// velocity and material; returns their indices.
+std::vector<int> add_beads(Model& m, const std::vector<granular::PlacedSphere>& beads, double density,
+                           const Vec3& velocity, MaterialId material) {
+  std::vector<int> out;
+  out.reserve(beads.size());
+  for (const granular::PlacedSphere& s : beads) {
+    m.bodies.add_sphere(s.x, s.radius, density);
+    const int i = m.bodies.spheres() - 1;
+    m.bodies.v[i] = velocity;
+    m.bodies.material[i] = material;
+    out.push_back(i);
+  }
+  return out;
+}
+
+// Walls as obstacles of a fill: the planes (an orifice does not make room for a bead).
+std::vector<contact::Wall> planes_of(const Model& m) {
+  std::vector<contact::Wall> walls;
+  for (const contact::Wall& w : m.walls) walls.push_back(contact::Wall{w.normal, w.offset});
+  return walls;
+}
+
+JointKind joint_kind(const std::string& kind) {
+  if (kind == "spherical") return JointKind::Spherical;
+  if (kind == "revolute") return JointKind::Revolute;
+  if (kind == "prismatic") return JointKind::Prismatic;
+  if (kind == "driver") return JointKind::Driver;
+  throw std::invalid_argument("unknown joint kind '" + kind + "' (expected spherical, revolute, prismatic or driver)");
+}
+
+}  // namespace
+
+void bind_model(py::module_& m) {
+  py::class_<SizeDistribution>(m, "SizeDistribution",
+                               "Radii a generator draws: uniform, log-normal (truncated at ±3σ) or a sieve table "
+                               "(engine/granular/SizeDistribution.hpp).")
+      .def_static(
+          "uniform",
+          [](double r_min, double r_max) {
+            SizeDistribution d;
+            d.kind = SizeDistribution::Kind::Uniform, d.r_min = r_min, d.r_max = r_max;
+            d.check();
+            return d;
+          },
+          py::arg("r_min"), py::arg("r_max"), "Radius uniform in [r_min, r_max] [m].")
+      .def_static(
+          "monodisperse",
+          [](double r) {
+            SizeDistribution d;
+            d.kind = SizeDistribution::Kind::Uniform, d.r_min = d.r_max = r;
+            d.check();
+            return d;
+          },
+          py::arg("radius"))
+      .def_static(
+          "lognormal",
+          [](double median, double sigma) {
+            SizeDistribution d;
+            d.kind = SizeDistribution::Kind::LogNormal, d.median = median, d.sigma = sigma;
+            d.check();
+            return d;
+          },
+          py::arg("median"), py::arg("sigma"), "ln r normal with median `median` [m] and standard deviation sigma.")
+      .def_static(
+          "table",
+          [](std::vector<double> radii, std::vector<double> fractions, const std::string& by) {
+            SizeDistribution d;
+            if (by == "mass") {
+              d = granular::table_by_mass(std::move(radii), fractions);
+            } else if (by == "number") {
+              d.kind = SizeDistribution::Kind::Table, d.radii = std::move(radii), d.fractions = std::move(fractions);
+            } else {
+              throw std::invalid_argument("by must be 'number' or 'mass', not '" + by + "'");
+            }
+            d.check();
+            return d;
+          },
+          py::arg("radii"), py::arg("fractions"), py::arg("by") = "number",
+          "Discrete radii with their fractions by number or by mass (a sieve analysis).")
+      .def_property_readonly("smallest", &SizeDistribution::smallest)
+      .def_property_readonly("largest", &SizeDistribution::largest)
+      .def("cdf", &SizeDistribution::cdf, py::arg("radius"), "P(radius <= r), by number.");
+
+  py::class_<Model, std::shared_ptr<Model>> model(
+      m, "Model",
+      "The one model of the engine: rigid bodies (beads = the sphere group, capsules, general bodies) in one "
+      "structure of arrays, obstacles, materials and interactions. The array properties are numpy views of the "
+      "engine's memory (no copy): writing into positions or velocities moves the bodies. A view stays valid until "
+      "bodies are added or removed (outflow, a pour during a run); take it again after that.");
+  model.def(py::init<>())
+      // ---- state --------------------------------------------------------------------------------------------
+      .def_readwrite("time", &Model::time, "Simulated time [s].")
+      .def_readwrite("step", &Model::step, "Steps taken since t = 0.")
+      .def_property(
+          "gravity", [](const Model& x) { return x.gravity; },
+          [](Model& x, const Vec3& g) { x.gravity = finite(g, "gravity"); }, "Gravity [m/s²] (a copy; assign to change).")
+      .def_property_readonly("body_count", [](const Model& x) { return x.bodies.count(); })
+      .def_property_readonly("sphere_count", [](const Model& x) { return x.bodies.spheres(); },
+                             "Beads: the sphere group, indices [0, sphere_count).")
+      .def_property_readonly("capsule_count", [](const Model& x) { return x.bodies.capsules(); },
+                             "Capsules: indices [sphere_count, sphere_count + capsule_count).")
+      .def_property_readonly("general_count", [](const Model& x) { return x.bodies.general(); })
+      .def("__len__", [](const Model& x) { return x.bodies.count(); })
+      // ---- views (zero-copy) -------------------------------------------------------------------------------
+      .def_property_readonly(
+          "positions", [](py::object self) { return field_view(self.cast<Model&>().bodies.x, 3, self, true); },
+          "(N, 3) centres of mass [m], world frame; a view (writable).")
+      .def_property_readonly(
+          "velocities", [](py::object self) { return field_view(self.cast<Model&>().bodies.v, 3, self, true); },
+          "(N, 3) velocities [m/s]; a view (writable).")
+      .def_property_readonly(
+          "angular_velocities", [](py::object self) { return field_view(self.cast<Model&>().bodies.w, 3, self, true); },
+          "(N, 3) angular velocities [rad/s], world frame; a view (writable).")
+      .def_property_readonly(
+          "orientations", [](py::object self) { return field_view(self.cast<Model&>().bodies.q, 4, self, true); },
+          "(N, 4) unit quaternions body → world in the store's order (x, y, z, w); a view (writable: keep them unit).")
+      .def_property_readonly(
+          "radii", [](py::object self) { return field_view(self.cast<Model&>().bodies.radius, 0, self, false); },
+          "(N,) radii [m] (capsules: of the hemispherical ends; general bodies: a bounding radius); read-only view.")
+      .def_property_readonly(
+          "half_lengths", [](py::object self) { return field_view(self.cast<Model&>().bodies.half_length, 0, self, false); },
+          "(N,) half lengths of the capsules' axis segments [m] (0 for spheres); read-only view.")
+      .def_property_readonly(
+          "masses", [](py::object self) { return field_view(self.cast<Model&>().bodies.mass, 0, self, false); },
+          "(N,) masses [kg]; read-only view (fixed bodies keep their mass and have inverse mass 0).")
+      .def_property_readonly(
+          "inverse_masses", [](py::object self) { return field_view(self.cast<Model&>().bodies.inv_mass, 0, self, false); },
+          "(N,) inverse masses [1/kg], 0 for a fixed body; read-only view.")
+      .def_property_readonly(
+          "inertias", [](py::object self) { return field_view(self.cast<Model&>().bodies.inertia, 3, self, false); },
+          "(N, 3) principal moments of inertia [kg m²], body frame; read-only view.")
+      .def_property_readonly(
+          "ids",
+          [](const Model& x) {
+            return py::array_t<std::uint32_t>(static_cast<py::ssize_t>(x.bodies.id.size()), x.bodies.id.data());
+          },
+          "(N,) body ids, stable while indices change (unique per shape kind); a copy.")
+      .def_property_readonly(
+          "kinds",
+          [](const Model& x) {
+            py::array_t<std::uint8_t> k(x.bodies.count());
+            auto r = k.mutable_unchecked<1>();
+            for (int i = 0; i < x.bodies.count(); ++i) r(i) = static_cast<std::uint8_t>(x.bodies.kind(i));
+            return k;
+          },
+          "(N,) shape kind per body: 0 sphere (bead), 1 capsule, 2 general; a copy.")
+      .def_property_readonly(
+          "body_materials",
+          [](const Model& x) {
+            return py::array_t<std::uint8_t>(static_cast<py::ssize_t>(x.bodies.material.size()), x.bodies.material.data());
+          },
+          "(N,) material id of each body; a copy.")
+      .def("kinetic_energy", [](const Model& x) { return kinetic_energy(x.bodies); },
+           "½ Σ m|v|² + ½ Σ ωᵀ I ω over every rigid body [J].")
+      .def("fix", [](Model& x, int i) {
+            check_index(x.bodies, i, "body");
+            x.bodies.inv_mass[i] = 0.0;
+            if (i < x.bodies.spheres()) x.bodies.inv_inertia[i] = 0.0;
+            x.bodies.v[i].setZero(), x.bodies.w[i].setZero();
+          }, py::arg("index"), "Makes body `index` fixed (inverse mass and inertia 0, at rest).")
+      // ---- materials and laws ------------------------------------------------------------------------------
+      .def_property_readonly("material_names", [](const Model& x) { return x.materials.names; })
+      .def("add_material", [](Model& x, const std::string& name) { return static_cast<int>(x.materials.add(name)); },
+           py::arg("name"), "A new material (its pairs take the default law until set); returns its id.")
+      .def(
+          "set_law",
+          [](Model& x, const py::object& a, const py::object& b, double mu, double e) {
+            if (!(mu >= 0.0) || !std::isfinite(mu)) throw std::invalid_argument("mu must be finite and >= 0");
+            if (!(e >= 0.0 && e <= 1.0)) throw std::invalid_argument("e must be in [0, 1]");
+            x.materials.law(material_id(x, a), material_id(x, b)) = ContactLaw{mu, e};
+          },
+          py::arg("a"), py::arg("b"), py::arg("mu"), py::arg("e") = 0.0,
+          "Coulomb's μ and Newton's e of the contacts between materials a and b (names or ids).")
+      .def(
+          "set_all_laws",
+          [](Model& x, double mu, double e) {
+            if (!(mu >= 0.0) || !std::isfinite(mu)) throw std::invalid_argument("mu must be finite and >= 0");
+            if (!(e >= 0.0 && e <= 1.0)) throw std::invalid_argument("e must be in [0, 1]");
+            x.materials.default_law = ContactLaw{mu, e};
+            std::fill(x.materials.laws.begin(), x.materials.laws.end(), x.materials.default_law);
+          },
+          py::arg("mu"), py::arg("e") = 0.0, "One law for every pair of materials (a scene's contacts.law).")
+      .def(
+          "law",
+          [](const Model& x, const py::object& a, const py::object& b) {
+            const ContactLaw& l = x.materials.law(material_id(x, a), material_id(x, b));
+            return py::make_tuple(l.mu, l.e);
+          },
+          py::arg("a"), py::arg("b"), "(μ, e) of the pair.")
+      // ---- bodies --------------------------------------------------------------------------------------------
+      .def(
+          "add_sphere",
+          [](Model& x, const Vec3& centre, double radius, double density, const Vec3& velocity,
+             const py::object& material, bool fixed) {
+            const MaterialId mat = material_id(x, material);
+            x.bodies.add_sphere(finite(centre, "centre"), radius, density, finite(velocity, "velocity"));
+            const int i = x.bodies.spheres() - 1;
+            x.bodies.material[i] = mat;
+            if (fixed) x.bodies.inv_mass[i] = 0.0, x.bodies.inv_inertia[i] = 0.0, x.bodies.v[i].setZero();
+            return i;
+          },
+          py::arg("centre"), py::arg("radius"), py::arg("density") = 2500.0, py::arg("velocity") = Vec3::Zero(),
+          py::arg("material") = py::str("bead"), py::arg("fixed") = false,
+          "A solid bead (sphere group, the large path's body); returns its index (beads are re-sorted along a "
+          "space-filling curve during a run: name them by id).")
+      .def(
+          "add_rigid_sphere",
+          [](Model& x, const Vec3& centre, double radius, double density) {
+            return add_general_sphere(x.bodies, finite(centre, "centre"), radius, density);
+          },
+          py::arg("centre"), py::arg("radius"), py::arg("density") = 2500.0,
+          "A solid sphere in the general group (the small path's rigid body, stepped by the small-system schemes); "
+          "returns its index.")
+      .def(
+          "add_capsule",
+          [](Model& x, const Vec3& centre, const Vec3& axis, double half_length, double radius, double density,
+             const Vec3& velocity, const Vec3& angular_velocity, const py::object& material) {
+            const MaterialId mat = material_id(x, material);
+            x.bodies.add_capsule(finite(centre, "centre"), finite(axis, "axis"), half_length, radius, density,
+                                 finite(velocity, "velocity"));
+            const int i = x.bodies.capsule(x.bodies.capsules() - 1);
+            x.bodies.w[i] = finite(angular_velocity, "angular_velocity");
+            x.bodies.material[i] = mat;
+            return i;
+          },
+          py::arg("centre"), py::arg("axis"), py::arg("half_length"), py::arg("radius"), py::arg("density") = 2500.0,
+          py::arg("velocity") = Vec3::Zero(), py::arg("angular_velocity") = Vec3::Zero(),
+          py::arg("material") = py::str("bead"),
+          "A solid capsule (cylinder of length 2 half_length along `axis`, hemispherical ends); returns its index.")
+      .def(
+          "add_lattice",
+          [](Model& x, const Vec3& corner, std::array<int, 3> counts, double radius, double density, double spacing,
+             double jitter, double polydispersity, std::uint64_t seed, const Vec3& velocity, const py::object& material) {
+            const MaterialId mat = material_id(x, material);
+            for (int c : counts)
+              if (c < 1) throw std::invalid_argument("counts must be >= 1 along each axis");
+            granular::BeadSpec spec;
+            spec.radius = radius, spec.density = density, spec.spacing = spacing, spec.jitter = jitter;
+            spec.polydispersity = polydispersity, spec.seed = seed;
+            spec.n = static_cast<long>(counts[0]) * counts[1] * counts[2];
+            std::vector<granular::PlacedSphere> beads;
+            for (const granular::LatticeSite& s : granular::lattice_sites(spec, spec.n, counts[0], counts[1], finite(corner, "corner")))
+              beads.push_back({s.x, s.radius});
+            return add_beads(x, beads, density, finite(velocity, "velocity"), mat);
+          },
+          py::arg("corner"), py::arg("counts"), py::arg("radius"), py::arg("density") = 2500.0,
+          py::arg("spacing") = 2.2, py::arg("jitter") = 0.0, py::arg("polydispersity") = 0.0, py::arg("seed") = 1,
+          py::arg("velocity") = Vec3::Zero(), py::arg("material") = py::str("bead"),
+          "Beads on a cubic lattice of counts = (nx, ny, nz) sites `spacing` radii apart from `corner`, filled x "
+          "fastest, with horizontal jitter (in radii) and radii r (1 ± polydispersity) drawn from `seed` (the "
+          "scene files' `lattices:`); returns their indices.")
+      .def(
+          "pour",
+          [](Model& x, const Vec3& lower, const Vec3& upper, long count, const SizeDistribution& sizes, double density,
+             std::uint64_t seed, long tries, const Vec3& velocity, const py::object& material) {
+            const MaterialId mat = material_id(x, material);
+            if (count < 1) throw std::invalid_argument("count must be >= 1");
+            granular::RegionFill fill;
+            fill.lower = finite(lower, "lower"), fill.upper = finite(upper, "upper");
+            fill.count = count, fill.sizes = sizes, fill.seed = seed, fill.tries_per_bead = tries;
+            std::vector<granular::PlacedSphere> present;
+            for (int i = 0; i < x.bodies.count(); ++i) present.push_back({x.bodies.x[i], x.bodies.radius[i]});
+            return add_beads(x, granular::fill_region(fill, present, planes_of(x)), density, finite(velocity, "velocity"), mat);
+          },
+          py::arg("lower"), py::arg("upper"), py::arg("count"), py::arg("sizes"), py::arg("density") = 2500.0,
+          py::arg("seed") = 1, py::arg("tries") = 2000, py::arg("velocity") = Vec3::Zero(),
+          py::arg("material") = py::str("bead"),
+          "`count` beads placed at random without overlap in the box [lower, upper], largest first, avoiding the "
+          "bodies and planes already there (the scene files' `pours:`); returns their indices.")
+      // ---- obstacles (static or kinematic) ------------------------------------------------------------------
+      .def(
+          "add_wall",
+          [](Model& x, const Vec3& normal, const Vec3& point, const py::object& material, const Vec3& hole_centre,
+             double hole_radius, double speed, double amplitude, double frequency) {
+            const MaterialId mat = material_id(x, material);
+            if (!(finite(normal, "normal").norm() > 1e-12)) throw std::invalid_argument("normal must not be zero");
+            contact::Wall w;
+            w.normal = normal.normalized();
+            w.offset = w.normal.dot(finite(point, "point"));
+            for (int a = 0; a < 3; ++a)
+              if (x.periodic.axis[a] && std::abs(w.normal[a]) > 1e-12)
+                throw std::invalid_argument(std::string("the wall is not perpendicular to the periodic axis ") + "xyz"[a]);
+            if (hole_radius < 0.0) throw std::invalid_argument("hole_radius must be >= 0");
+            if (hole_radius > 0.0) {
+              if (std::abs(w.normal.dot(finite(hole_centre, "hole_centre")) - w.offset) > 1e-9 * std::max(1.0, hole_centre.norm()))
+                throw std::invalid_argument("hole_centre must lie in the plane");
+              w.hole_centre = hole_centre, w.hole_radius = hole_radius;
+            }
+            if (!std::isfinite(speed) || !(amplitude >= 0.0) || !(frequency >= 0.0))
+              throw std::invalid_argument("speed must be finite, amplitude and frequency >= 0");
+            w.speed = speed, w.amplitude = amplitude, w.frequency = frequency;
+            // Obstacles before this one without a material of their own are "wall".
+            x.wall_material.resize(x.walls.size(), kWallMaterial);
+            x.walls.push_back(w);
+            x.wall_material.push_back(mat);
+            return static_cast<int>(x.walls.size()) - 1;
+          },
+          py::arg("normal"), py::arg("point"), py::arg("material") = py::str("wall"),
+          py::arg("hole_centre") = Vec3::Zero(), py::arg("hole_radius") = 0.0, py::arg("speed") = 0.0,
+          py::arg("amplitude") = 0.0, py::arg("frequency") = 0.0,
+          "A plane through `point` whose normal points to the free side; optionally a circular orifice (a silo's "
+          "outlet) and a motion along the normal, speed t + amplitude sin(2π frequency t) (a piston, a shaker). "
+          "Returns its index.")
+      .def(
+          "add_box",
+          [](Model& x, const Vec3& centre, const Vec3& half_extents, const Vec3& axis, double angle,
+             const py::object& material) {
+            const MaterialId mat = material_id(x, material);
+            if (!(half_extents.minCoeff() > 0.0)) throw std::invalid_argument("half_extents must be > 0");
+            if (!(finite(axis, "axis").norm() > 1e-12)) throw std::invalid_argument("axis must not be zero");
+            x.box_material.resize(x.boxes.size(), kWallMaterial);
+            x.boxes.push_back(contact::rotated_box(finite(centre, "centre"), half_extents, axis.normalized(), angle));
+            x.box_material.push_back(mat);
+            return static_cast<int>(x.boxes.size()) - 1;
+          },
+          py::arg("centre"), py::arg("half_extents"), py::arg("axis") = Vec3::UnitZ(), py::arg("angle") = 0.0,
+          py::arg("material") = py::str("wall"),
+          "A fixed solid box (an obstacle: beads stay outside), rotated by `angle` [rad] about `axis`; returns its index.")
+      .def(
+          "add_drum",
+          [](Model& x, const Vec3& centre, const Vec3& axis, double radius, double angular_velocity,
+             const py::object& material) {
+            const MaterialId mat = material_id(x, material);
+            if (!(radius > 0.0)) throw std::invalid_argument("radius must be > 0");
+            if (!(finite(axis, "axis").norm() > 1e-12)) throw std::invalid_argument("axis must not be zero");
+            x.drum_material.resize(x.drums.size(), kWallMaterial);
+            x.drums.push_back(contact::Drum{finite(centre, "centre"), axis.normalized(), radius, angular_velocity});
+            x.drum_material.push_back(mat);
+            return static_cast<int>(x.drums.size()) - 1;
+          },
+          py::arg("centre"), py::arg("axis"), py::arg("radius"), py::arg("angular_velocity") = 0.0,
+          py::arg("material") = py::str("wall"),
+          "A rotating cylinder holding the beads inside it (a rotating drum); returns its index.")
+      .def(
+          "set_periodic",
+          [](Model& x, int axis, double lower, double upper) {
+            if (axis < 0 || axis > 2) throw std::invalid_argument("axis must be 0, 1 or 2");
+            if (!(upper > lower)) throw std::invalid_argument("upper must be > lower");
+            for (const contact::Wall& w : x.walls)
+              if (std::abs(w.normal[axis]) > 1e-12)
+                throw std::invalid_argument("a wall cuts the periodic axis (add periodic bounds before the walls)");
+            x.periodic.axis[axis] = true;
+            x.periodic.lower[axis] = lower, x.periodic.length[axis] = upper - lower;
+          },
+          py::arg("axis"), py::arg("lower"), py::arg("upper"), "Periodic bounds along axis 0 (x), 1 (y) or 2 (z).")
+      .def(
+          "remove_wall",
+          [](Model& x, int w) {
+            if (w < 0 || w >= static_cast<int>(x.walls.size())) throw std::invalid_argument("no wall " + std::to_string(w));
+            x.walls.erase(x.walls.begin() + w);
+            if (w < static_cast<int>(x.wall_material.size())) x.wall_material.erase(x.wall_material.begin() + w);
+          },
+          py::arg("wall"),
+          "Removes wall `wall` (a gate opened). The walls after it move down one index, so for one step their contacts "
+          "are warm-started from the cache entries of the wall before them (only the solver's start changes); "
+          "remove the last wall to avoid that.")
+      .def_property_readonly("wall_count", [](const Model& x) { return static_cast<int>(x.walls.size()); })
+      .def_property_readonly("box_count", [](const Model& x) { return static_cast<int>(x.boxes.size()); })
+      .def_property_readonly("drum_count", [](const Model& x) { return static_cast<int>(x.drums.size()); })
+      .def(
+          "set_drum_speed",
+          [](Model& x, int d, double w) {
+            if (d < 0 || d >= static_cast<int>(x.drums.size())) throw std::invalid_argument("no drum " + std::to_string(d));
+            x.drums[d].angular_velocity = w;
+          },
+          py::arg("drum"), py::arg("angular_velocity"))
+      // ---- joints and drivers ------------------------------------------------------------------------------
+      .def(
+          "add_joint",
+          [](Model& x, const std::string& kind, int a, py::object b, const Vec3& anchor, const Vec3& axis,
+             double rate, std::string name) {
+            const JointKind k = joint_kind(kind);
+            const int bi = b.is_none() ? -1 : b.cast<int>();
+            check_index(x.bodies, a, "body");
+            if (bi >= 0) check_index(x.bodies, bi, "body");
+            for (int i : {a, bi})
+              if (i >= 0 && x.bodies.kind(i) == ShapeKind::Sphere)
+                throw std::invalid_argument("body " + std::to_string(i) +
+                                            " is a bead: joints join capsules or general bodies (a bead's index "
+                                            "changes when the beads are re-sorted)");
+            Interaction in;
+            in.name = name.empty() ? kind + "_" + std::to_string(x.interactions.size()) : std::move(name);
+            in.systems.push_back({SystemFamily::Rigid, a});
+            if (bi >= 0) in.systems.push_back({SystemFamily::Rigid, bi});
+            in.relation = make_joint(k, x.bodies, a, bi, finite(anchor, "anchor"), finite(axis, "axis"), rate, x.time);
+            in.law = EqualityLaw{joint_rows(k)};
+            x.interactions.push_back(std::move(in));
+            return static_cast<int>(x.interactions.size()) - 1;
+          },
+          py::arg("kind"), py::arg("a"), py::arg("b") = py::none(), py::arg("anchor") = Vec3::Zero(),
+          py::arg("axis") = Vec3::UnitZ(), py::arg("rate") = 0.0, py::arg("name") = "",
+          "A bilateral joint between bodies a and b (None: the world): 'spherical' at `anchor`, 'revolute' or "
+          "'prismatic' along `axis`, or a 'driver' turning a relative to b about `axis` at `rate` [rad/s]. Anchor "
+          "and axis in world coordinates at the present poses. Returns its interaction index.")
+      .def_property_readonly("interaction_count", [](const Model& x) { return static_cast<int>(x.interactions.size()); })
+      .def("validate", &Model::validate, "Raises ValueError naming the system or interaction that is inconsistent.")
+      .def("copy", [](const Model& x) { return std::make_shared<Model>(x); }, "A deep copy of the model.")
+      .def("__repr__", [](const Model& x) {
+        return "<talus.Model t=" + std::to_string(x.time) + " beads=" + std::to_string(x.bodies.spheres()) +
+               " capsules=" + std::to_string(x.bodies.capsules()) + " general=" + std::to_string(x.bodies.general()) +
+               " walls=" + std::to_string(x.walls.size()) + ">";
+      });
+}
+
+}  // namespace talus::python

@@ -1,0 +1,487 @@
+// talus.Simulation, talus.Scene and their settings (docs/python.md, "Running"): a model and the integrator that
+// steps it, built from a scene file or from typed settings, on either path:
+//   large  the granular stepper (engine/granular/GranularStepper.hpp; beads, capsules, joints between capsules,
+//          walls, boxes, drums), through GranularIntegrator;
+//   small  the small-system schemes (Moreau–Jean, Newmark/HHT, generalized-α, Schatzman–Paoli, event-driven,
+//          adaptive), through make_integrator or, for a scene, the settings of its integrator section.
+// Both are stepped through the one integrator contract (engine/Integrator.hpp), with the GIL released while the
+// engine works. Between steps the simulation applies a scene's pours at a rate and its outflow, as `talus run`
+// does (apps/GranularRun.cpp), so a scene stepped from Python and the same scene run by the CLI agree.
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "apps/Cli.hpp"
+#include "apps/GranularOutput.hpp"
+#include "apps/GranularRun.hpp"
+#include "apps/SceneLoader.hpp"
+#include "apps/SceneRun.hpp"
+#include "apps/python/Bindings.hpp"
+#include "apps/python/ContactList.hpp"
+#include "engine/granular/GranularScenes.hpp"
+#include "engine/granular/RegionFill.hpp"
+#include "engine/schemes/GranularIntegrator.hpp"
+#include "engine/schemes/SchemeSelection.hpp"
+#include "solvers/fc/FclibIO.hpp"
+
+namespace talus::python {
+
+namespace fs = std::filesystem;
+using granular::GranularParameters;
+using granular::GranularStepReport;
+
+namespace {
+
+const char* policy_name(FailurePolicy p) { return p == FailurePolicy::Keep ? "keep" : "roll_back"; }
+FailurePolicy policy_from(const std::string& s) {
+  if (s == "keep") return FailurePolicy::Keep;
+  if (s == "roll_back") return FailurePolicy::RollBack;
+  throw std::invalid_argument("on_failure must be 'roll_back' or 'keep', not '" + s + "'");
+}
+
+// Keyword arguments as attribute assignments: an unknown name raises AttributeError naming it.
+template <class T>
+void apply_kwargs(py::object self, const py::kwargs& kw) {
+  for (auto item : kw) {
+    const std::string key = py::str(item.first);
+    if (!py::hasattr(self, key.c_str()))
+      throw py::attribute_error("unknown setting '" + key + "' (see help(talus." +
+                                py::str(self.get_type().attr("__name__")).cast<std::string>() + "))");
+    self.attr(key.c_str()) = item.second;
+  }
+}
+
+py::dict phase_dict(const PhaseSeconds& s) {
+  py::dict d;
+  for (int k = 0; k < kPhaseCount; ++k) d[to_string(static_cast<Phase>(k))] = s[k];
+  return d;
+}
+
+}  // namespace
+
+// A model with its integrator and what happens between steps.
+class Simulation {
+ public:
+  Simulation(std::shared_ptr<Model> model, const GranularParameters& params) : model_(std::move(model)) {
+    auto g = std::make_unique<GranularIntegrator>(*model_, params, "granular");
+    granular_ = g.get();
+    h_ = params.h;
+    integrator_ = std::move(g);
+  }
+  Simulation(std::shared_ptr<Model> model, const SchemeChoice& choice) : model_(std::move(model)) {
+    if (choice.kind == SchemeKind::Granular)
+      throw std::invalid_argument("scheme 'granular': build the large path with talus.GranularSettings");
+    integrator_ = make_integrator(*model_, choice);
+    h_ = choice.h;
+  }
+  explicit Simulation(std::shared_ptr<app::Scene> scene)
+      : scene_(scene), model_(std::shared_ptr<Model>(scene, &scene->model)) {
+    t_end_ = scene->t_end;
+    if (scene->large_path) {
+      const app::LargePathSettings& l = *scene->large_path;
+      auto g = std::make_unique<GranularIntegrator>(*model_, l.params, "granular");
+      granular_ = g.get();
+      integrator_ = std::move(g);
+      h_ = l.params.h;
+      events_ = l.events;
+      pours_ = l.pours;
+    } else {
+      integrator_ = app::make_scene_integrator(*scene);
+      h_ = scene->scheme.h;
+    }
+  }
+
+  std::shared_ptr<Model> model() const { return model_; }
+  bool large() const { return granular_ != nullptr; }
+  double h() const { return h_; }
+  double t_end() const { return t_end_; }
+  const std::string& name() const { return integrator_->name(); }
+  long removed() const { return removed_; }
+
+  // Takes n steps (pours and outflow between them) and returns the last report. The GIL is released meanwhile.
+  py::object step(long n) {
+    if (n < 1) throw std::invalid_argument("step(n): n must be >= 1");
+    const StepReport* report = nullptr;
+    {
+      py::gil_scoped_release release;
+      for (long k = 0; k < n; ++k) report = &one_step();
+    }
+    return report_object(*report);
+  }
+
+  py::object last_report() const { return last_ ? report_object(*last_) : py::object(py::none()); }
+
+  ContactList contacts() const {
+    if (!granular_) throw std::invalid_argument("contacts(): the contact list is the large path's (the small path's "
+                                                "interactions carry their impulses: model interactions)");
+    ContactList list;
+    if (contacts_valid_) granular_contact_forces(*model_, granular_->stepper(), list.items);
+    return list;
+  }
+
+  void keep_trace(bool keep) { integrator_->keep_trace(keep); }
+  void write_trace(const std::string& file) const { integrator_->profile().write_chrome_trace(file); }
+  std::string profile_table() const {
+    std::ostringstream out;
+    integrator_->profile().print_summary(out);
+    return out.str();
+  }
+  py::dict phase_totals() const {
+    PhaseSeconds s{};
+    for (int k = 0; k < kPhaseCount; ++k) s[k] = integrator_->profile().total(static_cast<Phase>(k));
+    return phase_dict(s);
+  }
+
+  // A ParaView frame of the large path (beads, contacts, capsules) into `folder`, with the .pvd collections.
+  std::string write_vtk(const std::string& folder) {
+    if (!granular_) throw std::invalid_argument("write_vtk: the ParaView frames are the large path's");
+    const fs::path dir(folder);
+    fs::create_directories(dir);
+    if (dir != vtk_dir_) vtk_dir_ = dir, frames_.clear();
+    static const std::vector<granular::SweepContact> no_beads;
+    static const std::vector<granular::GeneralContact> no_general;
+    const granular::GranularStepper& s = granular_->stepper();
+    const app::FrameContacts c{contacts_valid_ ? s.contacts() : no_beads,
+                               contacts_valid_ ? s.general_contacts().contacts : no_general};
+    std::ostringstream n;
+    n << std::setw(5) << std::setfill('0') << frames_.size();
+    const std::string beads = "beads_" + n.str() + ".vtp", contacts = "contacts_" + n.str() + ".vtp";
+    app::write_beads_vtp(dir / beads, *model_, c, h_);
+    app::write_contacts_vtp(dir / contacts, *model_, c, h_);
+    frames_.push_back(model_->time);
+    std::vector<std::pair<double, std::string>> b, k, cap;
+    for (std::size_t f = 0; f < frames_.size(); ++f) {
+      std::ostringstream m;
+      m << std::setw(5) << std::setfill('0') << f;
+      b.emplace_back(frames_[f], "beads_" + m.str() + ".vtp");
+      k.emplace_back(frames_[f], "contacts_" + m.str() + ".vtp");
+      cap.emplace_back(frames_[f], "capsules_" + m.str() + ".vtp");
+    }
+    app::write_pvd(dir / "beads.pvd", b);
+    app::write_pvd(dir / "contacts.pvd", k);
+    if (model_->bodies.capsules() > 0) {
+      app::write_capsules_vtp(dir / ("capsules_" + n.str() + ".vtp"), *model_, c, h_);
+      app::write_pvd(dir / "capsules.pvd", cap);
+    }
+    return (dir / beads).string();
+  }
+
+  void write_restart(const std::string& file) {
+    if (!granular_) throw std::invalid_argument("write_restart: restart archives are written for the large path here "
+                                                "(a small-path scene: talus.run_scene writes restart.h5)");
+    granular::GranularStepper& s = granular_->stepper();
+    app::write_restart(file, *model_, &s.contact_cache(), &s.capsule_contact_cache(), nullptr, &s.position_cache(),
+                       &s.capsule_position_cache());
+  }
+  void read_restart(const std::string& file) {
+    if (!granular_) throw std::invalid_argument("read_restart: the large path's archives only");
+    app::RestartExtras extras;
+    app::read_restart(file, *model_, &extras);
+    granular::GranularStepper& s = granular_->stepper();
+    if (extras.has_contacts) extras.bead_cache.load_into(s.contact_cache()), extras.capsule_cache.load_into(s.capsule_contact_cache());
+    if (extras.has_position_caches)
+      extras.bead_position_cache.load_into(s.position_cache()),
+          extras.capsule_position_cache.load_into(s.capsule_position_cache());
+    contacts_valid_ = false;
+  }
+
+  void keep_problem() {
+    if (!granular_) throw std::invalid_argument("keep_problem: the large path's one-step problems only");
+    granular_->stepper().keep_next_problem();
+  }
+  void write_fclib(const std::string& file, bool global, const std::string& title) const {
+    if (!granular_) throw std::invalid_argument("write_fclib: the large path's one-step problems only");
+    const granular::GranularStepper& s = granular_->stepper();
+    if (s.last_problem().mu.size() == 0)
+      throw std::invalid_argument("write_fclib: no problem kept (call keep_problem() before the step to dump, and "
+                                  "step: a step without contacts has none)");
+    const solvers::FclibInfo info{title, "Talus granular step " + std::to_string(model_->step) + ", " +
+                                             std::to_string(model_->bodies.spheres()) + " beads", "3D"};
+    if (global)
+      solvers::write_fclib_global(file, s.last_global_problem(), info);
+    else
+      solvers::write_fclib_local(file, s.last_problem(), info);
+  }
+
+  void add_timed_pour(const granular::TimedPour& p) { pours_.push_back(p); }
+  void set_outflow(double below_z, double beyond_x) {
+    events_.remove_below_z = below_z, events_.remove_beyond_x = beyond_x;
+  }
+
+ private:
+  const StepReport& one_step() {
+    Model& m = *model_;
+    // perturbed_stack's ball, dropped once its time has come (the granular runner's event).
+    if (granular_ && !dropped_ && events_.drop_time >= 0.0 && m.time >= events_.drop_time - 1e-12) {
+      m.bodies.add_sphere(events_.drop_position, events_.drop_radius, events_.drop_density, events_.drop_velocity);
+      dropped_ = true;
+    }
+    for (granular::TimedPour& pour : pours_)
+      if (granular::pour_due(m, pour) > 0) contacts_valid_ = false;
+    contacts_valid_ = false;
+    const StepReport& r = integrator_->step(m);
+    last_ = &r;
+    contacts_valid_ = true;
+    if (granular_ && (std::isfinite(events_.remove_below_z) || std::isfinite(events_.remove_beyond_x))) {
+      const int before = m.bodies.count();
+      granular::remove_escaped_bodies(m, events_, flags_);
+      if (m.bodies.count() != before) removed_ += before - m.bodies.count(), contacts_valid_ = false;
+    }
+    return r;
+  }
+
+  py::object report_object(const StepReport& r) const {
+    if (granular_) return py::cast(granular_->last_report());
+    return py::cast(r);
+  }
+
+  std::shared_ptr<app::Scene> scene_;  // the scene the model belongs to, kept alive
+  std::shared_ptr<Model> model_;
+  std::unique_ptr<Integrator> integrator_;
+  GranularIntegrator* granular_ = nullptr;
+  double h_ = 0.0, t_end_ = 0.0;
+  granular::SceneEvents events_;
+  std::vector<granular::TimedPour> pours_;
+  std::vector<char> flags_;
+  long removed_ = 0;
+  bool contacts_valid_ = false, dropped_ = false;
+  const StepReport* last_ = nullptr;  // the integrator's last report (valid until its next step)
+  fs::path vtk_dir_;
+  std::vector<double> frames_;
+};
+
+void bind_simulation(py::module_& m) {
+  py::class_<solvers::SolverStats>(m, "SolverStats", "A solve's outcome (solvers/core/SolverStats.hpp).")
+      .def_property_readonly("status", [](const solvers::SolverStats& s) { return std::string(solvers::to_string(s.status)); })
+      .def_property_readonly("converged", &solvers::SolverStats::converged)
+      .def_readonly("iterations", &solvers::SolverStats::iterations, "Sweeps (Gauss–Seidel), pivots or Newton steps.")
+      .def_readonly("residual", &solvers::SolverStats::residual)
+      .def_readonly("seconds", &solvers::SolverStats::seconds)
+      .def_readonly("message", &solvers::SolverStats::message)
+      .def_readonly("residual_history", &solvers::SolverStats::residual_history);
+
+  py::class_<EnergyReport>(m, "EnergyReport", "The discrete energy terms of a small-path step (seed 000 eqs 74–104).")
+      .def_readonly("kinetic", &EnergyReport::kinetic)
+      .def_readonly("potential", &EnergyReport::potential)
+      .def_readonly("external_work", &EnergyReport::external_work)
+      .def_readonly("contact_work", &EnergyReport::contact_work)
+      .def_readonly("numerical_dissipation", &EnergyReport::numerical_dissipation)
+      .def_readonly("damping_work", &EnergyReport::damping_work);
+
+  py::class_<StepReport>(m, "StepReport", "What one step reports (engine/StepReport.hpp).")
+      .def_readonly("time", &StepReport::time)
+      .def_readonly("step", &StepReport::step)
+      .def_readonly("h", &StepReport::h)
+      .def_readonly("active", &StepReport::active, "Interactions in the one-step problem.")
+      .def_readonly("solver", &StepReport::solver)
+      .def_property_readonly("sweeps", [](const StepReport& r) { return r.solver.iterations; })
+      .def_property_readonly("residual", [](const StepReport& r) { return r.solver.residual; })
+      .def_readonly("newton_iterations", &StepReport::newton_iterations)
+      .def_readonly("energy", &StepReport::energy)
+      .def_property_readonly("stage_seconds", [](const StepReport& r) { return phase_dict(r.phase_seconds); },
+                             "Wall time of each stage of the step [s].")
+      .def_property_readonly("stage_cpu_seconds", [](const StepReport& r) { return phase_dict(r.phase_cpu_seconds); });
+  py::class_<GranularStepReport, StepReport>(m, "GranularStepReport", "A large-path step's report.")
+      .def_readonly("contacts", &GranularStepReport::contacts)
+      .def_readonly("colours", &GranularStepReport::colours)
+      .def_readonly("max_penetration", &GranularStepReport::max_penetration, "max(−gap) at the step's start [m].")
+      .def_readonly("residual_checks", &GranularStepReport::residual_checks)
+      .def_readonly("cycles", &GranularStepReport::cycles)
+      .def_readonly("position_sweeps", &GranularStepReport::position_sweeps);
+
+  py::class_<GranularParameters>(m, "GranularSettings",
+                                 "The large path's settings (engine/granular/GranularStepper.hpp); keyword arguments "
+                                 "set attributes: GranularSettings(h=1e-3, solver='anderson', tolerance=1e-4).")
+      .def(py::init([](const py::kwargs& kw) {
+             GranularParameters p;
+             p.solver = granular::GranularSolver::Anderson;  // the scenes' default (docs/stack-height.md)
+             py::object self = py::cast(p);
+             apply_kwargs<GranularParameters>(self, kw);
+             return self.cast<GranularParameters>();
+           }))
+      .def_readwrite("h", &GranularParameters::h, "Time step [s].")
+      .def_readwrite("tolerance", &GranularParameters::tolerance, "Friction-contact residual every step must reach.")
+      .def_readwrite("max_sweeps", &GranularParameters::max_sweeps)
+      .def_readwrite("threads", &GranularParameters::threads)
+      .def_readwrite("resort_every", &GranularParameters::resort_every)
+      .def_readwrite("anderson_memory", &GranularParameters::anderson_memory)
+      .def_readwrite("anderson_every", &GranularParameters::anderson_every)
+      .def_readwrite("record_history", &GranularParameters::record_history)
+      .def_property(
+          "solver", [](const GranularParameters& p) { return granular::granular_solver_name(p.solver); },
+          [](GranularParameters& p, const std::string& s) { p.solver = granular::granular_solver_from_name(s); },
+          "matrix_free, assembled, multilevel, nncg or anderson (the default).")
+      .def_property(
+          "scheme",
+          [](const GranularParameters& p) {
+            return std::string(p.scheme == granular::GranularScheme::MoreauJean ? "moreau_jean" : "generalized_alpha");
+          },
+          [](GranularParameters& p, const std::string& s) {
+            if (s == "moreau_jean") p.scheme = granular::GranularScheme::MoreauJean;
+            else if (s == "generalized_alpha") p.scheme = granular::GranularScheme::GeneralizedAlpha;
+            else throw std::invalid_argument("scheme must be 'moreau_jean' or 'generalized_alpha', not '" + s + "'");
+          })
+      .def_property(
+          "on_failure", [](const GranularParameters& p) { return std::string(policy_name(p.on_failure)); },
+          [](GranularParameters& p, const std::string& s) { p.on_failure = policy_from(s); },
+          "'roll_back' (the default: a failed step leaves the model as it was and raises talus.StepFailure) or 'keep'.");
+
+  py::class_<SchemeChoice>(m, "SchemeSettings",
+                           "The small path's scheme and its parameters (engine/schemes/SchemeSelection.hpp); keyword "
+                           "arguments set attributes: SchemeSettings(scheme='moreau_jean', h=1e-3, theta=0.5).")
+      .def(py::init([](const py::kwargs& kw) {
+        py::object self = py::cast(SchemeChoice{});
+        apply_kwargs<SchemeChoice>(self, kw);
+        return self.cast<SchemeChoice>();
+      }))
+      .def_property(
+          "scheme", [](const SchemeChoice& c) { return std::string(to_string(c.kind)); },
+          [](SchemeChoice& c, const std::string& s) { c.kind = parse_scheme_kind(s); },
+          "moreau_jean, newmark, hht, generalized_alpha, schatzman_paoli, event_driven, adaptive_moreau_jean, "
+          "event_capturing_rk.")
+      .def_readwrite("h", &SchemeChoice::h)
+      .def_readwrite("theta", &SchemeChoice::theta)
+      .def_readwrite("gamma", &SchemeChoice::gamma)
+      .def_readwrite("beta", &SchemeChoice::beta)
+      .def_readwrite("alpha", &SchemeChoice::alpha)
+      .def_readwrite("rho_infinity", &SchemeChoice::rho_infinity)
+      .def_readwrite("sp_theta", &SchemeChoice::sp_theta)
+      .def_readwrite("dae_method", &SchemeChoice::dae_method)
+      .def_readwrite("dae_tolerance", &SchemeChoice::dae_tolerance)
+      .def_readwrite("adaptive_atol", &SchemeChoice::adaptive_atol)
+      .def_readwrite("adaptive_rtol", &SchemeChoice::adaptive_rtol)
+      .def_property(
+          "on_failure", [](const SchemeChoice& c) { return std::string(policy_name(c.on_failure)); },
+          [](SchemeChoice& c, const std::string& s) { c.on_failure = policy_from(s); });
+
+  py::class_<app::Scene, std::shared_ptr<app::Scene>>(m, "Scene", "A scene file read into a model and its settings.")
+      .def_readonly("name", &app::Scene::name)
+      .def_readonly("description", &app::Scene::description)
+      .def_property_readonly("file", [](const app::Scene& s) { return s.file.string(); })
+      .def_readwrite("t_end", &app::Scene::t_end)
+      .def_property_readonly("h", [](const app::Scene& s) { return s.large_path ? s.large_path->params.h : s.integrator.h; })
+      .def_property_readonly("path", [](const app::Scene& s) { return std::string(s.large_path ? "large" : "small"); })
+      .def_readonly("body_names", &app::Scene::body_names)
+      .def_property_readonly(
+          "model", [](std::shared_ptr<app::Scene> s) { return std::shared_ptr<Model>(s, &s->model); },
+          "The scene's model (changes to it are what a Simulation of this scene steps).")
+      .def_property(
+          "granular_settings",
+          [](const app::Scene& s) -> py::object {
+            return s.large_path ? py::cast(s.large_path->params) : py::none();
+          },
+          [](app::Scene& s, const GranularParameters& p) {
+            if (!s.large_path) throw std::invalid_argument("granular_settings: the scene's path is small");
+            s.large_path->params = p;
+          },
+          "The large path's settings (a copy; assign to change), None on the small path.");
+
+  m.def(
+      "load_scene",
+      [](const std::string& file, const py::object& overrides) {
+        std::vector<std::string> sets;
+        if (py::isinstance<py::dict>(overrides)) {
+          for (auto item : overrides.cast<py::dict>())
+            sets.push_back(py::str(item.first).cast<std::string>() + "=" + py::str(item.second).cast<std::string>());
+        } else if (!overrides.is_none()) {
+          sets = overrides.cast<std::vector<std::string>>();
+        }
+        // The granular generators' files (`granular:`) and single scenes: both become the one Scene type.
+        if (app::is_granular_scene(file)) return std::make_shared<app::Scene>(app::load_granular_scene(file, sets));
+        app::LoadOptions o;
+        for (const std::string& kv : sets) o.overrides.push_back(app::parse_override(kv));
+        return std::make_shared<app::Scene>(app::load_scene(file, o));
+      },
+      py::arg("file"), py::arg("overrides") = py::none(),
+      "Reads a scene file: a single scene (docs/scene-format.md) or a granular generator's (docs/granular.md). overrides: {'integrator.h': 1e-3} or ['integrator.h=1e-3'], as "
+      "--set. A problem raises talus.SceneError with FILE:LINE:COL: field '…': what is wrong.");
+  m.def(
+      "load_scene_string",
+      [](const std::string& text, const std::string& name) {
+        return std::make_shared<app::Scene>(app::load_scene_from_string(text, name));
+      },
+      py::arg("text"), py::arg("name") = "scene.yaml", "The same from YAML text; `name` is used in messages.");
+
+  py::class_<Simulation>(m, "Simulation",
+                         "A model and the integrator that steps it. Simulation(scene) takes the scene's scheme and "
+                         "settings; Simulation(model, GranularSettings(...)) steps it on the large path, "
+                         "Simulation(model, SchemeSettings(...)) on the small path.")
+      .def(py::init<std::shared_ptr<app::Scene>>(), py::arg("scene"))
+      .def(py::init<std::shared_ptr<Model>, const GranularParameters&>(), py::arg("model"), py::arg("settings"))
+      .def(py::init<std::shared_ptr<Model>, const SchemeChoice&>(), py::arg("model"), py::arg("settings"))
+      .def_property_readonly("model", &Simulation::model)
+      .def_property_readonly("path", [](const Simulation& s) { return std::string(s.large() ? "large" : "small"); })
+      .def_property_readonly("h", &Simulation::h, "The step [s] (adaptive schemes: the first one tried).")
+      .def_property_readonly("t_end", &Simulation::t_end, "The scene's end time (0 without a scene).")
+      .def_property_readonly("integrator", &Simulation::name)
+      .def_property_readonly("removed", &Simulation::removed, "Bodies removed by the outflow so far.")
+      .def("step", &Simulation::step, py::arg("n") = 1,
+           "Takes n steps and returns the last one's report (a GranularStepReport on the large path). Raises "
+           "talus.StepFailure, the model left as it was before the failed step (on_failure='roll_back').")
+      .def_property_readonly("last_report", &Simulation::last_report, "The last step's report (None before the first).")
+      .def("contacts", &Simulation::contacts, "The last step's contacts and their forces (large path): a ContactList.")
+      .def("keep_trace", &Simulation::keep_trace, py::arg("keep") = true,
+           "Keep every stage's time stamp from now on, for write_trace.")
+      .def("write_trace", &Simulation::write_trace, py::arg("file"),
+           "A Chrome trace (open it in https://ui.perfetto.dev) of the steps since keep_trace().")
+      .def("profile_table", &Simulation::profile_table, "Time per stage over the steps so far, as a table.")
+      .def("stage_totals", &Simulation::phase_totals, "Seconds per stage over the steps so far.")
+      .def("write_vtk", &Simulation::write_vtk, py::arg("folder"),
+           "Writes a ParaView frame (beads, contacts, capsules) and the .pvd collections into `folder`; returns the "
+           "beads file.")
+      .def("write_restart", &Simulation::write_restart, py::arg("file"),
+           "An HDF5 restart archive (the bodies, the clock and the solver's warm start).")
+      .def("read_restart", &Simulation::read_restart, py::arg("file"),
+           "Continues from an archive of write_restart or `talus run` (bit for bit).")
+      .def("keep_problem", &Simulation::keep_problem,
+           "Asks the next step to keep its one-step problem (W, q, μ and the global form), for write_fclib.")
+      .def("write_fclib", &Simulation::write_fclib, py::arg("file"), py::arg("global_form") = false,
+           py::arg("title") = "talus granular step",
+           "Writes the kept problem as an FCLIB file: local (W, q, μ) or, with global_form, global (M, H, f, w, μ).")
+      .def(
+          "add_pour",
+          [](Simulation& s, const Eigen::Vector3d& lower, const Eigen::Vector3d& upper, long count,
+             const granular::SizeDistribution& sizes, double rate, double start, double density, std::uint64_t seed,
+             const Eigen::Vector3d& velocity, const py::object& material) {
+            if (!s.large()) throw std::invalid_argument("add_pour: beads enter during a run on the large path only");
+            if (!(rate > 0.0) || count < 1 || !(density > 0.0) || !(start >= 0.0))
+              throw std::invalid_argument("add_pour: rate, count and density must be > 0, start >= 0");
+            granular::TimedPour p;
+            p.fill.lower = lower, p.fill.upper = upper, p.fill.count = count, p.fill.sizes = sizes, p.fill.seed = seed;
+            p.rate = rate, p.start = start, p.density = density, p.velocity = velocity;
+            p.material = material_id(*s.model(), material);
+            s.add_timed_pour(p);
+          },
+          py::arg("lower"), py::arg("upper"), py::arg("count"), py::arg("sizes"), py::arg("rate"),
+          py::arg("start") = 0.0, py::arg("density") = 2500.0, py::arg("seed") = 1,
+          py::arg("velocity") = Eigen::Vector3d(Eigen::Vector3d::Zero()), py::arg("material") = py::str("bead"),
+          "Beads entering the box [lower, upper] during the run, `rate` per second from `start` (a rain).")
+      .def("set_outflow", &Simulation::set_outflow, py::arg("below_z") = -std::numeric_limits<double>::infinity(),
+           py::arg("beyond_x") = std::numeric_limits<double>::infinity(),
+           "Bodies whose centre falls below z = below_z or beyond x = beyond_x are removed between steps.");
+
+  m.def(
+      "run_scene",
+      [](const std::string& file, const std::string& out, const std::vector<std::string>& sets, bool overwrite,
+         bool quiet, const std::string& profile, bool plot) {
+        std::vector<std::string> args{"talus", "run", file};
+        if (!out.empty()) args.insert(args.end(), {"--out", out});
+        for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+        if (overwrite) args.push_back("--overwrite");
+        if (quiet) args.push_back("--quiet");
+        if (!profile.empty()) args.insert(args.end(), {"--profile", profile});
+        if (!plot) args.push_back("--no-plot");
+        std::vector<char*> argv;
+        for (std::string& a : args) argv.push_back(a.data());
+        py::gil_scoped_release release;
+        return app::cli_main(static_cast<int>(argv.size()), argv.data());
+      },
+      py::arg("file"), py::arg("out") = "", py::arg("sets") = std::vector<std::string>{}, py::arg("overwrite") = false,
+      py::arg("quiet") = false, py::arg("profile") = "", py::arg("plot") = true,
+      "Runs a scene file exactly as `talus run` does, with all its outputs (ParaView series, HDF5, run summary, "
+      "plots, Chrome trace with profile=FILE); returns its exit status (0 done, 1 bad scene or outputs, 2 a step "
+      "failed, 130 interrupted).");
+}
+
+}  // namespace talus::python

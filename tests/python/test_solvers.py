@@ -1,0 +1,58 @@
+# The friction-contact solvers from Python: a problem with a known answer, a scipy.sparse matrix in, the same
+# problem through every solver, and a granular step dumped as FCLIB and read back.
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import talus
+
+
+def test_one_sliding_contact_has_its_exact_answer():
+    # W = I, q = (−1, 0.5, 0), μ = 0.3: the contact closes (u_N = 0, r_N = 1) and slides along +t
+    # (u_T = 0.2 e_t), with friction r_T = −μ r_N e_t opposing the slip.
+    W = sp.identity(3, format="csr")
+    q = np.array([-1.0, 0.5, 0.0])
+    for solver in talus.friction_solvers:
+        res = talus.solve(W, q, [0.3], solver=solver, tolerance=1e-12)
+        assert res["stats"].converged, solver
+        np.testing.assert_allclose(res["r"], [1.0, -0.3, 0.0], atol=1e-10, err_msg=solver)
+        np.testing.assert_allclose(res["u"], [0.0, 0.2, 0.0], atol=1e-10, err_msg=solver)
+
+
+def test_solvers_agree_on_a_dumped_granular_step(tmp_path):
+    m = talus.Model()
+    m.gravity = [0, 0, -9.81]
+    m.add_wall([0, 0, 1], [0, 0, 0])
+    m.add_lattice([0, 0, 0.0], [3, 3, 6], radius=0.01, spacing=2.05, seed=3)
+    sim = talus.Simulation(m, talus.GranularSettings(h=1e-3, tolerance=1e-6))
+    sim.run(t_end=0.08, progress=False)
+    sim.keep_problem()
+    report = sim.step()
+    assert report.contacts > 50
+    local, glob = tmp_path / "step.hdf5", tmp_path / "step_global.hdf5"
+    sim.write_fclib(str(local))
+    sim.write_fclib(str(glob), global_form=True)
+    p = talus.read_fclib(str(local))
+    g = talus.read_fclib(str(glob))  # condensed: the same W and q to round-off
+    assert len(p["mu"]) == report.contacts and p["dim"] == 3
+    np.testing.assert_allclose(g["q"], p["q"], rtol=1e-9, atol=1e-12)
+    assert abs(g["W"] - p["W"]).max() <= 1e-9 * abs(p["W"]).max()
+    velocities = []
+    for solver in ("nsgs", "apgd", "semismooth_newton"):
+        res = talus.solve_fclib(str(local), solver=solver, tolerance=1e-9, max_iterations=20000, record_history=True)
+        assert res["residual"] <= 1e-9, solver
+        assert len(res["stats"].residual_history) > 0
+        velocities.append(res["u"])
+    # Different solvers may pick different reactions where the problem is degenerate, but the contact velocities
+    # of a converged solution agree (u is unique for a positive definite W).
+    for u in velocities[1:]:
+        np.testing.assert_allclose(u, velocities[0], atol=1e-6)
+
+
+def test_bad_problems_are_refused_with_the_reason():
+    with pytest.raises(ValueError, match="sizes"):
+        talus.solve(sp.identity(3, format="csr"), np.zeros(2), [0.3])
+    with pytest.raises(ValueError, match="unknown solver 'pgs'"):
+        talus.solve(sp.identity(3, format="csr"), np.zeros(3), [0.3], solver="pgs")
+    with pytest.raises(RuntimeError, match="nowhere.hdf5"):
+        talus.read_fclib("nowhere.hdf5")

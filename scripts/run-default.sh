@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The README's first command: installs the Debian packages, builds the `talus` program only (Release; not the
-# tests nor the benches) and runs the default scene.
+# The README's first command: installs the Debian packages, builds the `talus` program and the Python module only
+# (Release; not the tests nor the benches) and runs the default scene; then `python3 examples/python/hopper.py`
+# runs (docs/python.md).
 # Usage: scripts/run-default.sh [SCENE [talus run options...]]
 #   default: examples/bead_stack.yaml, 1500 glass beads falling into a box and settling (about a minute of one
 #            core): out/bead_stack/ gets the ParaView series (beads.pvd, contacts.pvd), snapshot.png,
@@ -18,7 +19,10 @@ build=${TALUS_BUILD_DIR:-$root/build}
 gen=()
 command -v ninja >/dev/null && [ ! -f "$build/Makefile" ] && gen=(-G Ninja)
 cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE="${TALUS_BUILD_TYPE:-Release}" >/dev/null
-cmake --build "$build" --target talus -j "${TALUS_JOBS:-$(nproc)}"
+# The talus command and, where pybind11 is installed, the Python module (build/python: docs/python.md).
+targets=(talus)
+if cmake --build "$build" --target help 2>/dev/null | grep -q '_talus'; then targets+=(_talus); fi
+cmake --build "$build" --target "${targets[@]}" -j "${TALUS_JOBS:-$(nproc)}"
 name=$(basename "$scene" .yaml)
 out="$root/out/$name"
 extra=()

@@ -21,7 +21,8 @@ command -v ninja >/dev/null && [ ! -f "$build/Makefile" ] && gen=(-G Ninja)
 cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE="${TALUS_BUILD_TYPE:-Release}" >/dev/null
 # The talus command and, where pybind11 is installed, the Python module (build/python: docs/python.md).
 targets=(talus)
-if cmake --build "$build" --target help 2>/dev/null | grep -q '_talus'; then targets+=(_talus); fi
+# (grep reads the whole list: with -q it would stop early, and pipefail would take cmake's SIGPIPE for "absent".)
+if cmake --build "$build" --target help 2>/dev/null | grep '^_talus:' >/dev/null; then targets+=(_talus); fi
 cmake --build "$build" --target "${targets[@]}" -j "${TALUS_JOBS:-$(nproc)}"
 name=$(basename "$scene" .yaml)
 out="$root/out/$name"

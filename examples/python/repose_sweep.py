@@ -6,9 +6,10 @@ region onto a rough base (a row of fixed beads) in a slot six diameters deep and
 left to settle until their kinetic energy is small. The angle is that of the heap's flanks: the top of the beads
 in bins one diameter wide, a least-squares line through the bins between 20 % and 80 % of the heap's height on
 each side, the mean of both sides. The angle rises with μ and saturates: spheres without rolling resistance roll
-down the flanks however much they resist sliding (with the defaults, about 17° at μ = 0.05 and 22–24° from
-μ = 0.2 on; these heaps are small, a few diameters high, so take the angles to a couple of degrees). A μ whose
-run fails (a step whose solve misses the tolerance) is reported and left out of the plot.
+down the flanks however much they resist sliding (with the defaults: 17° at μ = 0.05, 22° at 0.2, 27° at 0.4,
+24° at 0.8). These heaps are small (about 6 diameters high) and not wholly at rest at 2 s (a few beads still roll:
+the kinetic-energy criterion that would stop a run early is not met), so take the angles to a few degrees. A μ
+whose run fails (a step whose solve misses the tolerance) is reported and left out of the plot.
 
     python3 examples/python/repose_sweep.py                         # about a minute; out/python/repose.png, .csv
     python3 examples/python/repose_sweep.py --mu 0.1,0.3,0.6 --beads 800

@@ -103,6 +103,7 @@ class SceneBuilder {
   // The large path's obstacles and bounds (contact/Shapes.hpp, contact/Periodicity.hpp) and its outflow.
   void read_box(const Field& f);
   void read_drum(const Field& f);
+  void read_cone(const Field& f);
   void read_periodic(const Field& f);
   void read_outflow(const Field& f);
   // The large path's materials (engine/Materials.hpp): `materials:` names them, `material:` gives a body's or an
@@ -168,7 +169,7 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   in_.expect_map(root, {"name", "description", "gravity", "laws", "materials", "lti_systems", "spheres", "lattices",
-                        "pours", "capsules", "planes", "boxes", "drums", "periodic", "outflow", "planar_blocks", "corotational_beams",
+                        "pours", "capsules", "planes", "boxes", "drums", "cones", "periodic", "outflow", "planar_blocks", "corotational_beams",
                         "beams", "interactions", "contacts", "integrator", "output"});
   // integrator.path decides where spheres and planes are stored, so it is read before them.
   if (auto integrator = in_.optional(root, "integrator"); integrator && integrator->node.IsMap())
@@ -181,7 +182,7 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
                                  "capsules, their joints and the contacts it detects; expected path: small for ") +
                          key + ")");
   if (!large_)
-    for (const char* key : {"materials", "periodic", "boxes", "drums", "outflow", "capsules"})
+    for (const char* key : {"materials", "periodic", "boxes", "drums", "cones", "outflow", "capsules"})
       if (auto f = in_.optional(root, key))
         in_.fail(*f, "is only read with integrator.path: large (a section of the granular stepper's scenes: "
                      "docs/scene-format.md, \"The large path\")");
@@ -213,6 +214,12 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_box(item);
   if (auto f = in_.optional(root, "drums"))
     for (const Field& item : in_.list(*f)) read_drum(item);
+  if (auto f = in_.optional(root, "cones")) {
+    for (const Field& item : in_.list(*f)) read_cone(item);
+    if (auto c = in_.optional(root, "capsules"))
+      in_.fail(*c, "is given beside 'cones' (expected beads only in a scene with cones: capsule–cone contacts are "
+                   "not implemented)");
+  }
   if (auto f = in_.optional(root, "outflow")) read_outflow(*f);
   // After every listed sphere, lattice and plane, which the pours' beads must not overlap.
   if (auto f = in_.optional(root, "pours"))
@@ -719,11 +726,11 @@ int SceneBuilder::add_sphere_body(const Eigen::Vector3d& x, double radius, doubl
 }
 
 void SceneBuilder::read_plane(const Field& f) {
-  in_.expect_map(f, {"name", "normal", "offset", "point", "hole", "speed", "amplitude", "frequency", "material"});
+  in_.expect_map(f, {"name", "normal", "offset", "point", "hole", "speed", "amplitude", "frequency", "material", "open_at"});
   const std::string name =
       new_name(in_.required(f, "name"), EntityKind::Plane, static_cast<Index>(planes_.size()));
   if (!large_)
-    for (const char* key : {"hole", "speed", "amplitude", "frequency", "material"})
+    for (const char* key : {"hole", "speed", "amplitude", "frequency", "material", "open_at"})
       if (auto x = in_.optional(f, key))
         in_.fail(*x, "is only read with integrator.path: large (the small path's planes are fixed and whole)");
   const Field nf = in_.required(f, "normal");
@@ -758,6 +765,8 @@ void SceneBuilder::read_plane(const Field& f) {
   if (auto x = in_.optional(f, "speed")) w.speed = in_.number(*x);
   if (auto x = in_.optional(f, "amplitude")) w.amplitude = in_.non_negative(*x);
   if (auto x = in_.optional(f, "frequency")) w.frequency = in_.non_negative(*x);
+  // A gate: the plane is removed at this time (a hopper's outlet opened once it is filled).
+  if (auto x = in_.optional(f, "open_at")) w.open_at = in_.non_negative(*x);
   scene_.model.walls.push_back(w);
   scene_.model.wall_material.push_back(material_of(f, kWallMaterial));
 }
@@ -803,6 +812,35 @@ void SceneBuilder::read_drum(const Field& f) {
     in_.fail(af, "expected a coordinate axis that 'periodic' wraps (the drum is open along its axis)");
   scene_.model.drums.push_back(d);
   scene_.model.drum_material.push_back(material_of(f, kWallMaterial));
+}
+
+// A conical or cylindrical shell (contact/Shapes.hpp Cone): `base` is the centre of the lower rim, `axis` points
+// to the upper rim `height` away, `radius_bottom` and `radius_top` the rims' radii (a cylinder: `radius` alone).
+void SceneBuilder::read_cone(const Field& f) {
+  in_.expect_map(f, {"name", "base", "axis", "height", "radius_bottom", "radius_top", "radius", "material"});
+  new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.cones.size()));
+  contact::Cone k;
+  k.base = in_.vector(in_.required(f, "base"), 3, "(x, y, z) of the lower rim's centre");
+  if (auto af = in_.optional(f, "axis")) {
+    const Eigen::Vector3d axis = in_.vector(*af, 3, "(ax, ay, az)");
+    if (!(axis.norm() > 1e-12)) in_.fail(*af, "is zero (expected a non-zero direction)");
+    k.axis = axis.normalized();
+  }
+  k.height = in_.positive(in_.required(f, "height"));
+  const auto radius = in_.optional(f, "radius");
+  const auto bottom = in_.optional(f, "radius_bottom"), top = in_.optional(f, "radius_top");
+  if (radius && (bottom || top))
+    in_.fail(*radius, "is given with radius_bottom or radius_top (expected 'radius' for a cylinder, or both rims' radii)");
+  if (radius) {
+    k.radius_bottom = k.radius_top = in_.positive(*radius);
+  } else {
+    if (!bottom || !top) in_.fail(f, "expected 'radius' (a cylinder) or both 'radius_bottom' and 'radius_top'");
+    k.radius_bottom = in_.non_negative(*bottom);
+    k.radius_top = in_.non_negative(*top);
+    if (k.radius_bottom == 0.0 && k.radius_top == 0.0) in_.fail(*top, "is 0 like radius_bottom (expected a surface)");
+  }
+  scene_.model.cones.push_back(k);
+  scene_.model.cone_material.push_back(material_of(f, kWallMaterial));
 }
 
 NonsmoothLaw SceneBuilder::read_large_path_law(const Field& law_field) {

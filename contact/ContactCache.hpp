@@ -29,6 +29,12 @@ inline ContactKey bead_box_key(int box, std::uint32_t id_bead) {
   const std::uint32_t tag = 0xC0000000u | static_cast<std::uint32_t>(box);
   return (static_cast<ContactKey>(tag) << 32) | id_bead;
 }
+// Bead–cone: the cone index with the three top bits set (boxes keep bit 29 clear while fewer than 2^29). One key
+// per cone and bead, surface or rim: a bead rolling over the outlet's rim keeps its warm start.
+inline ContactKey bead_cone_key(int cone, std::uint32_t id_bead) {
+  const std::uint32_t tag = 0xE0000000u | static_cast<std::uint32_t>(cone);
+  return (static_cast<ContactKey>(tag) << 32) | id_bead;
+}
 
 class ContactCache {
  public:

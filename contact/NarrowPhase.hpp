@@ -7,6 +7,7 @@
 // u·n > 0 separates. For a wall, a is the wall (fixed) and b the bead. These run once per candidate pair per
 // step, so they are inline and allocation-free.
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 
 #include "contact/Shapes.hpp"
@@ -89,6 +90,36 @@ inline bool sphere_drum_point(const Drum& d, const Eigen::Vector3d& x, double r,
   c.pa = Eigen::Vector3d::Zero();
   c.pb = -r * c.n;
   c.feature = 0;
+  return true;
+}
+
+// A sphere against a cone's shell (Cone): the nearest point of the meridian segment from (radius_bottom, 0) to
+// (radius_top, height), in the plane of the axis and the centre. n points from that point to the centre (into
+// the side the bead is on), pa is the point relative to cone.base, feature 1 on a rim, 0 on the surface. False
+// for a centre on the axis (every direction is as near: a cone whose radius there exceeds the bead's cannot
+// touch it, and one whose apex the bead sits on is left open).
+inline bool sphere_cone_point(const Cone& k, const Eigen::Vector3d& x, double r, ContactPoint& c) {
+  const Eigen::Vector3d rel = x - k.base;
+  const double s = k.axis.dot(rel);
+  const Eigen::Vector3d radial = rel - s * k.axis;
+  const double rho = radial.norm();
+  if (!(rho > 0.0)) return false;
+  const Eigen::Vector3d e = radial / rho;
+  const double dr = k.radius_top - k.radius_bottom, H = k.height;
+  const double t = std::clamp(((rho - k.radius_bottom) * dr + s * H) / (dr * dr + H * H), 0.0, 1.0);
+  const double qr = k.radius_bottom + t * dr, qs = t * H;
+  const double drho = rho - qr, ds = s - qs;
+  const double dist = std::hypot(drho, ds);
+  if (dist > 0.0) {
+    c.n = (drho / dist) * e + (ds / dist) * k.axis;
+  } else {  // the centre on the surface: the inner side's normal
+    const double L = std::hypot(dr, H);
+    c.n = (-H / L) * e + (dr / L) * k.axis;
+  }
+  c.gap = dist - r;
+  c.pa = qr * e + qs * k.axis;
+  c.pb = -r * c.n;
+  c.feature = t <= 0.0 || t >= 1.0 ? 1 : 0;
   return true;
 }
 

@@ -6,6 +6,7 @@
 // than entries of the broad-phase grid.
 #include <Eigen/Dense>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <vector>
 
@@ -17,6 +18,8 @@ namespace talus::contact {
 // A moving wall is translated along its normal by d(t) = speed t + amplitude sin(2π frequency t): the values
 // above are those at t = 0. Its velocity enters the contacts' relative velocity (the free term of the
 // one-step problem), so beads are carried or lifted by it.
+// A gate: a wall with open_at < ∞ is removed at that time (a silo's or hopper's outlet opened after filling);
+// no contact is detected with it from the first step that starts at or after open_at.
 struct Wall {
   Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();  // unit
   double offset = 0.0;
@@ -25,7 +28,9 @@ struct Wall {
   double speed = 0.0;      // [m/s] along the normal
   double amplitude = 0.0;  // [m]
   double frequency = 0.0;  // [Hz]
+  double open_at = std::numeric_limits<double>::infinity();  // [s]
 
+  bool present(double t) const { return t < open_at; }
   bool moves() const { return speed != 0.0 || (amplitude != 0.0 && frequency != 0.0); }
   double displacement(double t) const {
     return speed * t + amplitude * std::sin(2.0 * std::numbers::pi * frequency * t);
@@ -58,6 +63,21 @@ struct Drum {
   double angular_velocity = 0.0;                    // [rad/s], right-handed about axis
 
   Eigen::Vector3d velocity_at(const Eigen::Vector3d& p) const { return angular_velocity * axis.cross(p - centre); }
+};
+
+// The lateral surface of a truncated cone as a thin fixed shell (issue 14 item 2): a hopper's wall (the radius
+// grows upwards, the lower rim is the outlet), a cylindrical silo's wall (equal radii), or a cone beads flow
+// around. `base` is the centre of the lower rim; `axis` (unit) points from it to the upper rim, `height` away.
+// The shell has two sides: a bead touches whichever side its centre is on, and the rims are circular edges (a
+// bead leaving through a hopper's outlet rolls over the rim). Its open ends are open: a floor or a lid is a plane.
+struct Cone {
+  Eigen::Vector3d base = Eigen::Vector3d::Zero();
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();  // unit
+  double height = 1.0;                              // [m] > 0
+  double radius_bottom = 0.5, radius_top = 1.0;     // [m] >= 0 (a cone's apex: 0)
+
+  // The surface's half-angle from the axis [rad]: 0 for a cylinder, positive when the cone widens upwards.
+  double half_angle() const { return std::atan2(radius_top - radius_bottom, height); }
 };
 
 // A solid box fixed in space: centre, axes (the columns of an orthonormal matrix, world frame) and half

@@ -212,6 +212,7 @@ void check_materials(const Model& m) {
   ids("wall_material", m.wall_material, m.walls.size());
   ids("box_material", m.box_material, m.boxes.size());
   ids("drum_material", m.drum_material, m.drums.size());
+  ids("cone_material", m.cone_material, m.cones.size());
 }
 
 }  // namespace

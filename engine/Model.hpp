@@ -32,19 +32,21 @@ struct Model {
   // append after the listed interactions.
   ContactDetectionSettings detection;
   // Obstacles of the detected contacts (static or moving planes with an optional orifice, fixed boxes,
-  // rotating drums) and periodic boundaries; no wall may cut a periodic axis.
+  // rotating drums, conical and cylindrical shells) and periodic boundaries; no wall may cut a periodic axis.
   std::vector<contact::Wall> walls;
   std::vector<contact::Box> boxes;
   std::vector<contact::Drum> drums;
+  std::vector<contact::Cone> cones;  // fixed conical and cylindrical shells (hoppers, silos): beads only
   contact::Periodicity periodic;
   // The laws of the detected contacts (engine/Materials.hpp): a (μ, e) per pair of materials; bodies carry
   // their material in bodies.material, obstacles here, one id per wall, box and drum in their order (an empty
   // list: every obstacle of that kind is "wall"). A wall's orifice rim is part of its wall.
   MaterialTable materials;
-  std::vector<MaterialId> wall_material, box_material, drum_material;
+  std::vector<MaterialId> wall_material, box_material, drum_material, cone_material;
   MaterialId material_of_wall(int w) const { return w < static_cast<int>(wall_material.size()) ? wall_material[w] : kWallMaterial; }
   MaterialId material_of_box(int k) const { return k < static_cast<int>(box_material.size()) ? box_material[k] : kWallMaterial; }
   MaterialId material_of_drum(int d) const { return d < static_cast<int>(drum_material.size()) ? drum_material[d] : kWallMaterial; }
+  MaterialId material_of_cone(int k) const { return k < static_cast<int>(cone_material.size()) ? cone_material[k] : kWallMaterial; }
   double time = 0.0;
   long step = 0;  // steps taken since t = 0
 

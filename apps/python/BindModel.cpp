@@ -6,6 +6,7 @@
 // (tests/python/test_model.py).
 #include <Eigen/Geometry>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "apps/python/Bindings.hpp"
@@ -344,7 +345,7 @@ void bind_model(py::module_& m) {
       .def(
           "add_wall",
           [](Model& x, const Vec3& normal, const Vec3& point, const py::object& material, const Vec3& hole_centre,
-             double hole_radius, double speed, double amplitude, double frequency) {
+             double hole_radius, double speed, double amplitude, double frequency, double open_at) {
             const MaterialId mat = material_id(x, material);
             if (!(finite(normal, "normal").norm() > 1e-12)) throw std::invalid_argument("normal must not be zero");
             contact::Wall w;
@@ -362,6 +363,8 @@ void bind_model(py::module_& m) {
             if (!std::isfinite(speed) || !(amplitude >= 0.0) || !(frequency >= 0.0))
               throw std::invalid_argument("speed must be finite, amplitude and frequency >= 0");
             w.speed = speed, w.amplitude = amplitude, w.frequency = frequency;
+            if (!(open_at >= 0.0)) throw std::invalid_argument("open_at must be >= 0");
+            w.open_at = open_at;
             // Obstacles before this one without a material of their own are "wall".
             x.wall_material.resize(x.walls.size(), kWallMaterial);
             x.walls.push_back(w);
@@ -371,9 +374,10 @@ void bind_model(py::module_& m) {
           py::arg("normal"), py::arg("point"), py::arg("material") = py::str("wall"),
           py::arg("hole_centre") = Vec3::Zero(), py::arg("hole_radius") = 0.0, py::arg("speed") = 0.0,
           py::arg("amplitude") = 0.0, py::arg("frequency") = 0.0,
+          py::arg("open_at") = std::numeric_limits<double>::infinity(),
           "A plane through `point` whose normal points to the free side; optionally a circular orifice (a silo's "
-          "outlet) and a motion along the normal, speed t + amplitude sin(2π frequency t) (a piston, a shaker). "
-          "Returns its index.")
+          "outlet), a motion along the normal, speed t + amplitude sin(2π frequency t) (a piston, a shaker), and "
+          "open_at: the time the plane is removed (a gate). Returns its index.")
       .def(
           "add_box",
           [](Model& x, const Vec3& centre, const Vec3& half_extents, const Vec3& axis, double angle,
@@ -405,6 +409,27 @@ void bind_model(py::module_& m) {
           py::arg("material") = py::str("wall"),
           "A rotating cylinder holding the beads inside it (a rotating drum); returns its index.")
       .def(
+          "add_cone",
+          [](Model& x, const Vec3& base, const Vec3& axis, double height, double radius_bottom, double radius_top,
+             const py::object& material) {
+            const MaterialId mat = material_id(x, material);
+            if (!(height > 0.0)) throw std::invalid_argument("height must be > 0");
+            if (!(radius_bottom >= 0.0) || !(radius_top >= 0.0) || !(radius_bottom + radius_top > 0.0))
+              throw std::invalid_argument("radii must be >= 0 and not both 0");
+            if (!(finite(axis, "axis").norm() > 1e-12)) throw std::invalid_argument("axis must not be zero");
+            if (x.bodies.capsules() > 0)
+              throw std::invalid_argument("the model holds capsules: capsule–cone contacts are not implemented");
+            x.cone_material.resize(x.cones.size(), kWallMaterial);
+            x.cones.push_back(contact::Cone{finite(base, "base"), axis.normalized(), height, radius_bottom, radius_top});
+            x.cone_material.push_back(mat);
+            return static_cast<int>(x.cones.size()) - 1;
+          },
+          py::arg("base"), py::arg("axis"), py::arg("height"), py::arg("radius_bottom"), py::arg("radius_top"),
+          py::arg("material") = py::str("wall"),
+          "A fixed conical shell (a hopper wall: radius_bottom < radius_top, the lower rim its outlet) or cylindrical "
+          "one (equal radii: a silo's wall), from the lower rim's centre `base` along `axis`; beads touch either "
+          "side. Returns its index.")
+      .def(
           "set_periodic",
           [](Model& x, int axis, double lower, double upper) {
             if (axis < 0 || axis > 2) throw std::invalid_argument("axis must be 0, 1 or 2");
@@ -429,6 +454,7 @@ void bind_model(py::module_& m) {
           "remove the last wall to avoid that.")
       .def_property_readonly("wall_count", [](const Model& x) { return static_cast<int>(x.walls.size()); })
       .def_property_readonly("box_count", [](const Model& x) { return static_cast<int>(x.boxes.size()); })
+      .def_property_readonly("cone_count", [](const Model& x) { return static_cast<int>(x.cones.size()); })
       .def_property_readonly("drum_count", [](const Model& x) { return static_cast<int>(x.drums.size()); })
       .def(
           "set_drum_speed",

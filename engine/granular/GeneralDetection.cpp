@@ -161,6 +161,7 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
                  m.materials.law(caps.material[i], caps.material[j]));
       }
       for (int w = 0; w < nw; ++w) {
+        if (!m.walls[w].present(m.time)) continue;  // an opened gate
         const int k = contact::capsule_wall_points(walls_now[w], ci, pts);
         for (int p = 0; p < k; ++p)
           if (pts[p].gap <= margin + h * std::abs(wall_speed[w]))

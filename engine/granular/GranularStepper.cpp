@@ -112,7 +112,8 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
       return true;
     };
     if (!ids_ok(m_.bodies.material, m_.bodies.x.size(), false) || !ids_ok(m_.wall_material, m_.walls.size(), true) ||
-        !ids_ok(m_.box_material, m_.boxes.size(), true) || !ids_ok(m_.drum_material, m_.drums.size(), true))
+        !ids_ok(m_.box_material, m_.boxes.size(), true) || !ids_ok(m_.drum_material, m_.drums.size(), true) ||
+        !ids_ok(m_.cone_material, m_.cones.size(), true))
       throw std::invalid_argument("granular: a body or obstacle names a material the table does not hold (or the "
                                   "obstacles' material lists do not match the obstacles)");
   }
@@ -155,6 +156,10 @@ void GranularStepper::wrap_positions() {
 
 void GranularStepper::detect(double margin) {
   RigidBodies& b = m_.bodies;
+  // Cones meet beads only (contact/NarrowPhase.hpp); a capsule would pass through them unseen.
+  if (!m_.cones.empty() && b.capsules() > 0)
+    throw std::invalid_argument("granular: the model holds cones and capsules, but capsule–cone contacts are not "
+                                "implemented (cones hold beads only)");
   wrap_positions();
   const int n = b.spheres();
   const int T = params_.threads;
@@ -162,7 +167,8 @@ void GranularStepper::detect(double margin) {
   // Walls where they are at the start of the step, and their mean normal velocity over it (a moving wall's
   // contact must close exactly at the end of the step, like a static one).
   const double h = params_.h, now = m_.time;
-  const int nw = static_cast<int>(m_.walls.size()), nobs = nw + static_cast<int>(m_.boxes.size());
+  const int nw = static_cast<int>(m_.walls.size());
+  const int nobs = nw + static_cast<int>(m_.boxes.size()) + static_cast<int>(m_.cones.size());
   walls_now_.resize(nw);
   wall_speed_.resize(nw);
   wall_margin_.resize(nw);
@@ -184,13 +190,15 @@ void GranularStepper::detect(double margin) {
     contact::cell_range(grid_, t, T, begin, end);
     pair_buffers_[t].clear();
     contact::find_sphere_pairs(grid_, b.x.data(), b.radius.data(), margin, begin, end, pair_buffers_[t], m_.periodic);
-    // Bead–wall and bead–box candidates over a contiguous bead range per thread: concatenated in order below.
+    // Bead–wall, bead–box and bead–cone candidates over a contiguous bead range per thread: concatenated in order
+    // below.
     wall_buffers_[t].clear();
     const int lo = static_cast<int>(static_cast<long>(n) * t / T), hi = static_cast<int>(static_cast<long>(n) * (t + 1) / T);
     contact::ContactPoint cp;
     for (int i = lo; i < hi; ++i)
       for (int w = 0; w < nobs; ++w)
-        if (obstacle_point(w, i, cp) && cp.gap <= (w < nw ? wall_margin_[w] : margin))
+        if ((w >= nw || m_.walls[w].present(now)) && obstacle_point(w, i, cp) &&
+            cp.gap <= (w < nw ? wall_margin_[w] : margin))
           wall_buffers_[t].push_back({i, static_cast<std::int16_t>(w), static_cast<std::int16_t>(cp.feature)});
   }
   pairs_.clear();
@@ -207,11 +215,18 @@ bool GranularStepper::obstacle_point(int obstacle, int bead, contact::ContactPoi
   const RigidBodies& b = m_.bodies;
   const int nw = static_cast<int>(m_.walls.size());
   if (obstacle < nw) return contact::sphere_wall_point(walls_now_[obstacle], b.x[bead], b.radius[bead], cp);
-  const contact::Box& box = m_.boxes[obstacle - nw];
-  // In a periodic domain the bead image nearest to the box is the one that may touch it.
-  const Eigen::Vector3d x = m_.periodic.any() ? Eigen::Vector3d(box.centre + m_.periodic.minimum_image(b.x[bead] - box.centre))
+  const int nb = static_cast<int>(m_.boxes.size());
+  if (obstacle < nw + nb) {
+    const contact::Box& box = m_.boxes[obstacle - nw];
+    // In a periodic domain the bead image nearest to the box is the one that may touch it.
+    const Eigen::Vector3d x = m_.periodic.any() ? Eigen::Vector3d(box.centre + m_.periodic.minimum_image(b.x[bead] - box.centre))
+                                                : b.x[bead];
+    return contact::sphere_box_point(box, x, b.radius[bead], cp);
+  }
+  const contact::Cone& cone = m_.cones[obstacle - nw - nb];
+  const Eigen::Vector3d x = m_.periodic.any() ? Eigen::Vector3d(cone.base + m_.periodic.minimum_image(b.x[bead] - cone.base))
                                               : b.x[bead];
-  return contact::sphere_box_point(box, x, b.radius[bead], cp);
+  return contact::sphere_cone_point(cone, x, b.radius[bead], cp);
 }
 
 // The order of the detected contacts inside each sweep block (GranularParameters::contact_order): candidate k
@@ -290,6 +305,11 @@ void GranularStepper::narrow() {
     SweepContact& c = contacts_[s];
     contact::ContactPoint cp;
     double wall_speed = 0.0;
+    // Inside a cone's shell a straight path leaves the surface (it is concave about the axis), so a bead moving
+    // along it closes the gap by ~(v_T h)²/2ρ in a step besides h u_N: that closing part, predicted from v_k as
+    // for drums (GeneralDetection.cpp), joins the normal target. 0 for every other contact.
+    // (Added only where non-zero, so that every other contact's target keeps its bits, signed zeros included.)
+    double curvature = 0.0;
     // The pair's law, looked up here once per contact: the sweeps read c.mu and the Newton target in c.extra.
     ContactLaw law;
     if (src < np) {
@@ -306,13 +326,26 @@ void GranularStepper::narrow() {
     } else {
       const WallHit& w = wall_hits_[src - np];
       obstacle_point(w.wall, w.bead, cp);
-      law = laws.law(b.material[w.bead], w.wall < nw ? m_.material_of_wall(w.wall) : m_.material_of_box(w.wall - nw));
+      const int nb = static_cast<int>(m_.boxes.size());
+      law = laws.law(b.material[w.bead], w.wall < nw        ? m_.material_of_wall(w.wall)
+                                         : w.wall < nw + nb ? m_.material_of_box(w.wall - nw)
+                                                            : m_.material_of_cone(w.wall - nw - nb));
       c.a = -1, c.b = w.bead, c.ra = 0.0, c.rb = b.radius[w.bead], c.mu = law.mu;
       if (w.wall < nw) {
         keys_[s] = contact::bead_wall_key(w.wall, w.feature, b.id[w.bead]);
         wall_speed = wall_speed_[w.wall];
-      } else {
+      } else if (w.wall < nw + nb) {
         keys_[s] = contact::bead_box_key(w.wall - nw, b.id[w.bead]);
+      } else {
+        const int k = w.wall - nw - nb;
+        keys_[s] = contact::bead_cone_key(k, b.id[w.bead]);
+        const contact::Cone& cone = m_.cones[k];
+        const Eigen::Vector3d& v = b.v[w.bead];
+        const Eigen::Vector3d x = (periodic ? Eigen::Vector3d(cone.base + m_.periodic.minimum_image(b.x[w.bead] - cone.base))
+                                            : b.x[w.bead]) + h * v;
+        contact::ContactPoint next;
+        if (contact::sphere_cone_point(cone, x, b.radius[w.bead], next) && next.feature == cp.feature)
+          curvature = std::min(0.0, next.gap - cp.gap - h * cp.n.dot(v));
       }
     }
     const double e = law.e;
@@ -333,17 +366,19 @@ void GranularStepper::narrow() {
       const double dg = c.n.dot((b.inv_mass[c.b] > 0.0 ? g : Eigen::Vector3d::Zero()) -
                                 (c.a >= 0 && b.inv_mass[c.a] > 0.0 ? g : Eigen::Vector3d::Zero()));
       const double g_star = cp.gap + h * un_k + 0.5 * h * h * dg;
+      const double closing = curvature != 0.0 ? cp.gap + curvature : cp.gap;
       if (g_star > 0.0)
-        c.extra = cp.gap / h - wall_speed;
+        c.extra = closing / h - wall_speed;
       else if (e > 0.0)
         c.extra += e * std::min(0.0, un_k);
-      position_extra_[s] = cp.gap / h - wall_speed;
+      if (g_star <= 0.0 && curvature != 0.0) c.extra += curvature / h;
+      position_extra_[s] = closing / h - wall_speed;
     } else if (const double un_k = e > 0.0 ? (c.extra = -wall_speed, contact_velocity(c, view)[0]) : 0.0;
                cp.gap > (e > 0.0 ? contact::kClosedGapFraction * (c.ra + c.rb) : 0.0) &&
                !(e > 0.0 && cp.gap + h * un_k <= 0.0)) {
       // Open: the target u_N >= -g/h lets the gap close exactly within the step (e = 0: a plastic landing).
       // (u_k, read with extra = -wall_speed, is the normal velocity relative to a moving wall.)
-      c.extra = cp.gap / h - wall_speed;
+      c.extra = (curvature != 0.0 ? cp.gap + curvature : cp.gap) / h - wall_speed;
     } else {
       // Closed, or (e > 0) closed within the step by the start-of-step velocity: Moreau–Jean's impact law
       // u_{k+1} >= -e u_k (seed 000, the index set of the forecast g + h u_k with gamma = 1); the bead turns round
@@ -351,6 +386,7 @@ void GranularStepper::narrow() {
       // target and bounced, the next step, with e times that landing speed only: a dropped ball hardly rose.
       c.extra = -wall_speed;
       if (e > 0.0) c.extra += e * std::min(0.0, un_k);
+      if (curvature != 0.0) c.extra += curvature / h;
     }
     const Eigen::Vector3d R = cache_.find(keys_[s]);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));

@@ -219,7 +219,8 @@ class GranularStepper {
     std::int16_t wall, feature;
   };
   std::vector<std::vector<WallHit>> wall_buffers_;
-  std::vector<WallHit> wall_hits_;  // wall index w < walls.size(), else box w − walls.size()
+  // wall index w < walls.size(), else box w − walls.size() below boxes.size(), else cone w − walls − boxes
+  std::vector<WallHit> wall_hits_;
   std::vector<contact::Wall> walls_now_;      // the walls at the start of the step
   std::vector<double> wall_speed_, wall_margin_;
   std::vector<std::int32_t> cand_a_, cand_b_;

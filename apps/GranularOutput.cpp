@@ -637,6 +637,9 @@ void write_restart(const Path& file, const talus::Model& m, const contact::Conta
       w.rows("discharge", counters->discharge, 2,
              [](const std::pair<double, long>& p, int c) { return c == 0 ? p.first : static_cast<double>(p.second); },
              "s, 1", "(time, beads removed so far) after each step with an outflow");
+      if (!counters->discharge_mass.empty() && counters->discharge_mass.size() == counters->discharge.size())
+        w.matrix("discharge_mass", counters->discharge_mass.data(), counters->discharge_mass.size(), 1, "kg",
+                 "mass removed so far, at each row of discharge");
     }
   } catch (...) {
     H5Fclose(f);
@@ -711,6 +714,10 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
       const auto d = r.doubles("discharge", r.rows("discharge"), 2);
       r.non_negative("discharge", d, 2);
       for (std::size_t i = 0; i + 1 < d.size(); i += 2) x.counters.discharge.emplace_back(d[i], static_cast<long>(d[i + 1]));
+      if (H5Lexists(g.id, "discharge_mass", H5P_DEFAULT) > 0) {
+        x.counters.discharge_mass = r.doubles("discharge_mass", x.counters.discharge.size(), 1);
+        r.non_negative("discharge_mass", x.counters.discharge_mass, 1);
+      }
       x.has_counters = true;
     }
     b.next_id[0] = static_cast<std::uint32_t>(next_bead);

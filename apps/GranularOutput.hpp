@@ -16,7 +16,7 @@
 //                       principal), id, [material]} when
 //                       there are capsules, /clock (time, step, next bead id, next capsule id), /contacts/{beads,
 //                       capsules}/{keys (uint64), impulses (K×3, world)}: the solver's warm start, /run/{removed,
-//                       dropped, discharge (K×2)}: the runner's counters; every dataset carries `units` and
+//                       dropped, discharge (K×2), discharge_mass (K)}: the runner's counters; every dataset carries `units` and
 //                       `description` attributes. read_restart gives all of it back, so that a run to T and a run
 //                       to T/2 + restart to T end bitwise equal (tests/apps/test_granular_restart.cpp).
 // Every file is written under a temporary name (.NAME.tmp beside it) and renamed when complete: a killed run
@@ -60,6 +60,9 @@ struct RunCounters {
   long removed = 0;      // beads that left the container so far
   bool dropped = false;  // perturbed_stack: the ball has been added
   std::vector<std::pair<double, long>> discharge;  // (time, beads removed so far)
+  // Mass removed so far at each discharge entry [kg] (beads of any size; capsules too). Empty when read from an
+  // archive written before it existed: the rate then falls back to a bead count times one bead's mass.
+  std::vector<double> discharge_mass;
 };
 
 // The solver's warm start as archived: keys in increasing order, world impulses.

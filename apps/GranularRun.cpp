@@ -1149,12 +1149,18 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     if (std::isfinite(sc.events.remove_below_z) || std::isfinite(sc.events.remove_beyond_x)) {
       remove_flags.assign(m.bodies.count(), 0);
       long gone = 0;
+      double mass = 0.0;
       for (int i = 0; i < m.bodies.spheres(); ++i)
         if (m.bodies.x[i].z() < sc.events.remove_below_z || m.bodies.x[i].x() > sc.events.remove_beyond_x)
-          remove_flags[i] = 1, ++gone;
+          remove_flags[i] = 1, ++gone, mass += m.bodies.mass[i];
       if (gone > 0) m.bodies.remove(remove_flags), contacts_valid = false;
       // Capsules (the beads are already out, so only capsules go here).
-      if (m.bodies.capsules() > 0 && remove_escaped_bodies(m, sc.events, remove_flags) > 0) contacts_valid = false;
+      if (m.bodies.capsules() > 0)
+        if (const double capsules = remove_escaped_bodies(m, sc.events, remove_flags); capsules > 0) contacts_valid = false, mass += capsules;
+      // The removed mass is kept beside the count only while every earlier row has one (an archive written before
+      // it existed has none: its rate falls back to the count).
+      if (counters.discharge_mass.size() == counters.discharge.size())
+        counters.discharge_mass.push_back((counters.discharge_mass.empty() ? 0.0 : counters.discharge_mass.back()) + mass);
       counters.removed += gone;
       counters.discharge.emplace_back(m.time, counters.removed);
     }
@@ -1188,19 +1194,27 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   // Discharge rate: slope of the removed mass over the middle half of the outflow.
   const long removed = counters.removed;
   if (removed > 4) {
-    double t1 = -1, t2 = -1;
-    for (const auto& [t, k] : counters.discharge) {
-      if (t1 < 0 && k >= removed / 4) t1 = t;
-      if (t2 < 0 && k >= 3 * removed / 4) t2 = t;
+    // Polydisperse beads: the removed mass itself, where it was recorded; else the count times one bead's mass.
+    const bool by_mass = counters.discharge_mass.size() == counters.discharge.size();
+    double t1 = -1, t2 = -1, m1 = 0.0, m2 = 0.0;
+    for (std::size_t i = 0; i < counters.discharge.size(); ++i) {
+      const auto& [t, k] = counters.discharge[i];
+      if (t1 < 0 && k >= removed / 4) t1 = t, m1 = by_mass ? counters.discharge_mass[i] : 0.0;
+      if (t2 < 0 && k >= 3 * removed / 4) t2 = t, m2 = by_mass ? counters.discharge_mass[i] : 0.0;
     }
-    if (t2 > t1) rate = (removed / 2) * bead_mass / (t2 - t1);
+    if (t2 > t1) rate = by_mass ? (m2 - m1) / (t2 - t1) : (removed / 2) * bead_mass / (t2 - t1);
   }
   if (!counters.discharge.empty()) {
     const fs::path file = out / "discharge.csv", tmp = temporary_name(file);
     {
       std::ofstream d(tmp);
-      d << std::setprecision(9) << "time,removed_beads\n";
-      for (const auto& [t, k] : counters.discharge) d << t << ',' << k << '\n';
+      const bool by_mass = counters.discharge_mass.size() == counters.discharge.size();
+      d << std::setprecision(9) << (by_mass ? "time,removed_beads,removed_mass_kg\n" : "time,removed_beads\n");
+      for (std::size_t i = 0; i < counters.discharge.size(); ++i) {
+        d << counters.discharge[i].first << ',' << counters.discharge[i].second;
+        if (by_mass) d << ',' << counters.discharge_mass[i];
+        d << '\n';
+      }
       d.close();
       if (!d) throw std::runtime_error(file.string() + ": write failed");
     }

@@ -33,14 +33,16 @@ def rate_of(run_dir, bead_mass, n, t_start):
     rows = list(csv.DictReader(open(os.path.join(run_dir, "discharge.csv"))))
     t = [float(r["time"]) for r in rows]
     k = [int(r["removed_beads"]) for r in rows]
-    pts = [(ti, ki) for ti, ki in zip(t, k) if ti >= t_start and ki <= 0.5 * n]
-    total = pts[-1][1] - pts[0][1] if pts else 0
+    # The removed mass where the run recorded it (beads of several sizes), else the count times one bead's mass.
+    mass = [float(r["removed_mass_kg"]) for r in rows] if rows and "removed_mass_kg" in rows[0] else [bead_mass * x for x in k]
+    pts = [(ti, mi, ki) for ti, mi, ki in zip(t, mass, k) if ti >= t_start and ki <= 0.5 * n]
+    total = pts[-1][2] - pts[0][2] if pts else 0
     if len(pts) < 3 or total < 20:
         raise RuntimeError("%s: too few beads out (%d) in the quasi-steady window for a rate" % (run_dir, total))
     mt = sum(p[0] for p in pts) / len(pts)
-    mk = sum(p[1] for p in pts) / len(pts)
-    slope = sum((p[0] - mt) * (p[1] - mk) for p in pts) / sum((p[0] - mt) ** 2 for p in pts)
-    return slope * bead_mass, total
+    mm = sum(p[1] for p in pts) / len(pts)
+    slope = sum((p[0] - mt) * (p[1] - mm) for p in pts) / sum((p[0] - mt) ** 2 for p in pts)
+    return slope, total
 
 
 def line_fit(x, y):

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "apps/GranularRun.hpp"
+#include "apps/ParticleFile.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/SceneReader.hpp"
 #include "engine/PlanarBlock.hpp"
@@ -95,6 +96,7 @@ class SceneBuilder {
                            const std::vector<granular::PlacedSphere>& beads, double density,
                            const Eigen::Vector3d& velocity, MaterialId material);
   void read_capsule(const Field& f);
+  void read_particles(const Field& f);
   // Generated beads (lattices, pours) that a capsule overlaps are removed, as the granular scenes do; a listed
   // sphere it overlaps is an error at the capsule.
   void clear_capsules(const std::vector<Field>& capsules);
@@ -169,7 +171,7 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   in_.expect_map(root, {"name", "description", "gravity", "laws", "materials", "lti_systems", "spheres", "lattices",
-                        "pours", "capsules", "planes", "boxes", "drums", "cones", "periodic", "outflow", "planar_blocks", "corotational_beams",
+                        "pours", "particles", "capsules", "planes", "boxes", "drums", "cones", "periodic", "outflow", "planar_blocks", "corotational_beams",
                         "beams", "interactions", "contacts", "integrator", "output"});
   // integrator.path decides where spheres and planes are stored, so it is read before them.
   if (auto integrator = in_.optional(root, "integrator"); integrator && integrator->node.IsMap())
@@ -208,6 +210,8 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_sphere(item);
   if (auto f = in_.optional(root, "lattices"))
     for (const Field& item : in_.list(*f)) read_lattice(item);
+  if (auto f = in_.optional(root, "particles"))
+    for (const Field& item : in_.list(*f)) read_particles(item);
   if (auto f = in_.optional(root, "planes"))
     for (const Field& item : in_.list(*f)) read_plane(item);
   if (auto f = in_.optional(root, "boxes"))
@@ -543,6 +547,38 @@ void SceneBuilder::add_generated_beads(const Field& name_field, const std::strin
     add_name(name_field, name, EntityKind::Sphere, i);
     scene_.body_names.push_back(name);
   }
+}
+
+// Particles from a file (apps/ParticleFile.hpp): a CSV with a header x, y, z, radius[, vx, vy, vz] or an HDF5 file
+// with datasets x, radius[, v], a path relative to the scene's folder. Named NAME_0, NAME_1, … in file order; the
+// file's velocities, else `velocity`. A problem in the file names the file's line or dataset after the field.
+void SceneBuilder::read_particles(const Field& f) {
+  in_.expect_map(f, {"name", "file", "density", "velocity", "material"});
+  const Field name_field = in_.required(f, "name");
+  const std::string base = in_.string(name_field);
+  const Field file_field = in_.required(f, "file");
+  std::filesystem::path path = in_.string(file_field);
+  if (path.is_relative()) path = std::filesystem::path(in_.file()).parent_path() / path;
+  const double density = in_.positive(in_.required(f, "density"));
+  ParticleSet set;
+  try {
+    set = talus::app::read_particles(path);
+  } catch (const std::runtime_error& e) {
+    in_.fail(file_field, e.what());
+  }
+  reserve(f, large_ ? static_cast<double>(granular_memory_estimate(static_cast<double>(set.x.size()), 0.0))
+                    : kBytesPerBody * static_cast<double>(set.x.size()), "the particle file");
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
+  if (auto v = in_.optional(f, "velocity")) {
+    if (!set.v.empty()) in_.fail(*v, "is given, but the file has velocities (expected one of the two)");
+    velocity = in_.vector(*v, 3, "(vx, vy, vz)");
+  }
+  std::vector<granular::PlacedSphere> beads;
+  for (std::size_t k = 0; k < set.x.size(); ++k) beads.push_back({set.x[k], set.radius[k]});
+  const int first = scene_.model.bodies.count();
+  add_generated_beads(name_field, base, beads, density, velocity, material_of(f, kBeadMaterial));
+  if (!set.v.empty())
+    for (std::size_t k = 0; k < set.v.size(); ++k) scene_.model.bodies.v[first + static_cast<int>(k)] = set.v[k];
 }
 
 // A pour: `count` beads placed at random without overlap in the box `region` (engine/granular/RegionFill.hpp),

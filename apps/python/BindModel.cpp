@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "apps/ParticleFile.hpp"
 #include "apps/python/Bindings.hpp"
 #include "contact/Shapes.hpp"
 #include "engine/granular/GranularScenes.hpp"
@@ -277,6 +278,44 @@ void bind_model(py::module_& m) {
           py::arg("material") = py::str("bead"), py::arg("fixed") = false,
           "A solid bead (sphere group, the large path's body); returns its index (beads are re-sorted along a "
           "space-filling curve during a run: name them by id).")
+      .def(
+          "add_spheres",
+          [](Model& x, const Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>& centres,
+             const Eigen::VectorXd& radii, double density, const py::object& velocities, const py::object& material) {
+            const MaterialId mat = material_id(x, material);
+            const Eigen::Index n = centres.rows();
+            if (radii.size() != n)
+              throw std::invalid_argument("radii has " + std::to_string(radii.size()) + " entries for " +
+                                          std::to_string(n) + " centres");
+            Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> v = Eigen::MatrixXd::Zero(n, 3);
+            if (!velocities.is_none()) {
+              v = velocities.cast<Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>>();
+              if (v.rows() != n) throw std::invalid_argument("velocities must have one row per centre");
+            }
+            std::vector<granular::PlacedSphere> beads;
+            for (Eigen::Index i = 0; i < n; ++i) beads.push_back({finite(centres.row(i).transpose(), "centre"), radii[i]});
+            std::vector<int> out = add_beads(x, beads, density, Vec3::Zero(), mat);
+            for (Eigen::Index i = 0; i < n; ++i) x.bodies.v[out[i]] = finite(v.row(i).transpose(), "velocity");
+            return out;
+          },
+          py::arg("centres"), py::arg("radii"), py::arg("density") = 2500.0, py::arg("velocities") = py::none(),
+          py::arg("material") = py::str("bead"),
+          "Beads from arrays: centres (N, 3), radii (N,), velocities (N, 3) or None (a packing read with numpy, "
+          "h5py or pandas); returns their indices.")
+      .def(
+          "add_particles",
+          [](Model& x, const std::string& file, double density, const py::object& material) {
+            const MaterialId mat = material_id(x, material);
+            const app::ParticleSet set = app::read_particles(file);
+            std::vector<granular::PlacedSphere> beads;
+            for (std::size_t k = 0; k < set.x.size(); ++k) beads.push_back({set.x[k], set.radius[k]});
+            std::vector<int> out = add_beads(x, beads, density, Vec3::Zero(), mat);
+            for (std::size_t k = 0; k < set.v.size(); ++k) x.bodies.v[out[k]] = set.v[k];
+            return out;
+          },
+          py::arg("file"), py::arg("density") = 2500.0, py::arg("material") = py::str("bead"),
+          "Beads from a particle file (the scene key `particles:`): a CSV with a header x, y, z, radius[, vx, vy, vz] "
+          "or an HDF5 file with datasets x (N × 3), radius (N)[, v (N × 3)]; returns their indices.")
       .def(
           "add_rigid_sphere",
           [](Model& x, const Vec3& centre, double radius, double density) {

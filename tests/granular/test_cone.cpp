@@ -16,6 +16,7 @@
 
 #include "contact/NarrowPhase.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/granular/SolverTestParameters.hpp"
 
 using namespace talus::granular;
 using talus::Model;
@@ -73,14 +74,7 @@ Model bead_on_cone(double half, double z0, double mu) {
   return m;
 }
 
-GranularParameters exact_solve() {
-  GranularParameters p;
-  p.h = 1e-3;
-  p.tolerance = 1e-12;
-  p.max_sweeps = 1000;
-  p.solver = GranularSolver::MatrixFree;
-  return p;
-}
+GranularParameters exact_solve() { return test::solver_parameters(GranularSolver::MatrixFree, 1e-12); }
 
 }  // namespace
 

@@ -1,5 +1,5 @@
-# Every ```python block of docs/python.md runs as written (from the repository root, outputs under out/), so the
-# API page cannot drift from the module.
+# Every ```python block of docs/python.md and of the README runs as written (from the repository root, outputs
+# under out/), so the pages cannot drift from the module.
 import os
 import re
 
@@ -7,11 +7,12 @@ import pytest
 
 from conftest import SOURCE_DIR
 
-BLOCKS = re.findall(r"```python\n(.*?)```", (SOURCE_DIR / "docs" / "python.md").read_text(), re.S)
+BLOCKS = [b for page in ("docs/python.md", "README.md")
+          for b in re.findall(r"```python\n(.*?)```", (SOURCE_DIR / page).read_text(), re.S)]
 
 
 def test_the_page_has_its_examples():
-    assert len(BLOCKS) >= 8
+    assert len(BLOCKS) >= 9
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
@@ -19,6 +20,6 @@ def test_docs_block_runs(index, capsys):
     cwd = os.getcwd()
     os.chdir(SOURCE_DIR)
     try:
-        exec(compile(BLOCKS[index], "docs/python.md block %d" % index, "exec"), {"__name__": "__docs__"})
+        exec(compile(BLOCKS[index], "docs/python.md or README.md, block %d" % index, "exec"), {"__name__": "__docs__"})
     finally:
         os.chdir(cwd)

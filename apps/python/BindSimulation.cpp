@@ -217,9 +217,8 @@ class Simulation {
       m.bodies.add_sphere(events_.drop_position, events_.drop_radius, events_.drop_density, events_.drop_velocity);
       dropped_ = true;
     }
-    for (granular::TimedPour& pour : pours_)
-      if (granular::pour_due(m, pour) > 0) contacts_valid_ = false;
-    contacts_valid_ = false;
+    for (granular::TimedPour& pour : pours_) granular::pour_due(m, pour);
+    contacts_valid_ = false;  // until the step below succeeds
     const StepReport& r = integrator_->step(m);
     last_ = &r;
     contacts_valid_ = true;

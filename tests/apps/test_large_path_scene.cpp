@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -604,6 +605,37 @@ TEST_CASE(
   fs::remove_all(dir.parent_path());
 }
 
+namespace {
+
+// A gated container scene stepped to its gate's opening and on to `end`, with its outflow between steps.
+struct GatedRun {
+  long removed_closed = 0, removed = 0;  // beads out before the gate opened, and by `end`
+  double worst_penetration = 0.0;
+};
+GatedRun run_gated(Scene& scene, double end, const std::function<void(const Model&)>& at_opening) {
+  Model& m = scene.model;
+  granular::GranularStepper stepper(m, scene.large_path->params);
+  std::vector<char> flags;
+  GatedRun out;
+  const auto run_to = [&](double t) {
+    while (m.time < t - 1e-9) {
+      out.worst_penetration = std::max(out.worst_penetration, stepper.step().max_penetration);
+      const int before = m.bodies.spheres();
+      granular::remove_escaped_bodies(m, scene.large_path->events, flags);
+      out.removed += before - m.bodies.spheres();
+    }
+  };
+  double open = INFINITY;
+  for (const contact::Wall& w : m.walls) open = std::min(open, w.open_at);
+  run_to(open);
+  out.removed_closed = out.removed;
+  at_opening(m);
+  run_to(end);
+  return out;
+}
+
+}  // namespace
+
 TEST_CASE("cones and gates on the large path: examples/conical_hopper.yaml holds its beads, then drains",
           "[apps][large_path]") {
   // The example with fewer beads, a lower pour and an earlier gate (the same cones, gate and outflow).
@@ -619,33 +651,41 @@ TEST_CASE("cones and gates on the large path: examples/conical_hopper.yaml holds
   REQUIRE(m.walls.size() == 1);
   CHECK(m.walls[0].open_at == 0.35);
   REQUIRE(m.bodies.spheres() == 400);
-  granular::GranularStepper stepper(m, scene.large_path->params);
-  std::vector<char> flags;
-  long removed = 0;
-  double worst = 0.0;
-  const auto run_to = [&](double t) {
-    while (m.time < t - 1e-9) {
-      worst = std::max(worst, stepper.step().max_penetration);
-      const int before = m.bodies.spheres();
-      granular::remove_escaped_bodies(m, scene.large_path->events, flags);
-      removed += before - m.bodies.spheres();
-    }
-  };
-  run_to(0.35);
   // Settled on the gate inside the shells: nothing left, nothing outside the hopper's wall.
-  CHECK(removed == 0);
-  for (int i = 0; i < m.bodies.spheres(); ++i) {
-    const Eigen::Vector3d& x = m.bodies.x[i];
-    CHECK(x.z() > -1e-4);
-    const double wall = x.z() < 0.15 ? 0.03 + x.z() * std::tan(std::numbers::pi / 6) : 0.116603;
-    CHECK(std::hypot(x.x(), x.y()) < wall);
-  }
-  run_to(1.0);
-  CHECK(removed > 350);  // the gate opened: the hopper drains (the last beads may still be on their way)
+  const GatedRun r = run_gated(scene, 1.0, [](const Model& at) {
+    for (int i = 0; i < at.bodies.spheres(); ++i) {
+      const Eigen::Vector3d& x = at.bodies.x[i];
+      CHECK(x.z() > -1e-4);
+      const double wall = x.z() < 0.15 ? 0.03 + x.z() * std::tan(std::numbers::pi / 6) : 0.116603;
+      CHECK(std::hypot(x.x(), x.y()) < wall);
+    }
+  });
+  CHECK(r.removed_closed == 0);
+  CHECK(r.removed > 350);  // the gate opened: the hopper drains (the last beads may still be on their way)
+  const double worst = r.worst_penetration;
   // The pour lands at about 2 m/s, which the tolerance 1e-4 leaves at ~1.2e-3 r of penetration in a box of planes
   // too (measured: 6.0e-6 m there, 7.1e-6 m in the cones to t = 0.35 s). Without the cone's curvature term in
   // the normal target (GranularStepper::narrow) beads sliding round the hopper's wall sank 3.4e-5 m (6.7e-3 r).
   CHECK(worst < 5e-3 * 0.005);
+}
+
+TEST_CASE("examples/cylindrical_silo.yaml: a cylinder on a floor with an orifice holds its beads, then drains",
+          "[apps][large_path]") {
+  LoadOptions o;
+  o.overrides = {parse_override("pours[0].count=300"), parse_override("planes[1].open_at=0.3"),
+                 parse_override("pours[0].region=[-0.038, -0.038, 0.01, 0.038, 0.038, 0.25]")};
+  Scene scene = load_scene(fs::path(TALUS_SOURCE_DIR) / "examples" / "cylindrical_silo.yaml", o);
+  REQUIRE(scene.model.cones.size() == 1);
+  REQUIRE(scene.model.walls.size() == 2);
+  const GatedRun r = run_gated(scene, 0.8, [](const Model& at) {
+    for (int i = 0; i < at.bodies.spheres(); ++i) {
+      CHECK(at.bodies.x[i].z() > -1e-4);
+      CHECK(std::hypot(at.bodies.x[i].x(), at.bodies.x[i].y()) < 0.06);
+    }
+  });
+  CHECK(r.removed_closed == 0);
+  CHECK(r.removed > 20);  // through the orifice once the gate opened
+  CHECK(r.worst_penetration < 5e-3 * 0.005);
 }
 
 TEST_CASE("cones are checked where they are written", "[apps][large_path]") {

@@ -36,6 +36,13 @@ inline ContactKey bead_cone_key(int cone, std::uint32_t id_bead) {
   return (static_cast<ContactKey>(tag) << 32) | id_bead;
 }
 
+// Bead–mesh: the mesh feature's number among all meshes' features (contact/TriangleMesh.hpp) with the four top
+// bits set (cones keep bit 28 clear while fewer than 2^28); below 2^28 features in all.
+inline ContactKey bead_mesh_key(std::uint32_t feature, std::uint32_t id_bead) {
+  const std::uint32_t tag = 0xF0000000u | feature;
+  return (static_cast<ContactKey>(tag) << 32) | id_bead;
+}
+
 class ContactCache {
  public:
   // The stored world impulse of key, or zero when the contact is new.

@@ -46,10 +46,11 @@ DofLayout make_dof_layout(const Model& model) {
   // same model but are detected and integrated by the granular stepper, which does not step the rest yet.
   const RigidBodies& b = model.bodies;
   if (b.spheres() > 0 || b.capsules() > 0 || !model.walls.empty() || !model.boxes.empty() || !model.drums.empty() ||
-      !model.cones.empty())
+      !model.cones.empty() || !model.meshes.empty())
     throw std::invalid_argument("model: " + std::to_string(b.spheres()) + " beads, " + std::to_string(b.capsules()) +
                                 " capsules and " +
-                                std::to_string(model.walls.size() + model.boxes.size() + model.drums.size() + model.cones.size()) +
+                                std::to_string(model.walls.size() + model.boxes.size() + model.drums.size() + model.cones.size() +
+                                               model.meshes.size()) +
                                 " obstacles with detected contacts: the small-system schemes integrate LTI, "
                                 "nonlinear and general rigid bodies with user interactions only (use the granular "
                                 "stepper for those)");

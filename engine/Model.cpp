@@ -213,6 +213,7 @@ void check_materials(const Model& m) {
   ids("box_material", m.box_material, m.boxes.size());
   ids("drum_material", m.drum_material, m.drums.size());
   ids("cone_material", m.cone_material, m.cones.size());
+  ids("mesh_material", m.mesh_material, m.meshes.size());
 }
 
 }  // namespace
@@ -222,6 +223,8 @@ void Model::validate() const {
   for (size_t i = 0; i < lti.size(); ++i) check_lti(i, lti[i]);
   for (size_t i = 0; i < nonlinear.size(); ++i) check_nonlinear(i, nonlinear[i]);
   check_bodies(bodies);
+  for (std::size_t k = 0; k < meshes.size(); ++k)
+    if (!meshes[k]) fail("meshes", "entry " + std::to_string(k) + " is empty");
   if (!gravity.allFinite()) fail("gravity", "contains NaN or Inf");
   if (!std::isfinite(time)) fail("time", "is not finite");
   for (size_t i = 0; i < interactions.size(); ++i) check_interaction(i, interactions[i], *this);

@@ -5,10 +5,12 @@
 // STYLE.md practice 0). Beads and capsules are the sphere and capsule groups of `bodies`; the small-system
 // integrators work on the LTI, nonlinear and general-body part with user interactions. Each integrator refuses,
 // naming what, a model holding parts it cannot integrate yet (make_dof_layout, GranularStepper).
+#include <memory>
 #include <vector>
 
 #include "contact/Periodicity.hpp"
 #include "contact/Shapes.hpp"
+#include "contact/TriangleMesh.hpp"
 
 #include "engine/Interaction.hpp"
 #include "engine/LagrangianLti.hpp"
@@ -37,16 +39,20 @@ struct Model {
   std::vector<contact::Box> boxes;
   std::vector<contact::Drum> drums;
   std::vector<contact::Cone> cones;  // fixed conical and cylindrical shells (hoppers, silos): beads only
+  // Fixed triangle-mesh walls (contact/TriangleMesh.hpp): beads only. Shared, since a model is copied (snapshots,
+  // Python) and a mesh never changes once built.
+  std::vector<std::shared_ptr<const contact::TriangleMesh>> meshes;
   contact::Periodicity periodic;
   // The laws of the detected contacts (engine/Materials.hpp): a (μ, e) per pair of materials; bodies carry
   // their material in bodies.material, obstacles here, one id per wall, box and drum in their order (an empty
   // list: every obstacle of that kind is "wall"). A wall's orifice rim is part of its wall.
   MaterialTable materials;
-  std::vector<MaterialId> wall_material, box_material, drum_material, cone_material;
+  std::vector<MaterialId> wall_material, box_material, drum_material, cone_material, mesh_material;
   MaterialId material_of_wall(int w) const { return w < static_cast<int>(wall_material.size()) ? wall_material[w] : kWallMaterial; }
   MaterialId material_of_box(int k) const { return k < static_cast<int>(box_material.size()) ? box_material[k] : kWallMaterial; }
   MaterialId material_of_drum(int d) const { return d < static_cast<int>(drum_material.size()) ? drum_material[d] : kWallMaterial; }
   MaterialId material_of_cone(int k) const { return k < static_cast<int>(cone_material.size()) ? cone_material[k] : kWallMaterial; }
+  MaterialId material_of_mesh(int k) const { return k < static_cast<int>(mesh_material.size()) ? mesh_material[k] : kWallMaterial; }
   double time = 0.0;
   long step = 0;  // steps taken since t = 0
 

@@ -113,12 +113,23 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
     };
     if (!ids_ok(m_.bodies.material, m_.bodies.x.size(), false) || !ids_ok(m_.wall_material, m_.walls.size(), true) ||
         !ids_ok(m_.box_material, m_.boxes.size(), true) || !ids_ok(m_.drum_material, m_.drums.size(), true) ||
-        !ids_ok(m_.cone_material, m_.cones.size(), true))
+        !ids_ok(m_.cone_material, m_.cones.size(), true) || !ids_ok(m_.mesh_material, m_.meshes.size(), true))
       throw std::invalid_argument("granular: a body or obstacle names a material the table does not hold (or the "
                                   "obstacles' material lists do not match the obstacles)");
   }
   pair_buffers_.resize(params_.threads);
   wall_buffers_.resize(params_.threads);
+  mesh_scratch_.resize(params_.threads);
+  // Every mesh's features get their own range of cache keys (contact/ContactCache.hpp bead_mesh_key).
+  std::uint64_t features = 0;
+  for (const auto& mesh : m_.meshes) {
+    if (!mesh) throw std::invalid_argument("granular: an empty mesh entry");
+    mesh_feature_offset_.push_back(static_cast<std::uint32_t>(features));
+    features += static_cast<std::uint64_t>(mesh->feature_count());
+  }
+  if (features >= (1u << 28))
+    throw std::invalid_argument("granular: the meshes have " + std::to_string(features) +
+                                " faces, edges and vertices in all (at most 2^28 can be told apart by the contact cache)");
   work_.record_history = params_.record_history;
   multilevel_.fine.record_history = params_.record_history;
 }
@@ -157,9 +168,10 @@ void GranularStepper::wrap_positions() {
 void GranularStepper::detect(double margin) {
   RigidBodies& b = m_.bodies;
   // Cones meet beads only (contact/NarrowPhase.hpp); a capsule would pass through them unseen.
-  if (!m_.cones.empty() && b.capsules() > 0)
-    throw std::invalid_argument("granular: the model holds cones and capsules, but capsule–cone contacts are not "
-                                "implemented (cones hold beads only)");
+  if ((!m_.cones.empty() || !m_.meshes.empty()) && b.capsules() > 0)
+    throw std::invalid_argument("granular: the model holds " + std::string(m_.cones.empty() ? "meshes" : "cones") +
+                                " and capsules, but capsule–cone and capsule–mesh contacts are not implemented "
+                                "(cones and meshes hold beads only)");
   wrap_positions();
   const int n = b.spheres();
   const int T = params_.threads;
@@ -176,6 +188,11 @@ void GranularStepper::detect(double margin) {
     walls_now_[w] = m_.walls[w].at(now);
     wall_speed_[w] = (m_.walls[w].displacement(now + h) - m_.walls[w].displacement(now)) / h;
     wall_margin_[w] = margin + h * std::abs(wall_speed_[w]);
+  }
+  if (!m_.meshes.empty() && rmax + margin > mesh_grid_pad_) {
+    mesh_grid_pad_ = 1.25 * (rmax + margin);
+    mesh_grids_.clear();
+    for (const auto& mesh : m_.meshes) mesh_grids_.push_back(contact::build_proximity_grid(*mesh, mesh_grid_pad_));
   }
   contact::size_cell_grid(grid_, b.x.data(), n, std::max(2.0 * rmax + margin, 1e-12), m_.periodic);
 #pragma omp parallel num_threads(T) if (T > 1)
@@ -195,11 +212,21 @@ void GranularStepper::detect(double margin) {
     wall_buffers_[t].clear();
     const int lo = static_cast<int>(static_cast<long>(n) * t / T), hi = static_cast<int>(static_cast<long>(n) * (t + 1) / T);
     contact::ContactPoint cp;
-    for (int i = lo; i < hi; ++i)
+    const int nm = static_cast<int>(m_.meshes.size());
+    for (int i = lo; i < hi; ++i) {
       for (int w = 0; w < nobs; ++w)
         if ((w >= nw || m_.walls[w].present(now)) && obstacle_point(w, i, cp) &&
             cp.gap <= (w < nw ? wall_margin_[w] : margin))
-          wall_buffers_[t].push_back({i, static_cast<std::int16_t>(w), static_cast<std::int16_t>(cp.feature)});
+          wall_buffers_[t].push_back({i, w, cp.feature});
+      // A bead may touch several features of one mesh (a valley's two faces): one hit each.
+      for (int k = 0; k < nm; ++k) {
+        const Eigen::Vector3d x = mesh_position(k, i);
+        // Every bead reaches no farther than the grid's pad (built above): a far one is told in one lookup.
+        if (!mesh_grids_[k].may_be_near(x)) continue;
+        contact::sphere_mesh_features(*m_.meshes[k], x, b.radius[i], margin, mesh_scratch_[t],
+                                      [&](int f) { wall_buffers_[t].push_back({i, nobs + k, f}); });
+      }
+    }
   }
   pairs_.clear();
   wall_hits_.clear();
@@ -209,6 +236,47 @@ void GranularStepper::detect(double margin) {
   }
   refresh_world_inertia(m_.bodies);
   detect_general_contacts(m_, grid_, walls_now_, wall_speed_, margin, h, T, general_buffers_);
+}
+
+// Bead i's centre as mesh k sees it: in a periodic domain, the image nearest to the centre of the mesh's box.
+Eigen::Vector3d GranularStepper::mesh_position(int k, int i) const {
+  const Eigen::Vector3d& x = m_.bodies.x[i];
+  if (!m_.periodic.any()) return x;
+  const contact::BvhNode& root = m_.meshes[k]->bvh[0];
+  const Eigen::Vector3d centre = 0.5 * (root.lo + root.hi);
+  return centre + m_.periodic.minimum_image(x - centre);
+}
+
+// The warm start of a bead–mesh contact: its own feature's impulse, or else that of a neighbouring feature the
+// bead touched last step (a bead rolling from a face over an edge onto the next face keeps its impulse).
+Eigen::Vector3d GranularStepper::mesh_warm_start(int k, int feature, std::uint32_t id) const {
+  const contact::TriangleMesh& m = *m_.meshes[k];
+  const std::uint32_t off = mesh_feature_offset_[k];
+  const auto find = [&](int f) { return cache_.find(contact::bead_mesh_key(off + static_cast<std::uint32_t>(f), id)); };
+  Eigen::Vector3d r = find(feature);
+  if (r != Eigen::Vector3d::Zero()) return r;
+  const int T = m.faces(), E = m.edges();
+  if (feature < T) {
+    for (int e : m.triangle_edges[feature])
+      if ((r = find(T + e)) != Eigen::Vector3d::Zero()) return r;
+    for (int v : m.triangles[feature])
+      if ((r = find(T + E + v)) != Eigen::Vector3d::Zero()) return r;
+  } else if (feature < T + E) {
+    for (int t : m.edge_triangles[feature - T])
+      if (t >= 0 && (r = find(t)) != Eigen::Vector3d::Zero()) return r;
+    for (int v : m.edge_vertices[feature - T])
+      if ((r = find(T + E + v)) != Eigen::Vector3d::Zero()) return r;
+  } else {
+    const int v = feature - T - E;
+    for (int j = m.vertex_triangle_start[v]; j < m.vertex_triangle_start[v + 1]; ++j) {
+      const int t = m.vertex_triangles[j];
+      if ((r = find(t)) != Eigen::Vector3d::Zero()) return r;
+      for (int e : m.triangle_edges[t])
+        if ((m.edge_vertices[e][0] == v || m.edge_vertices[e][1] == v) && (r = find(T + e)) != Eigen::Vector3d::Zero())
+          return r;
+    }
+  }
+  return Eigen::Vector3d::Zero();
 }
 
 bool GranularStepper::obstacle_point(int obstacle, int bead, contact::ContactPoint& cp) const {
@@ -297,6 +365,7 @@ void GranularStepper::narrow() {
   const int T = params_.threads;
   const int nw = static_cast<int>(m_.walls.size());
   const bool periodic = m_.periodic.any();
+  const int nobs_before_meshes = nw + static_cast<int>(m_.boxes.size()) + static_cast<int>(m_.cones.size());
   double max_pen = 0.0;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static) reduction(max : max_pen)
   for (int k = 0; k < n; ++k) {
@@ -325,17 +394,29 @@ void GranularStepper::narrow() {
       keys_[s] = contact::bead_pair_key(b.id[ia], b.id[ib]);
     } else {
       const WallHit& w = wall_hits_[src - np];
-      obstacle_point(w.wall, w.bead, cp);
       const int nb = static_cast<int>(m_.boxes.size());
+      const int nc = static_cast<int>(m_.cones.size());
+      const bool mesh = w.wall >= nw + nb + nc;
+      if (mesh) {
+        const int k = w.wall - nw - nb - nc;
+        if (!contact::sphere_mesh_feature_point(*m_.meshes[k], w.feature, mesh_position(k, w.bead), b.radius[w.bead], cp))
+          cp.n = Eigen::Vector3d::UnitZ(), cp.gap = -b.radius[w.bead];
+      } else {
+        obstacle_point(w.wall, w.bead, cp);
+      }
       law = laws.law(b.material[w.bead], w.wall < nw        ? m_.material_of_wall(w.wall)
                                          : w.wall < nw + nb ? m_.material_of_box(w.wall - nw)
-                                                            : m_.material_of_cone(w.wall - nw - nb));
+                                         : !mesh            ? m_.material_of_cone(w.wall - nw - nb)
+                                                            : m_.material_of_mesh(w.wall - nw - nb - nc));
       c.a = -1, c.b = w.bead, c.ra = 0.0, c.rb = b.radius[w.bead], c.mu = law.mu;
       if (w.wall < nw) {
         keys_[s] = contact::bead_wall_key(w.wall, w.feature, b.id[w.bead]);
         wall_speed = wall_speed_[w.wall];
       } else if (w.wall < nw + nb) {
         keys_[s] = contact::bead_box_key(w.wall - nw, b.id[w.bead]);
+      } else if (mesh) {
+        const int k = w.wall - nw - nb - nc;
+        keys_[s] = contact::bead_mesh_key(mesh_feature_offset_[k] + static_cast<std::uint32_t>(w.feature), b.id[w.bead]);
       } else {
         const int k = w.wall - nw - nb;
         keys_[s] = contact::bead_cone_key(k, b.id[w.bead]);
@@ -388,7 +469,10 @@ void GranularStepper::narrow() {
       if (e > 0.0) c.extra += e * std::min(0.0, un_k);
       if (curvature != 0.0) c.extra += curvature / h;
     }
-    const Eigen::Vector3d R = cache_.find(keys_[s]);
+    const Eigen::Vector3d R = src >= np && wall_hits_[src - np].wall >= nobs_before_meshes
+                                  ? mesh_warm_start(wall_hits_[src - np].wall - nobs_before_meshes,
+                                                    wall_hits_[src - np].feature, b.id[c.b])
+                                  : cache_.find(keys_[s]);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
     solvers::project_on_cone(r.data(), 3, c.mu);
     c.r = r;

@@ -67,6 +67,8 @@
 #include "contact/BroadPhase.hpp"
 #include "contact/CellGrid.hpp"
 #include "contact/ContactCache.hpp"
+#include "contact/MeshContact.hpp"
+#include "contact/MeshProximityGrid.hpp"
 #include "contact/NarrowPhase.hpp"
 #include "engine/StepProfile.hpp"
 #include "engine/StepReport.hpp"
@@ -204,6 +206,8 @@ class GranularStepper {
   // After a solve: false when it completed; otherwise, under RollBack, the velocities of the step's start are
   // restored and StepFailure is thrown, under Keep the report says what failed and true is returned.
   bool solve_failed(const char* which);
+  Eigen::Vector3d mesh_position(int mesh, int bead) const;
+  Eigen::Vector3d mesh_warm_start(int mesh, int feature, std::uint32_t bead_id) const;
   bool generalized_alpha() const { return params_.scheme == GranularScheme::GeneralizedAlpha; }
 
   Model& m_;
@@ -216,11 +220,18 @@ class GranularStepper {
   std::vector<contact::BodyPair> pairs_;
   struct WallHit {
     std::int32_t bead;
-    std::int16_t wall, feature;
+    std::int32_t wall, feature;  // feature: a wall's plane or rim, a cone's surface or rim, a mesh's feature
   };
   std::vector<std::vector<WallHit>> wall_buffers_;
-  // wall index w < walls.size(), else box w − walls.size() below boxes.size(), else cone w − walls − boxes
+  // wall index w < walls.size(), else box w − walls.size() below boxes.size(), else cone w − walls − boxes below
+  // cones.size(), else mesh w − walls − boxes − cones
   std::vector<WallHit> wall_hits_;
+  std::vector<std::vector<contact::MeshCandidate>> mesh_scratch_;  // per thread
+  std::vector<std::uint32_t> mesh_feature_offset_;  // mesh k's features in the cache keys start here
+  // Where each mesh is (MeshProximityGrid.hpp), for beads reaching no farther than its pad: built at the first
+  // detection with pad 1.25 (r_max + margin), again (1.25 times the reach) should a bead reach farther.
+  std::vector<contact::MeshProximityGrid> mesh_grids_;
+  double mesh_grid_pad_ = 0.0;
   std::vector<contact::Wall> walls_now_;      // the walls at the start of the step
   std::vector<double> wall_speed_, wall_margin_;
   std::vector<std::int32_t> cand_a_, cand_b_;

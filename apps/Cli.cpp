@@ -193,7 +193,10 @@ int check_command(const std::string& file, const std::vector<std::string>& sets,
     std::cout << file << ": ok: " << scene.name << ": large path, " << m.bodies.spheres() << " spheres, "
               << m.bodies.capsules() << " capsules, " << m.interactions.size() << " joints, " << m.walls.size()
               << " planes, " << m.boxes.size() << " boxes, " << m.drums.size() << " drums, " << m.cones.size() << " cones, "
-              << m.materials.count() << " materials; h = " << scene.integrator.h << ", t_end = " << scene.t_end
+              << m.meshes.size() << " meshes (";
+    std::size_t triangles = 0;
+    for (const auto& mesh : m.meshes) triangles += mesh->triangles.size();
+    std::cout << triangles << " triangles), " << m.materials.count() << " materials; h = " << scene.integrator.h << ", t_end = " << scene.t_end
               << " (" << steps << " steps)\n";
     return 0;
   }

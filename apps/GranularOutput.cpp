@@ -120,6 +120,30 @@ void write_beads_vtp(const std::filesystem::path& file, const Model& m, const Fr
   finish(o, file);
 }
 
+void write_meshes_vtp(const std::filesystem::path& file, const Model& m) {
+  int points = 0, triangles = 0;
+  for (const auto& mesh : m.meshes) points += static_cast<int>(mesh->vertices.size()), triangles += mesh->faces();
+  std::ofstream o = open_out(file);
+  piece_header(o, "NumberOfPolys", points, triangles);
+  o << "<Points>\n<DataArray type=\"Float64\" Name=\"points\" NumberOfComponents=\"3\" format=\"ascii\">\n";
+  for (const auto& mesh : m.meshes)
+    for (const Eigen::Vector3d& v : mesh->vertices) o << v.x() << ' ' << v.y() << ' ' << v.z() << '\n';
+  o << "</DataArray>\n</Points>\n<Polys>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
+  int base = 0;
+  for (const auto& mesh : m.meshes) {
+    for (const auto& t : mesh->triangles) o << base + t[0] << ' ' << base + t[1] << ' ' << base + t[2] << '\n';
+    base += static_cast<int>(mesh->vertices.size());
+  }
+  o << "</DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n";
+  for (int i = 0; i < triangles; ++i) o << 3 * (i + 1) << '\n';
+  o << "</DataArray>\n</Polys>\n<CellData Scalars=\"mesh\">\n";
+  o << "<DataArray type=\"Int32\" Name=\"mesh\" format=\"ascii\">\n";
+  for (std::size_t k = 0; k < m.meshes.size(); ++k)
+    for (int t = 0; t < m.meshes[k]->faces(); ++t) o << k << '\n';
+  o << "</DataArray>\n</CellData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
+  finish(o, file);
+}
+
 void write_capsules_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc,
                         double h) {
   // The capsule group of the one store, numbered from 0 in the file.

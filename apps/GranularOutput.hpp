@@ -10,6 +10,7 @@
 //                       (unit vector), orientation (quaternion w, x, y, z; body z = axis), velocity,
 //                       angular_velocity, contact_force, id — glyph them in ParaView (Glyph: cylinder, oriented
 //                       by axis)
+//   meshes.vtp          (scenes with meshes) their triangles, once: cell data mesh (its index in the scene)
 //   beads.pvd, contacts.pvd, capsules.pvd  collections indexing the frames by time (open these in ParaView)
 //   restart.h5          /beads/{x, v, w, radius, mass, inv_mass, inv_inertia, id, [material]} (N×3 or N),
 //                       /capsules/{x, v, w, q (N×4, w x y z), radius, half_length, mass, inv_mass, inertia (N×3,
@@ -52,6 +53,7 @@ void write_capsules_vtp(const std::filesystem::path& file, const talus::Model& m
                         const FrameContacts& contacts, double h);
 void write_contacts_vtp(const std::filesystem::path& file, const talus::Model& model,
                         const FrameContacts& contacts, double h);
+void write_meshes_vtp(const std::filesystem::path& file, const talus::Model& model);
 // (time, file name relative to the .pvd) pairs.
 void write_pvd(const std::filesystem::path& file, const std::vector<std::pair<double, std::string>>& frames);
 

@@ -617,7 +617,7 @@ long planned_steps(const Settings& s, const GranularRunOptions& o, const RunSett
 // The files a granular run writes into its folder (and their temporary names), recognised by name.
 bool is_run_file(const std::string& name) {
   static const std::regex re(
-      R"(\.?((beads|contacts|capsules)(_[0-9]+\.vtp|\.pvd)|restart\.h5|granular\.json|profile\.txt|discharge\.csv|joints\.csv|measures\.csv|snapshot\.png)(\.tmp)?|\.snapshot\.tmp\.png)");
+      R"(\.?((beads|contacts|capsules)(_[0-9]+\.vtp|\.pvd)|restart\.h5|granular\.json|profile\.txt|discharge\.csv|joints\.csv|measures\.csv|meshes\.vtp|snapshot\.png)(\.tmp)?|\.snapshot\.tmp\.png)");
   return std::regex_match(name, re);
 }
 
@@ -972,6 +972,11 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     write_pvd(out / "beads.pvd", bead_frames);
     write_pvd(out / "contacts.pvd", contact_frames);
     written("beads.pvd"), written("contacts.pvd");
+    // The meshes do not move: written once, beside the first frame.
+    if (frame == 0 && !m.meshes.empty()) {
+      write_meshes_vtp(out / "meshes.vtp", m);
+      written("meshes.vtp");
+    }
     if (capsule_series) {
       const std::string kf = frame_name("capsules", frame);
       write_capsules_vtp(out / kf, m, contacts, p.h);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "apps/GranularRun.hpp"
+#include "apps/MeshFile.hpp"
 #include "apps/ParticleFile.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/SceneReader.hpp"
@@ -106,6 +107,7 @@ class SceneBuilder {
   void read_box(const Field& f);
   void read_drum(const Field& f);
   void read_cone(const Field& f);
+  void read_mesh(const Field& f);
   void read_periodic(const Field& f);
   void read_outflow(const Field& f);
   // The large path's materials (engine/Materials.hpp): `materials:` names them, `material:` gives a body's or an
@@ -171,8 +173,8 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   in_.expect_map(root, {"name", "description", "gravity", "laws", "materials", "lti_systems", "spheres", "lattices",
-                        "pours", "particles", "capsules", "planes", "boxes", "drums", "cones", "periodic", "outflow", "planar_blocks", "corotational_beams",
-                        "beams", "interactions", "contacts", "integrator", "output"});
+                        "pours", "particles", "capsules", "planes", "boxes", "drums", "cones", "meshes", "periodic", "outflow", "planar_blocks",
+                        "corotational_beams", "beams", "interactions", "contacts", "integrator", "output"});
   // integrator.path decides where spheres and planes are stored, so it is read before them.
   if (auto integrator = in_.optional(root, "integrator"); integrator && integrator->node.IsMap())
     if (auto path = in_.optional(*integrator, "path"))
@@ -184,7 +186,7 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
                                  "capsules, their joints and the contacts it detects; expected path: small for ") +
                          key + ")");
   if (!large_)
-    for (const char* key : {"materials", "periodic", "boxes", "drums", "cones", "outflow", "capsules"})
+    for (const char* key : {"materials", "periodic", "boxes", "drums", "cones", "meshes", "outflow", "capsules"})
       if (auto f = in_.optional(root, key))
         in_.fail(*f, "is only read with integrator.path: large (a section of the granular stepper's scenes: "
                      "docs/scene-format.md, \"The large path\")");
@@ -222,6 +224,12 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_cone(item);
     if (auto c = in_.optional(root, "capsules"))
       in_.fail(*c, "is given beside 'cones' (expected beads only in a scene with cones: capsule–cone contacts are "
+                   "not implemented)");
+  }
+  if (auto f = in_.optional(root, "meshes")) {
+    for (const Field& item : in_.list(*f)) read_mesh(item);
+    if (auto c = in_.optional(root, "capsules"))
+      in_.fail(*c, "is given beside 'meshes' (expected beads only in a scene with meshes: capsule–mesh contacts are "
                    "not implemented)");
   }
   if (auto f = in_.optional(root, "outflow")) read_outflow(*f);
@@ -877,6 +885,34 @@ void SceneBuilder::read_cone(const Field& f) {
   }
   scene_.model.cones.push_back(k);
   scene_.model.cone_material.push_back(material_of(f, kWallMaterial));
+}
+
+// A triangle-mesh wall read from a file (apps/MeshFile.hpp: STL, OBJ, …), placed by `scale`, then `rotation`
+// (axis, angle in rad, as for boxes), then `translation`; `closed: true` refuses a surface with a boundary.
+void SceneBuilder::read_mesh(const Field& f) {
+  in_.expect_map(f, {"name", "file", "scale", "rotation", "translation", "closed", "material"});
+  new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.meshes.size()));
+  const Field file_field = in_.required(f, "file");
+  std::filesystem::path path = in_.string(file_field);
+  if (path.is_relative()) path = std::filesystem::path(in_.file()).parent_path() / path;
+  talus::app::MeshPlacement place;
+  if (auto x = in_.optional(f, "scale")) place.scale = in_.positive(*x);
+  if (auto r = in_.optional(f, "rotation")) {
+    in_.expect_map(*r, {"axis", "angle"});
+    const Field af = in_.required(*r, "axis");
+    const Eigen::Vector3d axis = in_.vector(af, 3, "(ax, ay, az)");
+    if (!(axis.norm() > 1e-12)) in_.fail(af, "is zero (expected a non-zero direction)");
+    place.rotation = Eigen::AngleAxisd(in_.number(in_.required(*r, "angle")), axis.normalized()).toRotationMatrix();
+  }
+  if (auto x = in_.optional(f, "translation")) place.translation = in_.vector(*x, 3, "(x, y, z) in m");
+  const bool closed = in_.optional(f, "closed") ? in_.boolean(*in_.optional(f, "closed")) : false;
+  try {
+    scene_.model.meshes.push_back(
+        std::make_shared<const contact::TriangleMesh>(talus::app::read_mesh(path, place, closed)));
+  } catch (const std::runtime_error& e) {
+    in_.fail(file_field, e.what());
+  }
+  scene_.model.mesh_material.push_back(material_of(f, kWallMaterial));
 }
 
 NonsmoothLaw SceneBuilder::read_large_path_law(const Field& law_field) {

@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libtbb-dev libsuitesparse-dev catch2
-  libcli11-dev libyaml-cpp-dev libhdf5-dev libfclib-dev nlohmann-json3-dev
+  libcli11-dev libyaml-cpp-dev libhdf5-dev libfclib-dev nlohmann-json3-dev libassimp-dev
   python3 python3-dev python3-matplotlib python3-numpy python3-h5py python3-scipy python3-pytest
   pybind11-dev python3-pybind11
 )

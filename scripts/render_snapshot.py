@@ -41,6 +41,16 @@ def read_capsules(frame):
             np.linalg.norm(read_array(text, "velocity").reshape(-1, 3), axis=1))
 
 
+def read_meshes(frame):
+    """Vertices (V x 3) and triangles (T x 3) of the meshes.vtp beside a frame (scenes with `meshes:`), or None."""
+    path = os.path.join(os.path.dirname(frame), "meshes.vtp")
+    if not os.path.isfile(path):
+        return None
+    text = open(path).read()
+    m = re.search(r'<Polys>\s*<DataArray[^>]*Name="connectivity"[^>]*>(.*?)</DataArray>', text, re.S)
+    return read_array(text, "points").reshape(-1, 3), np.array(m.group(1).split(), dtype=int).reshape(-1, 3)
+
+
 def stadium(p, q, r, k=8):
     """Outline of the segment p–q (2D) thickened by r: two half circles joined by straight sides."""
     d = q - p
@@ -73,12 +83,18 @@ def main():
         r_all = np.concatenate([r, cr, cr])
     else:
         x_all, r_all = x, r
+    meshes = read_meshes(a.frame)
     vmax = max(speed.max() if len(r) else 0.0, caps[4].max() if ncaps else 0.0)
     # Long domains (chutes) get the two views one above the other, so that neither is a thin strip.
     span = np.ptp(x_all, axis=0) + 1e-12 if len(r_all) else np.ones(3)
     wide = max(span[0] / span[2], span[0] / span[1]) > 2.5
     fig, axes = plt.subplots(2, 1, figsize=(12, 7)) if wide else plt.subplots(1, 2, figsize=(12, 6))
     for ax, (i, j, depth, label) in zip(axes, [(0, 2, 1, "side view (x, z)"), (0, 1, 2, "top view (x, y)")]):
+        if meshes is not None:
+            # The mesh walls' triangles projected on the view, in grey under the beads.
+            mv, mt = meshes
+            ax.add_collection(PolyCollection([mv[t][:, [i, j]] for t in mt], facecolors="0.85", edgecolors="0.6",
+                                             linewidths=0.2, zorder=0))
         order = np.argsort(-x[:, depth] if depth == 1 else x[:, depth])
         coll = EllipseCollection(2 * r[order], 2 * r[order], np.zeros(len(r)), units="xy",
                                  offsets=x[order][:, [i, j]], offset_transform=ax.transData,

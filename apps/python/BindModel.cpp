@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "apps/MeshFile.hpp"
 #include "apps/ParticleFile.hpp"
 #include "apps/python/Bindings.hpp"
 #include "contact/Shapes.hpp"
@@ -468,6 +469,77 @@ void bind_model(py::module_& m) {
           "A fixed conical shell (a hopper wall: radius_bottom < radius_top, the lower rim its outlet) or cylindrical "
           "one (equal radii: a silo's wall), from the lower rim's centre `base` along `axis`; beads touch either "
           "side. Returns its index.")
+      .def(
+          "add_mesh",
+          [](Model& x, const Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>& vertices,
+             const Eigen::Matrix<int, Eigen::Dynamic, 3, Eigen::RowMajor>& triangles, bool closed,
+             const std::string& name, const py::object& material) {
+            const MaterialId mat = material_id(x, material);
+            if (x.bodies.capsules() > 0)
+              throw std::invalid_argument("the model holds capsules: capsule–mesh contacts are not implemented");
+            std::vector<Eigen::Vector3d> v(vertices.rows());
+            for (Eigen::Index i = 0; i < vertices.rows(); ++i) v[i] = vertices.row(i).transpose();
+            std::vector<std::array<int, 3>> t(triangles.rows());
+            for (Eigen::Index i = 0; i < triangles.rows(); ++i) t[i] = {triangles(i, 0), triangles(i, 1), triangles(i, 2)};
+            auto mesh = std::make_shared<const contact::TriangleMesh>(
+                contact::build_triangle_mesh(name.empty() ? "mesh " + std::to_string(x.meshes.size()) : name,
+                                             std::move(v), t, closed));
+            x.mesh_material.resize(x.meshes.size(), kWallMaterial);
+            x.meshes.push_back(std::move(mesh));
+            x.mesh_material.push_back(mat);
+            return static_cast<int>(x.meshes.size()) - 1;
+          },
+          py::arg("vertices"), py::arg("triangles"), py::arg("closed") = false, py::arg("name") = "",
+          py::arg("material") = py::str("wall"),
+          "A fixed triangle-mesh wall from vertices (N × 3) and triangles (M × 3 vertex indices, counter-clockwise seen "
+          "from the normal's side, consistent between neighbours); beads touch either side. Vertices at the same "
+          "position are merged; degenerate triangles, non-manifold or inconsistently oriented edges (and with "
+          "closed=True a boundary) raise ValueError. Returns its index.")
+      .def(
+          "add_mesh_file",
+          [](Model& x, const std::string& file, double scale, const Vec3& axis, double angle, const Vec3& translation,
+             bool closed, const py::object& material) {
+            const MaterialId mat = material_id(x, material);
+            if (x.bodies.capsules() > 0)
+              throw std::invalid_argument("the model holds capsules: capsule–mesh contacts are not implemented");
+            if (!(scale > 0.0)) throw std::invalid_argument("scale must be > 0");
+            if (!(finite(axis, "axis").norm() > 1e-12)) throw std::invalid_argument("axis must not be zero");
+            talus::app::MeshPlacement place;
+            place.scale = scale;
+            place.rotation = Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix();
+            place.translation = finite(translation, "translation");
+            std::shared_ptr<const contact::TriangleMesh> mesh;
+            try {
+              mesh = std::make_shared<const contact::TriangleMesh>(talus::app::read_mesh(file, place, closed));
+            } catch (const std::runtime_error& e) {
+              throw std::invalid_argument(e.what());
+            }
+            x.mesh_material.resize(x.meshes.size(), kWallMaterial);
+            x.meshes.push_back(std::move(mesh));
+            x.mesh_material.push_back(mat);
+            return static_cast<int>(x.meshes.size()) - 1;
+          },
+          py::arg("file"), py::arg("scale") = 1.0, py::arg("axis") = Vec3(0.0, 0.0, 1.0), py::arg("angle") = 0.0,
+          py::arg("translation") = Vec3::Zero(), py::arg("closed") = false, py::arg("material") = py::str("wall"),
+          "A fixed triangle-mesh wall read from an STL (ASCII or binary) or OBJ file, scaled, rotated by `angle` [rad] "
+          "about `axis`, then translated, as the scene's `meshes:` entries. Returns its index.")
+      .def(
+          "mesh",
+          [](const Model& x, int k) {
+            if (k < 0 || k >= static_cast<int>(x.meshes.size())) throw std::invalid_argument("no mesh " + std::to_string(k));
+            const contact::TriangleMesh& m = *x.meshes[k];
+            Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> v(m.vertices.size(), 3);
+            for (std::size_t i = 0; i < m.vertices.size(); ++i) v.row(i) = m.vertices[i].transpose();
+            Eigen::Matrix<int, Eigen::Dynamic, 3, Eigen::RowMajor> t(m.faces(), 3);
+            for (int i = 0; i < m.faces(); ++i) t.row(i) << m.triangles[i][0], m.triangles[i][1], m.triangles[i][2];
+            py::dict d;
+            d["name"] = m.name, d["vertices"] = v, d["triangles"] = t, d["boundary_edges"] = m.boundary_edges;
+            d["area"] = m.area();
+            return d;
+          },
+          py::arg("k"),
+          "Mesh k as built (welded): a dict of name, vertices, triangles, boundary_edges (0: closed) and area [m²].")
+      .def_property_readonly("mesh_count", [](const Model& x) { return static_cast<int>(x.meshes.size()); })
       .def(
           "set_periodic",
           [](Model& x, int axis, double lower, double upper) {

@@ -192,7 +192,7 @@ TEST_CASE("malformed scenes give one line naming file, line, column and field", 
     CHECK(error_of("gravty: [0, 0, -9.81]\n" + kBall, "typo.yaml") ==
           located("typo.yaml", 1, 1) +
               "field 'gravty': unknown key (did you mean 'gravity'? expected one of: name, description, gravity, laws, materials, "
-              "lti_systems, spheres, lattices, pours, particles, capsules, planes, boxes, drums, cones, periodic, outflow, planar_blocks, "
+              "lti_systems, spheres, lattices, pours, particles, capsules, planes, boxes, drums, cones, meshes, periodic, outflow, planar_blocks, "
               "corotational_beams, "
               "beams, interactions, contacts, "
               "integrator, output)");

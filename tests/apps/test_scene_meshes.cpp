@@ -1,0 +1,150 @@
+// Triangle-mesh walls from files (apps/MeshFile.hpp, the scene key `meshes:`; issue 14 items 1 and 4): ASCII and
+// binary STL and OBJ give the same mesh, placed as asked; a bead dropped on a flat STL floor steps bit for bit as
+// on the analytic plane; every bad file or mesh names the scene's field and the file's problem.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+
+#include "apps/MeshFile.hpp"
+#include "apps/SceneError.hpp"
+#include "apps/SceneLoader.hpp"
+#include "engine/granular/GranularStepper.hpp"
+#include "tests/contact/MeshShapes.hpp"
+
+using namespace talus;
+using namespace talus::app;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path dir = fs::temp_directory_path() / ("talus_meshes_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(dir); }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  fs::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name) << text;
+    return dir / name;
+  }
+};
+
+// A binary STL (80-byte header, count, per triangle a normal, three vertices as float and a 16-bit attribute).
+void write_binary_stl(const fs::path& file, const contact::TriangleMesh& m) {
+  std::ofstream out(file, std::ios::binary);
+  const char header[80] = "talus test";
+  out.write(header, 80);
+  const std::uint32_t n = static_cast<std::uint32_t>(m.faces());
+  out.write(reinterpret_cast<const char*>(&n), 4);
+  for (int t = 0; t < m.faces(); ++t) {
+    float v[12];
+    for (int k = 0; k < 3; ++k) v[k] = static_cast<float>(m.normals[t][k]);
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 3; ++k) v[3 + 3 * i + k] = static_cast<float>(m.vertices[m.triangles[t][i]][k]);
+    out.write(reinterpret_cast<const char*>(v), sizeof v);
+    const std::uint16_t attr = 0;
+    out.write(reinterpret_cast<const char*>(&attr), 2);
+  }
+}
+
+std::string scene_text(const std::string& meshes, bool large = true) {
+  return "gravity: [0, 0, -9.81]\n"
+         "laws: {glass: {type: newton_friction, e: 0, mu: 0.3, dim: 3}}\n"
+         "contacts: {detect: true, law: glass}\n"
+         "spheres: [{name: ball, position: [0.0137, 0.0211, 0.05], radius: 0.01, density: 2500}]\n" +
+         meshes + "integrator: {" + (large ? "path: large, " : "scheme: moreau_jean, ") + "h: 1.0e-3, t_end: 0.01}\n";
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    load_scene_from_string(text, "m.yaml");
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+TEST_CASE("ASCII and binary STL and OBJ give the same mesh, placed as asked", "[apps][meshes]") {
+  TempDir t;
+  // Coordinates exact in single precision (binary STL stores floats).
+  const contact::TriangleMesh g = test::flat_grid(-0.25, 0.25, -0.125, 0.125, 4, 2);
+  write_stl(t.dir / "grid.stl", g, "grid");
+  write_binary_stl(t.dir / "grid_bin.stl", g);
+  const contact::TriangleMesh a = read_mesh(t.dir / "grid.stl"), b = read_mesh(t.dir / "grid_bin.stl");
+  REQUIRE(a.faces() == g.faces());
+  REQUIRE(b.faces() == g.faces());
+  CHECK(a.vertices.size() == g.vertices.size());  // welded back from the STL's triangle soup
+  CHECK(a.boundary_edges == g.boundary_edges);
+  for (int k = 0; k < a.faces(); ++k)
+    for (int i = 0; i < 3; ++i) CHECK(a.vertices[a.triangles[k][i]] == b.vertices[b.triangles[k][i]]);
+  CHECK(a.area() == Approx(0.5 * 0.25).epsilon(1e-14));
+  // An OBJ with a quad and a triangle: the quad is split in two.
+  t.write("quad.obj", "# a unit square and a roof triangle\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0.5 0\n"
+                      "f 1 2 3 4\nf 2 5 3\n");
+  const contact::TriangleMesh q = read_mesh(t.dir / "quad.obj");
+  CHECK(q.faces() == 3);
+  CHECK(q.area() == Approx(1.5).epsilon(1e-14));
+  // Placement: millimetres to metres, a quarter turn about z, then a shift.
+  MeshPlacement p;
+  p.scale = 1e-3;
+  p.rotation = Eigen::AngleAxisd(std::numbers::pi / 2, Eigen::Vector3d::UnitZ()).toRotationMatrix();
+  p.translation = Eigen::Vector3d(0, 0, 0.5);
+  t.write("mm.obj", "v 0 0 0\nv 1000 0 0\nv 0 1000 0\nf 1 2 3\n");
+  const contact::TriangleMesh mm = read_mesh(t.dir / "mm.obj", p);
+  bool found = false;
+  for (const auto& v : mm.vertices) found |= (v - Eigen::Vector3d(0, 1, 0.5)).norm() < 1e-15;
+  CHECK(found);
+}
+
+TEST_CASE("a bead dropped on an STL floor steps bit for bit as on the plane", "[apps][meshes]") {
+  TempDir t;
+  write_stl(t.dir / "floor.stl", test::flat_grid(-0.5, 0.5, -0.5, 0.5, 8, 8), "floor");
+  const fs::path on_mesh = t.write("mesh.yaml", scene_text("meshes: [{name: floor, file: floor.stl}]\n"));
+  Scene sm = load_scene(on_mesh);
+  Scene sp = load_scene_from_string(scene_text("planes: [{name: floor, normal: [0, 0, 1], offset: 0}]\n"), "p.yaml");
+  REQUIRE(sm.model.meshes.size() == 1);
+  REQUIRE(sm.large_path);
+  granular::GranularStepper a(sm.model, sm.large_path->params), b(sp.model, sp.large_path->params);
+  for (int k = 0; k < 200; ++k) {
+    a.step();
+    b.step();
+  }
+  CHECK(sm.model.bodies.x[0] == sp.model.bodies.x[0]);
+  CHECK(sm.model.bodies.v[0] == sp.model.bodies.v[0]);
+  CHECK(sm.model.bodies.x[0].z() == Approx(0.01).epsilon(1e-9));
+}
+
+TEST_CASE("a bad mesh file names the scene's field and the file's problem", "[apps][meshes]") {
+  TempDir t;
+  const std::string dir = t.dir.string();
+  CHECK_THAT(error_of(scene_text("meshes: [{name: m, file: " + dir + "/gone.stl}]\n")),
+             Catch::StartsWith("m.yaml:5:") && Catch::Contains("field 'meshes[0].file'") &&
+                 Catch::Contains("gone.stl: no such file"));
+  // Two triangles whose shared edge runs the same way.
+  t.write("flip.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 3 4\n");
+  CHECK_THAT(error_of(scene_text("meshes: [{name: m, file: " + dir + "/flip.obj}]\n")),
+             Catch::Contains("flip.obj': the edge from (1, 0, 0) to (0, 1, 0) runs the same way in triangles 0 and 1"));
+  t.write("open.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  CHECK_THAT(error_of(scene_text("meshes: [{name: m, file: " + dir + "/open.obj, closed: true}]\n")),
+             Catch::Contains("is open: 3 edges have one triangle"));
+  t.write("garbage.stl", "solid x\n facet normal 0 0 1\n  outer loop\n   vertex 0 0\n");
+  CHECK_THAT(error_of(scene_text("meshes: [{name: m, file: " + dir + "/garbage.stl}]\n")),
+             Catch::Contains("field 'meshes[0].file'") && Catch::Contains("garbage.stl: "));
+  t.write("ok.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  const std::string ok = "meshes: [{name: m, file: " + dir + "/ok.obj";
+  CHECK_THAT(error_of(scene_text(ok + ", scale: 0}]\n")), Catch::Contains("field 'meshes[0].scale'"));
+  CHECK_THAT(error_of(scene_text(ok + ", colour: red}]\n")), Catch::Contains("unknown key"));
+  CHECK_THAT(error_of(scene_text(ok + "}]\n", false)), Catch::Contains("is only read with integrator.path: large"));
+  CHECK_THAT(error_of(scene_text(ok + "}]\ncapsules: [{name: c, position: [0, 0, 1], axis: [1, 0, 0], half_length: 0.1, "
+                                      "radius: 0.01, density: 1000}]\n")),
+             Catch::Contains("capsule–mesh contacts are not implemented"));
+  CHECK(error_of(scene_text(ok + ", translation: [0, 0, -0.5], rotation: {axis: [1, 0, 0], angle: 0.1}, "
+                                 "material: wall}]\n")) == "accepted");
+}

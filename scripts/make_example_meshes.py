@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Writes the triangle meshes the examples read (examples/meshes/*.stl), so that they can be remade or varied.
+
+  boulder.stl  a closed, irregular rock about 12 cm across: an icosahedron subdivided three times (1280 triangles)
+               whose vertices are pushed in and out by a few smooth harmonics of the direction (deterministic);
+               examples/mesh_chute.yaml puts it in a chute's flow.
+
+Usage: scripts/make_example_meshes.py [--out examples/meshes]
+"""
+import argparse
+import os
+import sys
+
+try:
+    import numpy as np
+except ImportError:  # the machine's first python3 may lack numpy: run again with the system's
+    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    raise
+
+
+def icosphere(levels):
+    t = (1 + 5 ** 0.5) / 2
+    v = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t), (0, -1, -t), (0, 1, -t),
+         (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]
+    v = [np.array(p, float) / np.linalg.norm(p) for p in v]
+    f = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2), (10, 7, 6),
+         (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5), (2, 4, 11), (6, 2, 10),
+         (8, 6, 7), (9, 8, 1)]
+    for _ in range(levels):
+        mid = {}
+
+        def midpoint(a, b):
+            key = (min(a, b), max(a, b))
+            if key not in mid:
+                p = v[a] + v[b]
+                v.append(p / np.linalg.norm(p))
+                mid[key] = len(v) - 1
+            return mid[key]
+
+        g = []
+        for a, b, c in f:
+            ab, bc, ca = midpoint(a, b), midpoint(b, c), midpoint(c, a)
+            g += [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
+        f = g
+    return np.array(v), np.array(f)
+
+
+def boulder():
+    v, f = icosphere(3)
+    x, y, z = v.T
+    # Smooth bumps: a few low harmonics of the direction, ±20 % of the radius at most.
+    bump = 0.08 * x * y + 0.07 * np.sin(3 * z + 1) + 0.05 * np.cos(2 * x - y) + 0.04 * x * z * z
+    radius = 0.06 * (1 + bump)
+    scale = np.array([1.2, 1.0, 0.8])  # flatter than a ball, longer along the flow
+    return v * radius[:, None] * scale, f
+
+
+def write_stl(path, v, f, name):
+    with open(path, "w") as out:
+        out.write(f"solid {name}\n")
+        for a, b, c in f:
+            n = np.cross(v[b] - v[a], v[c] - v[a])
+            n /= np.linalg.norm(n)
+            out.write(f"  facet normal {n[0]:.9g} {n[1]:.9g} {n[2]:.9g}\n    outer loop\n")
+            for i in (a, b, c):
+                out.write(f"      vertex {v[i][0]:.9g} {v[i][1]:.9g} {v[i][2]:.9g}\n")
+            out.write("    endloop\n  endfacet\n")
+        out.write(f"endsolid {name}\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "meshes"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    v, f = boulder()
+    path = os.path.join(args.out, "boulder.stl")
+    write_stl(path, v, f, "boulder")
+    print(f"{path}: {len(f)} triangles, {len(v)} vertices, extent {np.ptp(v, axis=0).round(4)} m")
+
+
+if __name__ == "__main__":
+    main()

@@ -225,6 +225,15 @@ void Model::validate() const {
   check_bodies(bodies);
   for (std::size_t k = 0; k < meshes.size(); ++k)
     if (!meshes[k]) fail("meshes", "entry " + std::to_string(k) + " is empty");
+  if (!mesh_motion.empty() && mesh_motion.size() != meshes.size())
+    fail("mesh_motion", "has " + std::to_string(mesh_motion.size()) + " entries, expected " +
+                            std::to_string(meshes.size()) + " (or none)");
+  for (std::size_t k = 0; k < mesh_motion.size(); ++k) {
+    const contact::MeshMotion& mm = mesh_motion[k];
+    if (!mm.centre.allFinite() || !mm.velocity.allFinite() || !std::isfinite(mm.angular_velocity) ||
+        !(std::abs(mm.axis.norm() - 1.0) < 1e-9))
+      fail("mesh_motion", "entry " + std::to_string(k) + " is not finite or its axis is not a unit vector");
+  }
   if (!gravity.allFinite()) fail("gravity", "contains NaN or Inf");
   if (!std::isfinite(time)) fail("time", "is not finite");
   for (size_t i = 0; i < interactions.size(); ++i) check_interaction(i, interactions[i], *this);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "contact/MeshMotion.hpp"
 #include "contact/Periodicity.hpp"
 #include "contact/Shapes.hpp"
 #include "contact/TriangleMesh.hpp"
@@ -42,6 +43,10 @@ struct Model {
   // Fixed triangle-mesh walls (contact/TriangleMesh.hpp): beads only. Shared, since a model is copied (snapshots,
   // Python) and a mesh never changes once built.
   std::vector<std::shared_ptr<const contact::TriangleMesh>> meshes;
+  // Their prescribed motions, one per mesh (an empty list: every mesh is fixed). A moving mesh's contacts are
+  // general contacts (like a drum's: the matrix-free solvers), a fixed one's are bead contacts.
+  std::vector<contact::MeshMotion> mesh_motion;
+  bool mesh_moves(int k) const { return k < static_cast<int>(mesh_motion.size()) && mesh_motion[k].moves(); }
   contact::Periodicity periodic;
   // The laws of the detected contacts (engine/Materials.hpp): a (μ, e) per pair of materials; bodies carry
   // their material in bodies.material, obstacles here, one id per wall, box and drum in their order (an empty

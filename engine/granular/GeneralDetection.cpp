@@ -7,6 +7,7 @@
 
 #include "contact/BroadPhase.hpp"
 #include "contact/CapsuleContact.hpp"
+#include "engine/granular/MovingMeshContacts.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 
 namespace talus::granular {
@@ -60,6 +61,8 @@ double second_order_drift(const GeneralCandidate& g, const Model& m, const std::
     contact::CapsuleShape b = advanced(caps, g.b, h);
     if (m.periodic.any()) b.centre = caps.x[g.a] + m.periodic.minimum_image(b.centre - caps.x[g.a]);
     gap = pick(contact::capsule_capsule_points(advanced(caps, g.a, h), b, pts));
+  } else if (g.mesh >= 0) {
+    return moving_mesh_drift(g, m, h, un_kinematic);
   } else if (g.kind_a == BodyKind::Fixed && g.kind_b == BodyKind::Sphere) {
     // A bead in a drum: inside a concave surface a straight path leaves it, so the gap closes by ~(v_T h)²/2R.
     const contact::Drum& drum = m.drums[((g.key >> 26) & 0x3ffffff) - kDrumKeyBase];

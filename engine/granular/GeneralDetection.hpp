@@ -23,6 +23,7 @@ struct GeneralCandidate {
   double wall_speed = 0.0;
   Eigen::Vector3d wall_velocity = Eigen::Vector3d::Zero();  // a drum's surface velocity at the contact (world)
   double mu = 0.0, e = 0.0;  // the pair's law (Model::materials), looked up at detection
+  std::int32_t mesh = -1, feature = 0;  // a moving mesh's contact (MovingMeshContacts.hpp): the mesh and feature
 };
 
 struct GeneralDetectionBuffers {

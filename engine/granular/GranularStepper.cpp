@@ -1,4 +1,5 @@
 #include "engine/granular/GranularStepper.hpp"
+#include "engine/granular/MovingMeshContacts.hpp"
 
 #include <omp.h>
 
@@ -130,6 +131,16 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
   if (features >= (1u << 28))
     throw std::invalid_argument("granular: the meshes have " + std::to_string(features) +
                                 " faces, edges and vertices in all (at most 2^28 can be told apart by the contact cache)");
+  // A moving mesh's contacts are general contacts, whose keys hold 2^25 features (MovingMeshContacts.hpp).
+  mesh_travel_.assign(m_.meshes.size(), 0.0);
+  for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k)
+    if (m_.mesh_moves(k)) {
+      if (mesh_feature_offset_[k] + static_cast<std::uint64_t>(m_.meshes[k]->feature_count()) >= kMovingMeshKeyBase)
+        throw std::invalid_argument("granular: moving mesh " + std::to_string(k) + " ('" + m_.meshes[k]->name +
+                                    "') ends past 2^25 faces, edges and vertices counted over the meshes (put the "
+                                    "moving meshes first, or use fewer triangles)");
+      mesh_travel_[k] = mesh_surface_travel(*m_.meshes[k], m_.mesh_motion[k], params_.h);
+    }
   work_.record_history = params_.record_history;
   multilevel_.fine.record_history = params_.record_history;
 }
@@ -189,8 +200,9 @@ void GranularStepper::detect(double margin) {
     wall_speed_[w] = (m_.walls[w].displacement(now + h) - m_.walls[w].displacement(now)) / h;
     wall_margin_[w] = margin + h * std::abs(wall_speed_[w]);
   }
-  if (!m_.meshes.empty() && rmax + margin > mesh_grid_pad_) {
-    mesh_grid_pad_ = 1.25 * (rmax + margin);
+  const double travel = m_.meshes.empty() ? 0.0 : *std::max_element(mesh_travel_.begin(), mesh_travel_.end());
+  if (!m_.meshes.empty() && rmax + margin + travel > mesh_grid_pad_) {
+    mesh_grid_pad_ = 1.25 * (rmax + margin + travel);
     mesh_grids_.clear();
     for (const auto& mesh : m_.meshes) mesh_grids_.push_back(contact::build_proximity_grid(*mesh, mesh_grid_pad_));
   }
@@ -220,6 +232,7 @@ void GranularStepper::detect(double margin) {
           wall_buffers_[t].push_back({i, w, cp.feature});
       // A bead may touch several features of one mesh (a valley's two faces): one hit each.
       for (int k = 0; k < nm; ++k) {
+        if (m_.mesh_moves(k)) continue;  // a general contact (below)
         const Eigen::Vector3d x = mesh_position(k, i);
         // Every bead reaches no farther than the grid's pad (built above): a far one is told in one lookup.
         if (!mesh_grids_[k].may_be_near(x)) continue;
@@ -236,6 +249,8 @@ void GranularStepper::detect(double margin) {
   }
   refresh_world_inertia(m_.bodies);
   detect_general_contacts(m_, grid_, walls_now_, wall_speed_, margin, h, T, general_buffers_);
+  if (travel > 0.0)
+    detect_moving_mesh_contacts(m_, mesh_grids_, mesh_feature_offset_, margin, h, mesh_scratch_[0], general_buffers_.all);
 }
 
 // Bead i's centre as mesh k sees it: in a periodic domain, the image nearest to the centre of the mesh's box.
@@ -482,7 +497,8 @@ void GranularStepper::narrow() {
   // Anderson sweeps them too, without extrapolating (MatrixFreeNsgs.hpp).
   if (!general_.empty() && params_.solver != GranularSolver::MatrixFree && params_.solver != GranularSolver::Anderson)
     throw std::invalid_argument(
-        "granular: the assembled, multilevel and nncg solvers handle bead contacts only (capsules or drums present)");
+        "granular: the assembled, multilevel and nncg solvers handle bead contacts only (capsules, drums or moving "
+        "meshes present)");
 }
 
 // The joints' rows at q_k, t_k (header): world-frame Jacobians, both problems' targets, blocks and W⁺.

@@ -232,6 +232,7 @@ class GranularStepper {
   // detection with pad 1.25 (r_max + margin), again (1.25 times the reach) should a bead reach farther.
   std::vector<contact::MeshProximityGrid> mesh_grids_;
   double mesh_grid_pad_ = 0.0;
+  std::vector<double> mesh_travel_;  // how far each moving mesh's surface moves in a step at most (0: fixed)
   std::vector<contact::Wall> walls_now_;      // the walls at the start of the step
   std::vector<double> wall_speed_, wall_margin_;
   std::vector<std::int32_t> cand_a_, cand_b_;

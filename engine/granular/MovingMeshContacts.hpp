@@ -1,0 +1,36 @@
+#pragma once
+// Contacts of beads with moving mesh walls (issue 14 item 1; contact/MeshMotion.hpp): a mixer's blade, a drum with
+// lifters, a conveyor. They are general contacts (GeneralContacts.hpp), as a rotating drum's are, because the
+// surface's velocity has a tangential part: the contact's relative velocity is the bead's minus the surface's
+// (the normal part enters the normal target as a moving plane's does, the tangential part as extra_t). Each bead
+// is taken into the mesh's own frame at the start of the step, its features found as for a fixed mesh
+// (contact/MeshContact.hpp), and the contact turned back into the world.
+#include <cstdint>
+#include <vector>
+
+#include "contact/MeshContact.hpp"
+#include "contact/MeshProximityGrid.hpp"
+#include "engine/granular/GeneralDetection.hpp"
+
+namespace talus::granular {
+
+// Cache keys of moving meshes' contacts: the wall kind with ids from kMovingMeshKeyBase + the feature's number
+// among all meshes' features (below 2^25).
+constexpr std::uint32_t kMovingMeshKeyBase = 1u << 25;
+
+// How far a point of mesh k's surface moves in a step of h at most.
+double mesh_surface_travel(const contact::TriangleMesh& mesh, const contact::MeshMotion& motion, double h);
+
+// Appends, in mesh then bead order, a candidate for each feature of each moving mesh within margin + the surface's
+// travel of a bead. grids[k] is mesh k's proximity grid (its pad at least r + margin + travel, or empty);
+// feature_offset[k] the first of its features' numbers.
+void detect_moving_mesh_contacts(const Model& m, const std::vector<contact::MeshProximityGrid>& grids,
+                                 const std::vector<std::uint32_t>& feature_offset, double margin, double h,
+                                 std::vector<contact::MeshCandidate>& scratch, std::vector<GeneralCandidate>& out);
+
+// The closing part of the gap's change over the step that the velocity law cannot see (GeneralDetection.cpp's
+// second-order drift), for a moving mesh's candidate: the gap of the bead moved by h v_k against the mesh where it
+// is at t + h, less its first-order prediction gap + h (u_N − the surface's normal speed).
+double moving_mesh_drift(const GeneralCandidate& g, const Model& m, double h, double un_bead);
+
+}  // namespace talus::granular

@@ -1,0 +1,99 @@
+// Beads on moving mesh walls (contact/MeshMotion.hpp, engine/granular/MovingMeshContacts.hpp; issue 14 item 1),
+// against answers they cannot fake:
+//   - a conveyor: a bead dropped at rest on a belt moving at U slips, then rolls at 2U/7 (its angular momentum
+//     about the contact point is kept by the contact impulse), with no slip at the belt;
+//   - a lift: a mesh floor rising at 0.1 m/s carries a bead at its own speed, the gap closed to round-off;
+//   - a turntable: a ball rolling without slip on a disc turning at Ω moves on a circle at 2Ω/7, at constant speed
+//     (Weltner, Am. J. Phys. 47, 1979);
+//   - a moving mesh's contacts need the matrix-free solvers, and say so.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <memory>
+
+#include "engine/granular/GranularStepper.hpp"
+#include "tests/contact/MeshShapes.hpp"
+#include "tests/granular/SolverTestParameters.hpp"
+
+using namespace talus::granular;
+using talus::Model;
+using talus::contact::MeshMotion;
+using talus::contact::TriangleMesh;
+
+namespace {
+
+constexpr double kG = 9.81, kR = 0.01, kH = 1e-3;
+
+GranularParameters exact_solve() { return test::solver_parameters(GranularSolver::MatrixFree, 1e-12); }
+
+Model bead_on_floor(double half, int cells, double mu, const MeshMotion& motion) {
+  Model m;
+  m.gravity = Eigen::Vector3d(0, 0, -kG);
+  m.materials.set_defaults(mu, mu, 0.0);
+  m.meshes.push_back(std::make_shared<const TriangleMesh>(talus::test::flat_grid(-half, half, -half, half, cells, cells)));
+  m.mesh_motion.push_back(motion);
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("a bead dropped on a mesh conveyor rolls at 2U/7 of the belt's speed") {
+  const double U = 0.5, mu = 0.3;
+  MeshMotion belt;
+  belt.velocity = Eigen::Vector3d(U, 0, 0);
+  Model m = bead_on_floor(2.0, 40, mu, belt);
+  m.bodies.add_sphere(Eigen::Vector3d(0.013, 0.021, kR), kR, 2500.0);
+  GranularStepper s(m, exact_solve());
+  // The slip lasts (2U/7) / (μ g) = 49 ms.
+  for (int k = 0; k < 150; ++k) REQUIRE(s.step().solver.converged());
+  CHECK(m.bodies.v[0].x() == Approx(2.0 * U / 7.0).epsilon(1e-8));
+  CHECK(std::abs(m.bodies.v[0].y()) < 1e-10);
+  // No slip: the bead's bottom point moves with the belt.
+  const Eigen::Vector3d bottom = m.bodies.v[0] + m.bodies.w[0].cross(Eigen::Vector3d(0, 0, -kR));
+  CHECK((bottom - belt.velocity).norm() < 1e-8);
+  CHECK(m.bodies.x[0].z() == Approx(kR).epsilon(1e-9));
+}
+
+TEST_CASE("a rising mesh floor lifts a bead at its own speed") {
+  MeshMotion lift;
+  lift.velocity = Eigen::Vector3d(0, 0, 0.1);
+  Model m = bead_on_floor(0.5, 10, 0.3, lift);
+  m.bodies.add_sphere(Eigen::Vector3d(0.013, 0.021, kR), kR, 2500.0);
+  GranularStepper s(m, exact_solve());
+  for (int k = 0; k < 200; ++k) REQUIRE(s.step().solver.converged());
+  CHECK(m.bodies.x[0].z() == Approx(kR + 0.1 * m.time).epsilon(1e-9));
+  CHECK(m.bodies.v[0].z() == Approx(0.1).epsilon(1e-9));
+  CHECK(s.general_contacts().contacts.size() == 1);
+}
+
+TEST_CASE("a ball rolling on a mesh turntable circles at 2/7 of the table's rate") {
+  const double omega = 2.0;
+  MeshMotion table;
+  table.angular_velocity = omega;
+  Model m = bead_on_floor(1.0, 20, 1.0, table);
+  m.bodies.add_sphere(Eigen::Vector3d(0.2, 0.0, kR), kR, 2500.0);
+  GranularStepper s(m, exact_solve());
+  // It slips for a few steps (the table moves at 0.4 m/s under it), then rolls.
+  for (int k = 0; k < 50; ++k) REQUIRE(s.step().solver.converged());
+  const Eigen::Vector3d v1 = m.bodies.v[0];
+  const int n = 1000;
+  for (int k = 0; k < n; ++k) REQUIRE(s.step().solver.converged());
+  const Eigen::Vector3d v2 = m.bodies.v[0];
+  CHECK(v2.norm() == Approx(v1.norm()).epsilon(1e-3));
+  const double turned = std::atan2(v1.x() * v2.y() - v1.y() * v2.x(), v1.dot(v2));
+  CHECK(turned == Approx(2.0 / 7.0 * omega * n * kH).epsilon(1e-2));
+  // Rolling without slip on the table: the bottom point moves with the table's surface, that at the contact
+  // point of the step's start (where the step's contact was made).
+  const Eigen::Vector3d p = m.bodies.x[0] - kH * v2 - Eigen::Vector3d(0, 0, kR);
+  const Eigen::Vector3d bottom = v2 + m.bodies.w[0].cross(Eigen::Vector3d(0, 0, -kR));
+  CHECK((bottom - table.velocity_at(p, m.time - kH)).norm() < 1e-6 * v2.norm());
+}
+
+TEST_CASE("a moving mesh needs a matrix-free solver") {
+  MeshMotion lift;
+  lift.velocity = Eigen::Vector3d(0, 0, 0.1);
+  Model m = bead_on_floor(0.5, 4, 0.3, lift);
+  m.bodies.add_sphere(Eigen::Vector3d(0.013, 0.021, kR), kR, 2500.0);
+  GranularStepper s(m, test::solver_parameters(GranularSolver::Multilevel, 1e-8));
+  CHECK_THROWS_WITH(s.step(), Catch::Contains("moving meshes"));
+}

@@ -10,7 +10,8 @@
 //                       (unit vector), orientation (quaternion w, x, y, z; body z = axis), velocity,
 //                       angular_velocity, contact_force, id — glyph them in ParaView (Glyph: cylinder, oriented
 //                       by axis)
-//   meshes.vtp          (scenes with meshes) their triangles, once: cell data mesh (its index in the scene)
+//   meshes.vtp          (scenes with meshes) their triangles, once: cell data mesh (its index in the scene);
+//                       with a moving mesh, meshes_NNNNN.vtp per frame and meshes.pvd instead
 //   beads.pvd, contacts.pvd, capsules.pvd  collections indexing the frames by time (open these in ParaView)
 //   restart.h5          /beads/{x, v, w, radius, mass, inv_mass, inv_inertia, id, [material]} (N×3 or N),
 //                       /capsules/{x, v, w, q (N×4, w x y z), radius, half_length, mass, inv_mass, inertia (N×3,

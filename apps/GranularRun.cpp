@@ -617,7 +617,7 @@ long planned_steps(const Settings& s, const GranularRunOptions& o, const RunSett
 // The files a granular run writes into its folder (and their temporary names), recognised by name.
 bool is_run_file(const std::string& name) {
   static const std::regex re(
-      R"(\.?((beads|contacts|capsules)(_[0-9]+\.vtp|\.pvd)|restart\.h5|granular\.json|profile\.txt|discharge\.csv|joints\.csv|measures\.csv|meshes\.vtp|snapshot\.png)(\.tmp)?|\.snapshot\.tmp\.png)");
+      R"(\.?((beads|contacts|capsules)(_[0-9]+\.vtp|\.pvd)|restart\.h5|granular\.json|profile\.txt|discharge\.csv|joints\.csv|measures\.csv|meshes(_[0-9]+)?\.vtp|meshes\.pvd|snapshot\.png)(\.tmp)?|\.snapshot\.tmp\.png)");
   return std::regex_match(name, re);
 }
 
@@ -903,7 +903,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   };
   const bool trace_inside = !o.profile.empty() && fs::absolute(o.profile).parent_path() == fs::absolute(out);
 
-  std::vector<std::pair<double, std::string>> bead_frames, contact_frames, capsule_frames;
+  std::vector<std::pair<double, std::string>> bead_frames, contact_frames, capsule_frames, mesh_frames;
   int frame = 0;
   // joints.csv: each joint's mean reaction on its first capsule over every output interval (impulses summed
   // over the interval's steps, divided by its time): force and torque about the capsule's centre, world frame,
@@ -940,6 +940,8 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   };
   // The capsule series exists when the scene starts with capsules (and goes on once they have all left).
   const bool capsule_series = m.bodies.capsules() > 0;
+  bool moving_meshes = false;
+  for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) moving_meshes |= m.mesh_moves(k);
   // The last step's contacts index the bodies as they were; after an outflow removal, or a failed step undone,
   // they are left out.
   bool contacts_valid = false;
@@ -972,8 +974,14 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     write_pvd(out / "beads.pvd", bead_frames);
     write_pvd(out / "contacts.pvd", contact_frames);
     written("beads.pvd"), written("contacts.pvd");
-    // The meshes do not move: written once, beside the first frame.
-    if (frame == 0 && !m.meshes.empty()) {
+    // Fixed meshes are written once, beside the first frame; moving ones at every frame.
+    if (moving_meshes) {
+      const std::string mf = frame_name("meshes", frame);
+      write_meshes_vtp(out / mf, m);
+      mesh_frames.emplace_back(m.time, mf);
+      write_pvd(out / "meshes.pvd", mesh_frames);
+      written(mf), written("meshes.pvd");
+    } else if (frame == 0 && !m.meshes.empty()) {
       write_meshes_vtp(out / "meshes.vtp", m);
       written("meshes.vtp");
     }

@@ -888,9 +888,10 @@ void SceneBuilder::read_cone(const Field& f) {
 }
 
 // A triangle-mesh wall read from a file (apps/MeshFile.hpp: STL, OBJ, …), placed by `scale`, then `rotation`
-// (axis, angle in rad, as for boxes), then `translation`; `closed: true` refuses a surface with a boundary.
+// (axis, angle in rad, as for boxes), then `translation`; `closed: true` refuses a surface with a boundary;
+// `motion` makes it turn or translate.
 void SceneBuilder::read_mesh(const Field& f) {
-  in_.expect_map(f, {"name", "file", "scale", "rotation", "translation", "closed", "material"});
+  in_.expect_map(f, {"name", "file", "scale", "rotation", "translation", "closed", "material", "motion"});
   new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.meshes.size()));
   const Field file_field = in_.required(f, "file");
   std::filesystem::path path = in_.string(file_field);
@@ -913,6 +914,24 @@ void SceneBuilder::read_mesh(const Field& f) {
     in_.fail(file_field, e.what());
   }
   scene_.model.mesh_material.push_back(material_of(f, kWallMaterial));
+  // A prescribed motion (contact/MeshMotion.hpp): a turn at `angular_velocity` about `axis` through `centre`, and
+  // a translation at `velocity`, from where the placement put the mesh.
+  contact::MeshMotion motion;
+  if (auto mf = in_.optional(f, "motion")) {
+    in_.expect_map(*mf, {"angular_velocity", "axis", "centre", "velocity"});
+    if (auto w = in_.optional(*mf, "angular_velocity")) motion.angular_velocity = in_.number(*w);
+    if (auto af = in_.optional(*mf, "axis")) {
+      const Eigen::Vector3d axis = in_.vector(*af, 3, "(ax, ay, az)");
+      if (!(axis.norm() > 1e-12)) in_.fail(*af, "is zero (expected a non-zero direction)");
+      motion.axis = axis.normalized();
+    }
+    if (auto c = in_.optional(*mf, "centre")) motion.centre = in_.vector(*c, 3, "(x, y, z) on the axis");
+    if (auto v = in_.optional(*mf, "velocity")) motion.velocity = in_.vector(*v, 3, "(vx, vy, vz) in m/s");
+  }
+  if (motion.moves() || !scene_.model.mesh_motion.empty()) {
+    scene_.model.mesh_motion.resize(scene_.model.meshes.size() - 1);
+    scene_.model.mesh_motion.push_back(motion);
+  }
 }
 
 NonsmoothLaw SceneBuilder::read_large_path_law(const Field& law_field) {

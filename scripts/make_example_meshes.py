@@ -5,6 +5,11 @@
                whose vertices are pushed in and out by a few smooth harmonics of the direction (deterministic);
                examples/mesh_chute.yaml puts it in a chute's flow.
 
+  lifter_drum.obj
+               a closed drum (radius 10 cm, 6 cm long, axis y from y = 0) with six lifter bars (1.5 cm tall,
+               6 mm thick) along its inner wall: the cylinder, its two end discs and the bars' boxes, 2.6k
+               triangles; examples/lifter_drum.yaml turns it.
+
 Usage: scripts/make_example_meshes.py [--out examples/meshes]
 """
 import argparse
@@ -56,6 +61,56 @@ def boulder():
     return v * radius[:, None] * scale, f
 
 
+def lifter_drum(R=0.1, L=0.06, around=96, rows=6, lifters=6, height=0.015, thickness=0.006):
+    """Vertices and triangles of a closed drum about the y axis with lifter bars (each a closed box reaching 1 mm
+    beyond the wall, so that it shares no vertex with the drum). The drum's normals point out of it, the bars'
+    out of each bar (the surfaces have two sides: only the consistency of neighbours matters)."""
+    v, f = [], []
+    ring = lambda i, j: i * around + (j % around)
+    for i in range(rows + 1):
+        y = L * i / rows
+        for j in range(around):
+            a = 2 * np.pi * j / around
+            v.append((R * np.cos(a), y, R * np.sin(a)))
+    for i in range(rows):
+        for j in range(around):
+            f += [(ring(i, j), ring(i + 1, j), ring(i + 1, j + 1)), (ring(i, j), ring(i + 1, j + 1), ring(i, j + 1))]
+    for end, y in ((0, 0.0), (rows, L)):
+        c = len(v)
+        v.append((0.0, y, 0.0))
+        for j in range(around):
+            tri = (c, ring(end, j), ring(end, j + 1)) if end == 0 else (c, ring(end, j + 1), ring(end, j))
+            f.append(tri)
+    for k in range(lifters):
+        a = 2 * np.pi * (k + 0.5) / lifters
+        radial, tangent = np.array([np.cos(a), 0, np.sin(a)]), np.array([-np.sin(a), 0, np.cos(a)])
+        base = len(v)
+        for r in (R - height, R + 0.001):
+            for t in (-thickness / 2, thickness / 2):
+                for y in (0.001, L - 0.001):
+                    v.append(tuple(r * radial + t * tangent + np.array([0, y, 0])))
+        # Corners: index = base + 4 r + 2 t + y (r, t, y in {0, 1}); outward-facing quads as two triangles each.
+        idx = lambda r, t, y: base + 4 * r + 2 * t + y
+        quads = [(idx(0, 0, 0), idx(0, 0, 1), idx(0, 1, 1), idx(0, 1, 0)),   # inner face (towards the axis)
+                 (idx(1, 0, 0), idx(1, 1, 0), idx(1, 1, 1), idx(1, 0, 1)),   # outer face
+                 (idx(0, 0, 0), idx(1, 0, 0), idx(1, 0, 1), idx(0, 0, 1)),   # side t = −
+                 (idx(0, 1, 0), idx(0, 1, 1), idx(1, 1, 1), idx(1, 1, 0)),   # side t = +
+                 (idx(0, 0, 0), idx(0, 1, 0), idx(1, 1, 0), idx(1, 0, 0)),   # end y = 0
+                 (idx(0, 0, 1), idx(1, 0, 1), idx(1, 1, 1), idx(0, 1, 1))]   # end y = L
+        for q in quads:
+            f += [(q[0], q[1], q[2]), (q[0], q[2], q[3])]
+    return np.array(v), np.array(f)
+
+
+def write_obj(path, v, f, name):
+    with open(path, "w") as out:
+        out.write(f"# {name}: written by scripts/make_example_meshes.py\no {name}\n")
+        for p in v:
+            out.write(f"v {p[0]:.9g} {p[1]:.9g} {p[2]:.9g}\n")
+        for a, b, c in f:
+            out.write(f"f {a + 1} {b + 1} {c + 1}\n")
+
+
 def write_stl(path, v, f, name):
     with open(path, "w") as out:
         out.write(f"solid {name}\n")
@@ -77,6 +132,10 @@ def main():
     v, f = boulder()
     path = os.path.join(args.out, "boulder.stl")
     write_stl(path, v, f, "boulder")
+    print(f"{path}: {len(f)} triangles, {len(v)} vertices, extent {np.ptp(v, axis=0).round(4)} m")
+    v, f = lifter_drum()
+    path = os.path.join(args.out, "lifter_drum.obj")
+    write_obj(path, v, f, "lifter_drum")
     print(f"{path}: {len(f)} triangles, {len(v)} vertices, extent {np.ptp(v, axis=0).round(4)} m")
 
 

@@ -42,8 +42,12 @@ def read_capsules(frame):
 
 
 def read_meshes(frame):
-    """Vertices (V x 3) and triangles (T x 3) of the meshes.vtp beside a frame (scenes with `meshes:`), or None."""
-    path = os.path.join(os.path.dirname(frame), "meshes.vtp")
+    """Vertices (V x 3) and triangles (T x 3) of the meshes beside a frame (scenes with `meshes:`), or None: the
+    frame's own meshes_NNNNN.vtp when a mesh moves, else meshes.vtp."""
+    head, tail = os.path.split(frame)
+    path = os.path.join(head, "meshes_" + tail[len("beads_"):]) if tail.startswith("beads_") else ""
+    if not os.path.isfile(path):
+        path = os.path.join(head, "meshes.vtp")
     if not os.path.isfile(path):
         return None
     text = open(path).read()
@@ -74,6 +78,7 @@ def main():
     v = read_array(text, "velocity").reshape(-1, 3)
     speed = np.linalg.norm(v, axis=1)
     caps = read_capsules(a.frame)
+    meshes = read_meshes(a.frame)
     ncaps = 0 if caps is None else len(caps[1])
     if ncaps:
         # The capsules' ends count in the view's extent.
@@ -83,7 +88,10 @@ def main():
         r_all = np.concatenate([r, cr, cr])
     else:
         x_all, r_all = x, r
-    meshes = read_meshes(a.frame)
+    if meshes is not None:
+        # The walls count in the view's extent (a drum's wall beyond its charge).
+        x_all = np.vstack([x_all, meshes[0]])
+        r_all = np.concatenate([r_all, np.zeros(len(meshes[0]))])
     vmax = max(speed.max() if len(r) else 0.0, caps[4].max() if ncaps else 0.0)
     # Long domains (chutes) get the two views one above the other, so that neither is a thin strip.
     span = np.ptp(x_all, axis=0) + 1e-12 if len(r_all) else np.ones(3)

@@ -524,6 +524,21 @@ void bind_model(py::module_& m) {
           "A fixed triangle-mesh wall read from an STL (ASCII or binary) or OBJ file, scaled, rotated by `angle` [rad] "
           "about `axis`, then translated, as the scene's `meshes:` entries. Returns its index.")
       .def(
+          "set_mesh_motion",
+          [](Model& x, int k, double angular_velocity, const Vec3& axis, const Vec3& centre, const Vec3& velocity) {
+            if (k < 0 || k >= static_cast<int>(x.meshes.size())) throw std::invalid_argument("no mesh " + std::to_string(k));
+            if (!(finite(axis, "axis").norm() > 1e-12)) throw std::invalid_argument("axis must not be zero");
+            if (!std::isfinite(angular_velocity)) throw std::invalid_argument("angular_velocity must be finite");
+            x.mesh_motion.resize(x.meshes.size());
+            x.mesh_motion[k] = contact::MeshMotion{finite(centre, "centre"), axis.normalized(), angular_velocity,
+                                                   finite(velocity, "velocity")};
+          },
+          py::arg("k"), py::arg("angular_velocity") = 0.0, py::arg("axis") = Vec3(0.0, 0.0, 1.0),
+          py::arg("centre") = Vec3::Zero(), py::arg("velocity") = Vec3::Zero(),
+          "Makes mesh k move from where it is now (t = 0): a turn at angular_velocity [rad/s] about `axis` through "
+          "`centre`, and a translation at `velocity` [m/s], as the scene's `motion:` key. Its contacts then carry the "
+          "surface's velocity and need the matrix_free or anderson solver.")
+      .def(
           "mesh",
           [](const Model& x, int k) {
             if (k < 0 || k >= static_cast<int>(x.meshes.size())) throw std::invalid_argument("no mesh " + std::to_string(k));

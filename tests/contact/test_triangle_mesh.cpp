@@ -5,6 +5,7 @@
 //   - features: one contact on a flat tessellation wherever the bead is (face, shared edge, shared vertex, on the
 //     exact diagonal), with the plane's gap and normal; two on a valley (both faces), one on a ridge (its edge),
 //     one at a convex corner (its vertex); either side of the surface;
+//   - the proximity grid never calls a point far when a triangle lies within its pad;
 //   - the mesh checks refuse what they name (degenerate, non-manifold, inconsistently oriented, open when
 //     closed is asked, an index out of range).
 #include <catch2/catch.hpp>
@@ -13,6 +14,7 @@
 #include <set>
 
 #include "contact/MeshContact.hpp"
+#include "contact/MeshProximityGrid.hpp"
 #include "tests/contact/MeshShapes.hpp"
 
 using namespace talus::contact;
@@ -170,4 +172,30 @@ TEST_CASE("mesh checks name what is wrong") {
   CHECK_THAT(message_of(v, {}), Catch::Contains("has no triangles"));
   // A closed tetrahedron passes with closed: true.
   CHECK_THAT(message_of(v, {{0, 2, 1}, {0, 1, 4}, {1, 2, 4}, {2, 0, 4}}, true), Catch::Equals(""));
+}
+
+TEST_CASE("the proximity grid calls no point far that a triangle is within its pad of") {
+  const TriangleMesh s = uv_sphere(Eigen::Vector3d(0.1, 0.2, 0.3), 1.0, 16, 32);
+  const double pad = 0.05;
+  const MeshProximityGrid g = build_proximity_grid(s, pad);
+  REQUIRE_FALSE(g.near.empty());
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1.3, 1.5);
+  int far = 0;
+  for (int q = 0; q < 3000; ++q) {
+    const Eigen::Vector3d x(u(rng), u(rng), u(rng));
+    double d = INFINITY;
+    for (int t = 0; t < s.faces(); ++t) {
+      int f;
+      d = std::min(d, (x - nearest_on_triangle(s, t, x, f)).norm());
+    }
+    if (!g.may_be_near(x)) {
+      ++far;
+      CHECK(d > pad);
+    }
+  }
+  CHECK(far > 1500);  // most points of the box are far from the shell: the grid does tell them apart
+  // Too many cells: no grid, every point may be near.
+  CHECK(build_proximity_grid(s, 1e-4, 1000).near.empty());
+  CHECK(build_proximity_grid(s, 1e-4, 1000).may_be_near(Eigen::Vector3d(5, 5, 5)));
 }

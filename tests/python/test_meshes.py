@@ -48,3 +48,19 @@ def test_mesh_from_arrays_is_welded_and_checked():
         m.add_mesh(v, np.array([[0, 1, 2], [3, 4, 5]]), closed=True)
     with pytest.raises(ValueError, match="no such file"):
         m.add_mesh_file("/nonexistent/part.stl")
+
+
+def test_mesh_conveyor_from_python():
+    # A bead dropped on a belt moving at U rolls at 2U/7 (tests/granular/test_moving_mesh.cpp holds the same in C++).
+    m = talus.Model()
+    m.gravity = [0.0, 0.0, -9.81]
+    m.set_all_laws(mu=0.3, e=0.0)
+    v = np.array([[-2, -1, 0], [2, -1, 0], [2, 1, 0], [-2, 1, 0]], float)
+    k = m.add_mesh(v, np.array([[0, 1, 2], [0, 2, 3]]), name="belt")
+    m.set_mesh_motion(k, velocity=[0.5, 0.0, 0.0])
+    m.add_sphere([0.0, 0.0, 0.01], radius=0.01, density=2500)
+    sim = talus.Simulation(m, talus.GranularSettings(h=1e-3, solver="matrix_free", tolerance=1e-12, max_sweeps=100000))
+    sim.step(150)
+    assert m.velocities[0, 0] == pytest.approx(2 * 0.5 / 7, rel=1e-8)
+    with pytest.raises(ValueError, match="no mesh 3"):
+        m.set_mesh_motion(3, angular_velocity=1.0)

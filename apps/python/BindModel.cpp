@@ -475,8 +475,6 @@ void bind_model(py::module_& m) {
              const Eigen::Matrix<int, Eigen::Dynamic, 3, Eigen::RowMajor>& triangles, bool closed,
              const std::string& name, const py::object& material) {
             const MaterialId mat = material_id(x, material);
-            if (x.bodies.capsules() > 0)
-              throw std::invalid_argument("the model holds capsules: capsule–mesh contacts are not implemented");
             std::vector<Eigen::Vector3d> v(vertices.rows());
             for (Eigen::Index i = 0; i < vertices.rows(); ++i) v[i] = vertices.row(i).transpose();
             std::vector<std::array<int, 3>> t(triangles.rows());
@@ -500,8 +498,6 @@ void bind_model(py::module_& m) {
           [](Model& x, const std::string& file, double scale, const Vec3& axis, double angle, const Vec3& translation,
              bool closed, const py::object& material) {
             const MaterialId mat = material_id(x, material);
-            if (x.bodies.capsules() > 0)
-              throw std::invalid_argument("the model holds capsules: capsule–mesh contacts are not implemented");
             if (!(scale > 0.0)) throw std::invalid_argument("scale must be > 0");
             if (!(finite(axis, "axis").norm() > 1e-12)) throw std::invalid_argument("axis must not be zero");
             talus::app::MeshPlacement place;
@@ -529,6 +525,8 @@ void bind_model(py::module_& m) {
             if (k < 0 || k >= static_cast<int>(x.meshes.size())) throw std::invalid_argument("no mesh " + std::to_string(k));
             if (!(finite(axis, "axis").norm() > 1e-12)) throw std::invalid_argument("axis must not be zero");
             if (!std::isfinite(angular_velocity)) throw std::invalid_argument("angular_velocity must be finite");
+            if (x.bodies.capsules() > 0)
+              throw std::invalid_argument("the model holds capsules: capsules meet fixed meshes only");
             x.mesh_motion.resize(x.meshes.size());
             x.mesh_motion[k] = contact::MeshMotion{finite(centre, "centre"), axis.normalized(), angular_velocity,
                                                    finite(velocity, "velocity")};

@@ -62,7 +62,8 @@ double second_order_drift(const GeneralCandidate& g, const Model& m, const std::
     if (m.periodic.any()) b.centre = caps.x[g.a] + m.periodic.minimum_image(b.centre - caps.x[g.a]);
     gap = pick(contact::capsule_capsule_points(advanced(caps, g.a, h), b, pts));
   } else if (g.mesh >= 0) {
-    return moving_mesh_drift(g, m, h, un_kinematic);
+    // A capsule against a (fixed) mesh: not anticipated (a turning capsule may close on it by ½ d (ω h)² a step).
+    return g.kind_b == BodyKind::Capsule ? 0.0 : moving_mesh_drift(g, m, h, un_kinematic);
   } else if (g.kind_a == BodyKind::Fixed && g.kind_b == BodyKind::Sphere) {
     // A bead in a drum: inside a concave surface a straight path leaves it, so the gap closes by ~(v_T h)²/2R.
     const contact::Drum& drum = m.drums[((g.key >> 26) & 0x3ffffff) - kDrumKeyBase];
@@ -109,12 +110,15 @@ double max_capsule_point_speed(const RigidBodies& c) {
 
 void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
                              const std::vector<contact::Wall>& walls_now, const std::vector<double>& wall_speed,
-                             double margin, double h, int threads, GeneralDetectionBuffers& buf) {
+                             const std::vector<std::uint32_t>& mesh_feature_offset, double margin, double h,
+                             int threads, GeneralDetectionBuffers& buf) {
   // Capsule candidates name bodies by their index in the one store (the capsule group follows the spheres).
   const RigidBodies& caps = m.bodies;
   const RigidBodies& beads = m.bodies;
   const int c0 = caps.group_begin(ShapeKind::Capsule), nc = caps.capsules();
   buf.per_thread.resize(threads);
+  buf.mesh_scratch.resize(threads);
+  buf.capsule_mesh_scratch.resize(threads);
   buf.all.clear();
   if (nc == 0) {
     detect_drum_contacts(m, margin, buf.all);
@@ -171,6 +175,27 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
             emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, pts[p],
                  general_key(KeyKind::Wall, static_cast<std::uint32_t>(w), KeyKind::Capsule, caps.id[i], pts[p].feature),
                  wall_speed[w], m.materials.law(m.material_of_wall(w), caps.material[i]));
+      }
+      // Fixed meshes (moving ones meet beads only): the capsule's image nearest to the mesh's box.
+      for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) {
+        if (m.mesh_moves(k)) continue;
+        const contact::TriangleMesh& mesh = *m.meshes[k];
+        contact::CapsuleShape c = ci;
+        if (periodic) {
+          const Eigen::Vector3d mid = 0.5 * (mesh.bvh[0].lo + mesh.bvh[0].hi);
+          c.centre = mid + m.periodic.minimum_image(ci.centre - mid);
+        }
+        const ContactLaw& law = m.materials.law(m.material_of_mesh(k), caps.material[i]);
+        contact::capsule_mesh_points(mesh, c, margin, buf.mesh_scratch[t], buf.capsule_mesh_scratch[t],
+                                     [&](contact::ContactPoint cp, int local, int f) {
+                                       if (cp.gap > margin) return;
+                                       cp.feature = local;
+                                       const contact::ContactKey key = general_key(
+                                           KeyKind::Wall, kMovingMeshKeyBase + mesh_feature_offset[k] + static_cast<std::uint32_t>(f),
+                                           KeyKind::Capsule, caps.id[i], local);
+                                       emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, cp, key, 0.0, law);
+                                       out.back().mesh = k, out.back().feature = f;
+                                     });
       }
       for (int bx = 0; bx < static_cast<int>(m.boxes.size()); ++bx) {
         const contact::Box& box = m.boxes[bx];

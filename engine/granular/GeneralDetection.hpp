@@ -1,13 +1,15 @@
 #pragma once
 // Detection of the general contacts (GeneralContacts.hpp) of a step: every pair with a capsule — capsule–bead
 // (capsules query the beads' cell grid with their bounding radius), capsule–capsule (all pairs by bounding
-// spheres: capsules are few next to the beads), capsule–wall and capsule–box — through the exact narrow phase
-// of contact/CapsuleContact.hpp, minimum-image in periodic domains. Then the contacts are coloured on bodies,
+// spheres: capsules are few next to the beads), capsule–wall, capsule–box and capsule–mesh (fixed meshes) —
+// through the exact narrow phase of contact/CapsuleContact.hpp and CapsuleMeshContact.hpp, minimum-image in
+// periodic domains. Then the contacts are coloured on bodies,
 // their blocks of W formed and their impulses warm-started from the set's cache.
 // Capsules are split into contiguous per-thread ranges and the per-thread lists concatenated in range order,
 // so the contact list is the serial one for any thread count.
 #include <vector>
 
+#include "contact/CapsuleMeshContact.hpp"
 #include "contact/CellGrid.hpp"
 #include "contact/NarrowPhase.hpp"
 #include "engine/granular/GeneralContacts.hpp"
@@ -28,15 +30,19 @@ struct GeneralCandidate {
 
 struct GeneralDetectionBuffers {
   std::vector<std::vector<GeneralCandidate>> per_thread;
+  std::vector<std::vector<contact::MeshCandidate>> mesh_scratch;                  // per thread
+  std::vector<std::vector<contact::CapsuleMeshCandidate>> capsule_mesh_scratch;  // per thread
   std::vector<GeneralCandidate> all;
   std::vector<std::int32_t> colour_a, colour_b;
 };
 
 // Candidates with gap <= margin (walls: + h |speed|). walls_now/wall_speed: the walls at the start of the step
-// and their mean normal velocity over it; grid: the beads' grid of this step.
+// and their mean normal velocity over it; grid: the beads' grid of this step; mesh_feature_offset[k]: the number of
+// fixed mesh k's first feature among all meshes' (capsule–mesh keys, as MovingMeshContacts.hpp's).
 void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
                              const std::vector<contact::Wall>& walls_now, const std::vector<double>& wall_speed,
-                             double margin, double h, int threads, GeneralDetectionBuffers& buffers);
+                             const std::vector<std::uint32_t>& mesh_feature_offset, double margin, double h,
+                             int threads, GeneralDetectionBuffers& buffers);
 
 // Colours, frames, blocks of W, normal targets and warm starts of buffers.all into set (whose bodies must be
 // set). The normal target is gap/h − wall speed (open) or Newton's e u_N,k − wall speed (closed), plus the

@@ -131,6 +131,10 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
   if (features >= (1u << 28))
     throw std::invalid_argument("granular: the meshes have " + std::to_string(features) +
                                 " faces, edges and vertices in all (at most 2^28 can be told apart by the contact cache)");
+  // A capsule's contacts with a mesh are general contacts, whose keys hold 2^25 features (MovingMeshContacts.hpp).
+  if (m_.bodies.capsules() > 0 && features >= kMovingMeshKeyBase)
+    throw std::invalid_argument("granular: the meshes have " + std::to_string(features) +
+                                " faces, edges and vertices in all: with capsules, at most 2^25 can be told apart");
   // A moving mesh's contacts are general contacts, whose keys hold 2^25 features (MovingMeshContacts.hpp).
   mesh_travel_.assign(m_.meshes.size(), 0.0);
   for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k)
@@ -179,10 +183,12 @@ void GranularStepper::wrap_positions() {
 void GranularStepper::detect(double margin) {
   RigidBodies& b = m_.bodies;
   // Cones meet beads only (contact/NarrowPhase.hpp); a capsule would pass through them unseen.
-  if ((!m_.cones.empty() || !m_.meshes.empty()) && b.capsules() > 0)
-    throw std::invalid_argument("granular: the model holds " + std::string(m_.cones.empty() ? "meshes" : "cones") +
-                                " and capsules, but capsule–cone and capsule–mesh contacts are not implemented "
-                                "(cones and meshes hold beads only)");
+  bool moving_mesh = false;
+  for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k) moving_mesh |= m_.mesh_moves(k);
+  if ((!m_.cones.empty() || moving_mesh) && b.capsules() > 0)
+    throw std::invalid_argument("granular: the model holds " + std::string(m_.cones.empty() ? "moving meshes" : "cones") +
+                                " and capsules, but capsule–cone and capsule–moving-mesh contacts are not implemented "
+                                "(cones and moving meshes hold beads only)");
   wrap_positions();
   const int n = b.spheres();
   const int T = params_.threads;
@@ -248,7 +254,7 @@ void GranularStepper::detect(double margin) {
     wall_hits_.insert(wall_hits_.end(), wall_buffers_[t].begin(), wall_buffers_[t].end());
   }
   refresh_world_inertia(m_.bodies);
-  detect_general_contacts(m_, grid_, walls_now_, wall_speed_, margin, h, T, general_buffers_);
+  detect_general_contacts(m_, grid_, walls_now_, wall_speed_, mesh_feature_offset_, margin, h, T, general_buffers_);
   if (travel > 0.0)
     detect_moving_mesh_contacts(m_, mesh_grids_, mesh_feature_offset_, margin, h, mesh_scratch_[0], general_buffers_.all);
 }

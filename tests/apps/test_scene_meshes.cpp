@@ -145,9 +145,11 @@ TEST_CASE("a bad mesh file names the scene's field and the file's problem", "[ap
   CHECK_THAT(error_of(scene_text(ok + ", scale: 0}]\n")), Catch::Contains("field 'meshes[0].scale'"));
   CHECK_THAT(error_of(scene_text(ok + ", colour: red}]\n")), Catch::Contains("unknown key"));
   CHECK_THAT(error_of(scene_text(ok + "}]\n", false)), Catch::Contains("is only read with integrator.path: large"));
-  CHECK_THAT(error_of(scene_text(ok + "}]\ncapsules: [{name: c, position: [0, 0, 1], axis: [1, 0, 0], half_length: 0.1, "
-                                      "radius: 0.01, density: 1000}]\n")),
-             Catch::Contains("capsule–mesh contacts are not implemented"));
+  const std::string capsule = "capsules: [{name: c, position: [0, 0, 1], axis: [1, 0, 0], half_length: 0.1, "
+                              "radius: 0.01, density: 1000}]\n";
+  CHECK(error_of(scene_text(ok + "}]\n" + capsule)) == "accepted");
+  CHECK_THAT(error_of(scene_text(ok + ", motion: {angular_velocity: 1}}]\n" + capsule)),
+             Catch::Contains("field 'capsules': is given beside a moving mesh"));
   CHECK(error_of(scene_text(ok + ", translation: [0, 0, -0.5], rotation: {axis: [1, 0, 0], angle: 0.1}, "
                                  "material: wall}]\n")) == "accepted");
 }

@@ -171,3 +171,45 @@ TEST_CASE("a bead in a mesh valley rests on both faces, the weight shared as sta
     CHECK(c.r[0] / kH == Approx(m.bodies.mass[0] * kG / (2 * std::cos(a))).epsilon(1e-8));
   CHECK(m.bodies.x[0].z() == Approx(kR / std::cos(a)).epsilon(1e-9));
 }
+
+TEST_CASE("a capsule rolling down a tessellated incline follows the analytic plane's trajectory") {
+  // Capsule–mesh contacts (contact/CapsuleMeshContact.hpp): on a plane, the two ends' contacts, as capsule_wall_points.
+  const double theta = std::numbers::pi / 9;
+  Model plane = bead_on_incline(theta, 0.5, false, false, -0.2, 0.0);
+  Model mesh = bead_on_incline(theta, 0.5, true, false, -0.2, 0.0);
+  const Eigen::Vector3d n(std::sin(theta), 0, std::cos(theta));
+  for (Model* m : {&plane, &mesh}) {
+    m->bodies.add_capsule(Eigen::Vector3d(-0.1, 0.0123, 0.0) + 0.006 * n, Eigen::Vector3d::UnitY(), 0.03, 0.006,
+                          2500.0, Eigen::Vector3d::Zero());
+  }
+  GranularStepper sp(plane, exact_solve()), sm(mesh, exact_solve());
+  const int c = plane.bodies.capsule(0);
+  const Eigen::Vector3d x0 = mesh.bodies.x[c];
+  double max_dx = 0.0;
+  for (int k = 0; k < 300; ++k) {
+    REQUIRE(sp.step().solver.converged());
+    REQUIRE(sm.step().solver.converged());
+    max_dx = std::max(max_dx, (mesh.bodies.x[c] - plane.bodies.x[c]).norm());
+  }
+  CHECK(sm.general_contacts().contacts.size() == sp.general_contacts().contacts.size());
+  CHECK(max_dx < 1e-9);
+  CHECK((mesh.bodies.x[c] - x0).norm() > 0.05);  // it rolled across many cells
+}
+
+TEST_CASE("a capsule lying across a mesh ridge rests on the ridge's edge") {
+  const double slope = std::tan(std::numbers::pi / 6), r = 0.006;
+  Model m;
+  m.gravity = Eigen::Vector3d(0, 0, -kG);
+  m.materials.set_defaults(0.5, 0.5, 0.0);
+  m.meshes.push_back(std::make_shared<const TriangleMesh>(talus::test::folded_sheet(-slope, -slope, 0.5)));
+  // Across the ridge (the y axis), its ends in the air over both slopes.
+  m.bodies.add_capsule(Eigen::Vector3d(0, 0.1, r + 1e-4), Eigen::Vector3d::UnitX(), 0.04, r, 2500.0,
+                       Eigen::Vector3d::Zero());
+  const int c = m.bodies.capsule(0);
+  GranularStepper s(m, exact_solve());
+  for (int k = 0; k < 100; ++k) REQUIRE(s.step().solver.converged());
+  REQUIRE(s.general_contacts().contacts.size() == 1);
+  CHECK(s.general_contacts().contacts[0].r[0] / kH == Approx(m.bodies.mass[c] * kG).epsilon(1e-8));
+  CHECK(m.bodies.x[c].z() == Approx(r).epsilon(1e-9));
+  CHECK(std::abs(m.bodies.x[c].x()) < 1e-12);
+}

@@ -641,7 +641,7 @@ void SceneBuilder::read_pour(const Field& f) {
   for (const Plane& p : planes_) walls.push_back(contact::Wall{p.normal, p.offset});
   std::vector<granular::PlacedSphere> placed;
   try {
-    placed = granular::fill_region(fill, present, walls);
+    placed = granular::fill_region(fill, present, walls, granular::obstacles_of(scene_.model));
   } catch (const std::invalid_argument& e) {
     in_.fail(f, e.what());
   }

@@ -63,8 +63,8 @@ def boulder():
 
 def lifter_drum(R=0.1, L=0.06, around=96, rows=6, lifters=6, height=0.015, thickness=0.006):
     """Vertices and triangles of a closed drum about the y axis with lifter bars (each a closed box reaching 1 mm
-    beyond the wall, so that it shares no vertex with the drum). The drum's normals point out of it, the bars'
-    out of each bar (the surfaces have two sides: only the consistency of neighbours matters)."""
+    beyond the wall, so that it shares no vertex with the drum). Normals point away from the material: into the
+    drum, out of each bar (contacts are two-sided; pours use the sense to tell inside from outside)."""
     v, f = [], []
     ring = lambda i, j: i * around + (j % around)
     for i in range(rows + 1):
@@ -72,14 +72,16 @@ def lifter_drum(R=0.1, L=0.06, around=96, rows=6, lifters=6, height=0.015, thick
         for j in range(around):
             a = 2 * np.pi * j / around
             v.append((R * np.cos(a), y, R * np.sin(a)))
+    # The drum's material is outside its wall: its normals point in, towards the beads (a container: negative
+    # volume, so that a pour places beads inside it), the bars' out of each bar (solids).
     for i in range(rows):
         for j in range(around):
-            f += [(ring(i, j), ring(i + 1, j), ring(i + 1, j + 1)), (ring(i, j), ring(i + 1, j + 1), ring(i, j + 1))]
+            f += [(ring(i, j), ring(i + 1, j + 1), ring(i + 1, j)), (ring(i, j), ring(i, j + 1), ring(i + 1, j + 1))]
     for end, y in ((0, 0.0), (rows, L)):
         c = len(v)
         v.append((0.0, y, 0.0))
         for j in range(around):
-            tri = (c, ring(end, j), ring(end, j + 1)) if end == 0 else (c, ring(end, j + 1), ring(end, j))
+            tri = (c, ring(end, j + 1), ring(end, j)) if end == 0 else (c, ring(end, j), ring(end, j + 1))
             f.append(tri)
     for k in range(lifters):
         a = 2 * np.pi * (k + 0.5) / lifters

@@ -374,7 +374,7 @@ void bind_model(py::module_& m) {
             fill.count = count, fill.sizes = sizes, fill.seed = seed, fill.tries_per_bead = tries;
             std::vector<granular::PlacedSphere> present;
             for (int i = 0; i < x.bodies.count(); ++i) present.push_back({x.bodies.x[i], x.bodies.radius[i]});
-            return add_beads(x, granular::fill_region(fill, present, planes_of(x)), density, finite(velocity, "velocity"), mat);
+            return add_beads(x, granular::fill_region(fill, present, planes_of(x), granular::obstacles_of(x)), density, finite(velocity, "velocity"), mat);
           },
           py::arg("lower"), py::arg("upper"), py::arg("count"), py::arg("sizes"), py::arg("density") = 2500.0,
           py::arg("seed") = 1, py::arg("tries") = 2000, py::arg("velocity") = Vec3::Zero(),

@@ -209,6 +209,26 @@ void GranularStepper::detect(double margin) {
   const double travel = m_.meshes.empty() ? 0.0 : *std::max_element(mesh_travel_.begin(), mesh_travel_.end());
   if (!m_.meshes.empty() && rmax + margin + travel > mesh_grid_pad_) {
     mesh_grid_pad_ = 1.25 * (rmax + margin + travel);
+    // A bead's image nearest to a mesh's centre is the one that may touch it (mesh_position) only while the mesh
+    // and the beads' reach on both sides fit in one period.
+    if (m_.periodic.any())
+      for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k) {
+        const contact::TriangleMesh& mesh = *m_.meshes[k];
+        Eigen::Vector3d extent = mesh.bvh[0].hi - mesh.bvh[0].lo;
+        if (m_.mesh_moves(k)) {
+          double arm = 0.0;
+          for (const Eigen::Vector3d& v : mesh.vertices) arm = std::max(arm, (v - m_.mesh_motion[k].centre).norm());
+          extent = Eigen::Vector3d::Constant(2.0 * arm);
+        }
+        for (int a = 0; a < 3; ++a)
+          if (m_.periodic.axis[a] && extent[a] + 2.0 * mesh_grid_pad_ >= m_.periodic.length[a])
+            throw std::invalid_argument(
+                "granular: mesh " + std::to_string(k) + " ('" + mesh.name + "') spans " + std::to_string(extent[a]) +
+                " m along the periodic axis " + std::string(1, "xyz"[a]) + ", which with the beads' reach of " +
+                std::to_string(mesh_grid_pad_) + " m on both sides does not fit in the period of " +
+                std::to_string(m_.periodic.length[a]) + " m (a mesh must lie within one period: a floor along it is "
+                "a plane)");
+      }
     mesh_grids_.clear();
     for (const auto& mesh : m_.meshes) mesh_grids_.push_back(contact::build_proximity_grid(*mesh, mesh_grid_pad_));
   }

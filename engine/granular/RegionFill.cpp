@@ -8,6 +8,10 @@
 #include <string>
 #include <unordered_map>
 
+#include "contact/MeshContact.hpp"
+#include "contact/MeshInside.hpp"
+#include "contact/NarrowPhase.hpp"
+
 namespace talus::granular {
 
 namespace {
@@ -49,8 +53,36 @@ double uniform(std::mt19937_64& gen) { return (static_cast<double>(gen() >> 11) 
 
 }  // namespace
 
+bool FillObstacles::clear(const Eigen::Vector3d& x, double r) const {
+  if (cones)
+    for (const contact::Cone& k : *cones) {
+      contact::ContactPoint cp;
+      if (contact::sphere_cone_point(k, x, r, cp) && cp.gap < 0.0) return false;
+    }
+  if (meshes)
+    for (std::size_t k = 0; k < meshes->size(); ++k) {
+      const contact::TriangleMesh& mesh = *(*meshes)[k];
+      const bool moves = mesh_motion && k < mesh_motion->size() && (*mesh_motion)[k].moves();
+      const Eigen::Vector3d X = moves ? (*mesh_motion)[k].to_mesh(x, time) : x;
+      bool hit = false;
+      contact::for_each_triangle_near(mesh, X, r, [&](int t) {
+        int f;
+        if (!hit && (X - contact::nearest_on_triangle(mesh, t, X, f)).norm() < r) hit = true;
+      });
+      // In a closed mesh's material (inside a rock, outside a drum) a bead would stay trapped.
+      if (hit || (k < mesh_volume.size() && contact::in_material(mesh, mesh_volume[k], X))) return false;
+    }
+  return true;
+}
+
+FillObstacles obstacles_of(const Model& model) {
+  FillObstacles o{&model.cones, &model.meshes, &model.mesh_motion, model.time, {}};
+  for (const auto& mesh : model.meshes) o.mesh_volume.push_back(contact::signed_volume(*mesh));
+  return o;
+}
+
 std::vector<PlacedSphere> fill_region(RegionFill fill, const std::vector<PlacedSphere>& already,
-                                      const std::vector<contact::Wall>& walls) {
+                                      const std::vector<contact::Wall>& walls, const FillObstacles& obstacles) {
   if (!fill.lower.allFinite() || !fill.upper.allFinite() || !((fill.upper - fill.lower).array() > 0.0).all())
     throw std::invalid_argument("fill: the region is empty (expected lower < upper along x, y and z)");
   if (fill.count < 0) throw std::invalid_argument("fill: the count must be >= 0");
@@ -82,7 +114,7 @@ std::vector<PlacedSphere> fill_region(RegionFill fill, const std::vector<PlacedS
       bool clear = true;
       for (const contact::Wall& w : walls)
         if (w.normal.dot(x) - w.offset < r) clear = false;
-      if (!clear) continue;
+      if (!clear || !obstacles.clear(x, r)) continue;
       const bool hit = grid.any_near(x, [&](int j) {
         const double d = all[j].radius + r;
         return (all[j].x - x).squaredNorm() < d * d;
@@ -129,6 +161,7 @@ long pour_due(Model& model, TimedPour& pour) {
     }
   std::vector<contact::Wall> walls;
   for (const contact::Wall& w : model.walls) walls.push_back(w.at(model.time));
+  const FillObstacles obstacles = obstacles_of(model);
   Grid grid(cell);
   for (int i = 0; i < static_cast<int>(near.size()); ++i) grid.add(i, near[i].x);
   const Eigen::Vector3d span = pour.fill.upper - pour.fill.lower;
@@ -148,7 +181,7 @@ long pour_due(Model& model, TimedPour& pour) {
         if (w.normal.dot(x) - w.offset < r &&
             !(w.hole_radius > 0.0 && (x - w.hole_centre).norm() < w.hole_radius))
           clear = false;
-      if (!clear) continue;
+      if (!clear || !obstacles.clear(x, r)) continue;
       if (grid.any_near(x, [&](int j) {
             const double d = near[j].radius + r;
             return (near[j].x - x).squaredNorm() < d * d;

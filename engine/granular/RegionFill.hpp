@@ -3,9 +3,11 @@
 // beads of a pour placed at t = 0, e.g. a cloud above a container that falls into it. Radii are drawn from a
 // SizeDistribution first and placed largest first (small beads fill the gaps the large ones leave; the other
 // order jams far below the same fraction), each at uniformly random centres inside the region until one
-// overlaps nothing placed before it, nor the spheres given as already there, nor the planes given. The seed
+// overlaps nothing placed before it, nor the spheres given as already there, nor the planes, cones and meshes
+// given. The seed
 // fixes the result on every platform (mt19937_64 and inverse-transform draws only).
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "contact/Shapes.hpp"
@@ -27,12 +29,27 @@ struct PlacedSphere {
   double radius;
 };
 
+// The fixed shapes a fill avoids besides its walls: cones and meshes (a moving mesh where it is at `time`).
+// Empty by default; obstacles_of(model) takes the model's.
+struct FillObstacles {
+  const std::vector<contact::Cone>* cones = nullptr;
+  const std::vector<std::shared_ptr<const contact::TriangleMesh>>* meshes = nullptr;
+  const std::vector<contact::MeshMotion>* mesh_motion = nullptr;
+  double time = 0.0;
+  std::vector<double> mesh_volume;  // contact::signed_volume of each mesh (obstacles_of fills it)
+
+  // Whether the sphere (x, r) overlaps none of them and lies in no closed mesh's material (contact/MeshInside.hpp:
+  // inside a rock, outside a drum).
+  bool clear(const Eigen::Vector3d& x, double r) const;
+};
+FillObstacles obstacles_of(const Model& model);
+
 // The spheres, in placement order (radii non-increasing). Throws std::invalid_argument for an empty or
 // inverted region, a region too small for the largest bead, an invalid distribution, or when a bead finds no
 // free place after tries_per_bead centres; that message says how many were placed and the fraction of the
 // region they fill (a random loose packing stops near 0.3–0.4 for this insertion).
 std::vector<PlacedSphere> fill_region(RegionFill fill, const std::vector<PlacedSphere>& already = {},
-                                      const std::vector<contact::Wall>& walls = {});
+                                      const std::vector<contact::Wall>& walls = {}, const FillObstacles& obstacles = {});
 
 // A pour at a rate (a rain, issue 14 item 3): fill.count beads enter fill's region from `start` on, `rate`
 // per second, each at the first of its random centres that overlaps no bead and no wall present when it
@@ -53,7 +70,8 @@ struct TimedPour {
 };
 
 // Inserts into the sphere group of `model` the beads of `pour` due by model.time that find a place, and
-// returns how many. Capsules, boxes and drums are not checked (a pour's region should be clear of them).
+// returns how many. Its walls, cones and meshes are avoided; capsules, boxes and drums are not checked (a pour's
+// region should be clear of them).
 long pour_due(Model& model, TimedPour& pour);
 
 }  // namespace talus::granular

@@ -187,3 +187,47 @@ TEST_CASE("the lifter drum's bars lift beads above its axis, and each frame has 
   CHECK(fs::exists(t.dir / "out/meshes_00002.vtp"));
   CHECK_FALSE(fs::exists(t.dir / "out/meshes.vtp"));
 }
+
+TEST_CASE("a pour around a mesh obstacle places no bead into it", "[apps][meshes]") {
+  // The rock of the mesh chute inside the pour's region: every bead clear of it (and of the floor).
+  const std::string text = "gravity: [0, 0, -9.81]\n"
+                           "laws: {glass: {type: newton_friction, e: 0, mu: 0.3, dim: 3}}\n"
+                           "contacts: {detect: true, law: glass}\n"
+                           "planes: [{name: floor, normal: [0, 0, 1], point: [0, 0, 0]}]\n"
+                           "meshes: [{name: rock, file: " + std::string(TALUS_SOURCE_DIR) +
+                           "/examples/meshes/boulder.stl, translation: [0, 0, 0.05]}]\n"
+                           "pours: [{name: p, region: [-0.1, -0.1, 0.0, 0.1, 0.1, 0.12], count: 300, radius: 0.005, "
+                           "density: 2500, seed: 4}]\n"
+                           "integrator: {path: large, h: 1.0e-3, t_end: 0.01}\n";
+  const Scene s = load_scene_from_string(text, "pour.yaml");
+  const contact::TriangleMesh& rock = *s.model.meshes[0];
+  REQUIRE(s.model.bodies.spheres() == 300);
+  int near_rock = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Eigen::Vector3d& x = s.model.bodies.x[i];
+    double d = INFINITY;
+    for (int t = 0; t < rock.faces(); ++t) {
+      int f;
+      d = std::min(d, (x - contact::nearest_on_triangle(rock, t, x, f)).norm());
+    }
+    CHECK(d >= 0.005);
+    near_rock += d < 0.01;
+    // Not inside the closed rock either: a ray up from the centre crosses its surface an even number of times
+    // (counted here on the triangles' projections, independently of contact::inside_closed_mesh).
+    int crossings = 0;
+    for (int t = 0; t < rock.faces(); ++t) {
+      const auto& tri = rock.triangles[t];
+      const Eigen::Vector3d &a = rock.vertices[tri[0]], &b = rock.vertices[tri[1]], &c = rock.vertices[tri[2]];
+      // The triangle's projection on the xy plane contains x (barycentric signs) and lies above it.
+      const auto cross2 = [](const Eigen::Vector3d& p, const Eigen::Vector3d& q, const Eigen::Vector3d& r) {
+        return (q.x() - p.x()) * (r.y() - p.y()) - (q.y() - p.y()) * (r.x() - p.x());
+      };
+      const double w0 = cross2(b, c, x), w1 = cross2(c, a, x), w2 = cross2(a, b, x);
+      if (!((w0 > 0 && w1 > 0 && w2 > 0) || (w0 < 0 && w1 < 0 && w2 < 0))) continue;
+      const double z = (w0 * a.z() + w1 * b.z() + w2 * c.z()) / (w0 + w1 + w2);
+      crossings += z > x.z();
+    }
+    CHECK(crossings % 2 == 0);
+  }
+  CHECK(near_rock > 5);  // beads did fill the space around the rock
+}

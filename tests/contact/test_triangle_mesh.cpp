@@ -14,6 +14,7 @@
 #include <set>
 
 #include "contact/MeshContact.hpp"
+#include "contact/MeshInside.hpp"
 #include "contact/MeshProximityGrid.hpp"
 #include "tests/contact/MeshShapes.hpp"
 
@@ -198,4 +199,22 @@ TEST_CASE("the proximity grid calls no point far that a triangle is within its p
   // Too many cells: no grid, every point may be near.
   CHECK(build_proximity_grid(s, 1e-4, 1000).near.empty());
   CHECK(build_proximity_grid(s, 1e-4, 1000).may_be_near(Eigen::Vector3d(5, 5, 5)));
+}
+
+TEST_CASE("inside a closed mesh: the parity of a ray's crossings") {
+  const TriangleMesh s = uv_sphere(Eigen::Vector3d(0.1, 0.2, 0.3), 1.0, 16, 32);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1.2, 1.4);
+  int inside = 0;
+  for (int q = 0; q < 2000; ++q) {
+    const Eigen::Vector3d x(u(rng), u(rng), u(rng));
+    const double rho = (x - Eigen::Vector3d(0.1, 0.2, 0.3)).norm();
+    // The tessellated sphere lies between radii cos(π/16)… and 1: decide only points clear of that shell.
+    if (rho < 0.97) CHECK(inside_closed_mesh(s, x));
+    if (rho > 1.0) CHECK_FALSE(inside_closed_mesh(s, x));
+    inside += rho < 0.97;
+  }
+  CHECK(inside > 200);
+  // An open mesh has no inside.
+  CHECK_FALSE(inside_closed_mesh(talus::test::flat_grid(-1, 1, -1, 1, 2, 2), Eigen::Vector3d(0, 0, -0.1)));
 }

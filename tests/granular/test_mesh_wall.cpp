@@ -213,3 +213,13 @@ TEST_CASE("a capsule lying across a mesh ridge rests on the ridge's edge") {
   CHECK(m.bodies.x[c].z() == Approx(r).epsilon(1e-9));
   CHECK(std::abs(m.bodies.x[c].x()) < 1e-12);
 }
+
+TEST_CASE("a mesh wider than a periodic domain allows is refused, naming it") {
+  Model m;
+  m.gravity = Eigen::Vector3d(0, 0, -kG);
+  m.periodic.axis[0] = true, m.periodic.lower = Eigen::Vector3d(-0.5, 0, 0), m.periodic.length = Eigen::Vector3d(1.0, 0, 0);
+  m.meshes.push_back(std::make_shared<const TriangleMesh>(talus::test::flat_grid(-0.5, 0.5, -0.5, 0.5, 4, 4)));
+  m.bodies.add_sphere(Eigen::Vector3d(0.01, 0.02, kR), kR, 2500.0);
+  GranularStepper s(m, exact_solve());
+  CHECK_THROWS_WITH(s.step(), Catch::Contains("mesh 0 ('grid') spans 1.0") && Catch::Contains("periodic axis x"));
+}

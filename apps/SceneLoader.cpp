@@ -220,12 +220,8 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_box(item);
   if (auto f = in_.optional(root, "drums"))
     for (const Field& item : in_.list(*f)) read_drum(item);
-  if (auto f = in_.optional(root, "cones")) {
+  if (auto f = in_.optional(root, "cones"))
     for (const Field& item : in_.list(*f)) read_cone(item);
-    if (auto c = in_.optional(root, "capsules"))
-      in_.fail(*c, "is given beside 'cones' (expected beads only in a scene with cones: capsule–cone contacts are "
-                   "not implemented)");
-  }
   if (auto f = in_.optional(root, "meshes")) {
     for (const Field& item : in_.list(*f)) read_mesh(item);
     bool moving = false;

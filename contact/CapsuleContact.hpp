@@ -10,7 +10,8 @@
 //   capsule–plane    the segment's end points (the closest point of a segment to a plane is an end point, both
 //                    when parallel): two contacts, each a sphere–plane one (contact/NarrowPhase.hpp);
 //   capsule–box      both end points and, when the segment's distance to the box is smallest inside it, that
-//                    point (a golden-section search: the distance to a convex set is convex along the segment).
+//                    point (a golden-section search: the distance to a convex set is convex along the segment);
+//   capsule–cone     the same for a cone's shell.
 // Conventions are those of contact/NarrowPhase.hpp (n from a to b, lever arms from each body's centre); the
 // `feature` of each point tells which one it is, so that a pair's contacts keep distinct cache keys.
 #include <Eigen/Dense>
@@ -149,6 +150,44 @@ inline int capsule_box_points(const Box& box, const CapsuleShape& b, ContactPoin
   const double ends = std::min(box_distance(box, b, -b.half_length), box_distance(box, b, b.half_length));
   const double tol = 1e-9 * (b.half_length + b.radius);
   if (fs > 0.0 && fs < ends - tol && std::abs(s) < b.half_length * (1.0 - 1e-6)) add(s, 2);
+  return k;
+}
+
+// Capsule (body b) against a cone's shell (a, fixed; contact/Shapes.hpp Cone): the end points (features 0, 1; a
+// rim adds 2 to an end's feature) and, when the segment's distance to the shell is smallest inside it, that point
+// (feature 4): a capsule lying across the outside of a cylinder rests on its middle. Inside a shell (a hopper) the
+// distance along a chord is least at an end. The interior minimum is found by a golden-section search, as for
+// boxes (unimodal along a segment outside the shell).
+inline int capsule_cone_points(const Cone& cone, const CapsuleShape& b, ContactPoint out[3]) {
+  int k = 0;
+  ContactPoint cp;
+  auto distance = [&](double s) {
+    return sphere_cone_point(cone, b.centre + s * b.axis, 0.0, cp) ? cp.gap : INFINITY;
+  };
+  auto add = [&](double s, int feature) {
+    const Eigen::Vector3d p = b.centre + s * b.axis;
+    if (!sphere_cone_point(cone, p, b.radius, out[k])) return;
+    out[k].pb += p - b.centre;
+    out[k].feature = feature + (feature < 4 ? 2 * out[k].feature : 0);
+    ++k;
+  };
+  add(-b.half_length, 0);
+  add(b.half_length, 1);
+  constexpr double phi = 0.6180339887498949;
+  double lo = -b.half_length, hi = b.half_length;
+  double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+  double f1 = distance(x1), f2 = distance(x2);
+  for (int it = 0; it < 60 && hi - lo > 1e-12 * b.half_length; ++it) {
+    if (f1 <= f2) {
+      hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo), f1 = distance(x1);
+    } else {
+      lo = x1, x1 = x2, f1 = f2, x2 = lo + phi * (hi - lo), f2 = distance(x2);
+    }
+  }
+  const double s = 0.5 * (lo + hi), fs = distance(s);
+  const double ends = std::min(distance(-b.half_length), distance(b.half_length));
+  const double tol = 1e-9 * (b.half_length + b.radius);
+  if (std::isfinite(fs) && fs < ends - tol && std::abs(s) < b.half_length * (1.0 - 1e-6)) add(s, 4);
   return k;
 }
 

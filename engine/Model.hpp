@@ -39,8 +39,8 @@ struct Model {
   std::vector<contact::Wall> walls;
   std::vector<contact::Box> boxes;
   std::vector<contact::Drum> drums;
-  std::vector<contact::Cone> cones;  // fixed conical and cylindrical shells (hoppers, silos): beads only
-  // Fixed triangle-mesh walls (contact/TriangleMesh.hpp): beads only. Shared, since a model is copied (snapshots,
+  std::vector<contact::Cone> cones;  // fixed conical and cylindrical shells (hoppers, silos)
+  // Triangle-mesh walls (contact/TriangleMesh.hpp). Shared, since a model is copied (snapshots,
   // Python) and a mesh never changes once built.
   std::vector<std::shared_ptr<const contact::TriangleMesh>> meshes;
   // Their prescribed motions, one per mesh (an empty list: every mesh is fixed). A moving mesh's contacts are

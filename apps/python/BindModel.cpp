@@ -457,8 +457,6 @@ void bind_model(py::module_& m) {
             if (!(radius_bottom >= 0.0) || !(radius_top >= 0.0) || !(radius_bottom + radius_top > 0.0))
               throw std::invalid_argument("radii must be >= 0 and not both 0");
             if (!(finite(axis, "axis").norm() > 1e-12)) throw std::invalid_argument("axis must not be zero");
-            if (x.bodies.capsules() > 0)
-              throw std::invalid_argument("the model holds capsules: capsule–cone contacts are not implemented");
             x.cone_material.resize(x.cones.size(), kWallMaterial);
             x.cones.push_back(contact::Cone{finite(base, "base"), axis.normalized(), height, radius_bottom, radius_top});
             x.cone_material.push_back(mat);

@@ -29,7 +29,9 @@ struct GeneralContactSet : matrixfree::GeneralContactSweep {
 };
 
 // Cache keys: the kinds and ids of both bodies and the feature (contact/CapsuleContact.hpp). Obstacles (walls,
-// boxes) use their index as id, drums kDrumKeyBase + their index under the Box kind; ids must stay below 2^26.
+// boxes) use their index as id, cones kConeKeyBase + their index and drums kDrumKeyBase + their index under the
+// Box kind; ids must stay below 2^26.
+constexpr std::uint32_t kConeKeyBase = 1u << 24;
 constexpr std::uint32_t kDrumKeyBase = 1u << 25;
 enum class KeyKind : std::uint64_t { Wall = 0, Box = 1, Sphere = 2, Capsule = 3 };
 inline contact::ContactKey general_key(KeyKind ka, std::uint32_t id_a, KeyKind kb, std::uint32_t id_b, int feature) {

@@ -70,6 +70,11 @@ double second_order_drift(const GeneralCandidate& g, const Model& m, const std::
     if (contact::sphere_drum_point(drum, caps.x[g.b] + h * caps.v[g.b], caps.radius[g.b], pts[0])) gap = pts[0].gap;
   } else if (g.key >> 62 == static_cast<std::uint64_t>(KeyKind::Wall)) {
     gap = pick(contact::capsule_wall_points(walls[(g.key >> 26) & 0x3ffffff], advanced(caps, g.b, h), pts));
+  } else if (const std::uint32_t id = (g.key >> 26) & 0x3ffffff; id >= kConeKeyBase) {
+    const contact::Cone& cone = m.cones[id - kConeKeyBase];
+    contact::CapsuleShape b = advanced(caps, g.b, h);
+    if (m.periodic.any()) b.centre = cone.base + m.periodic.minimum_image(b.centre - cone.base);
+    gap = pick(contact::capsule_cone_points(cone, b, pts));
   } else {
     const contact::Box& box = m.boxes[(g.key >> 26) & 0x3ffffff];
     contact::CapsuleShape b = advanced(caps, g.b, h);
@@ -196,6 +201,18 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
                                        emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, cp, key, 0.0, law);
                                        out.back().mesh = k, out.back().feature = f;
                                      });
+      }
+      for (int kc = 0; kc < static_cast<int>(m.cones.size()); ++kc) {
+        const contact::Cone& cone = m.cones[kc];
+        contact::CapsuleShape c = ci;
+        if (periodic) c.centre = cone.base + m.periodic.minimum_image(ci.centre - cone.base);
+        const int k = contact::capsule_cone_points(cone, c, pts);
+        for (int p = 0; p < k; ++p)
+          if (pts[p].gap <= margin)
+            emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, pts[p],
+                 general_key(KeyKind::Box, kConeKeyBase + static_cast<std::uint32_t>(kc), KeyKind::Capsule,
+                             caps.id[i], pts[p].feature),
+                 0.0, m.materials.law(m.material_of_cone(kc), caps.material[i]));
       }
       for (int bx = 0; bx < static_cast<int>(m.boxes.size()); ++bx) {
         const contact::Box& box = m.boxes[bx];

@@ -185,10 +185,9 @@ void GranularStepper::detect(double margin) {
   // Cones meet beads only (contact/NarrowPhase.hpp); a capsule would pass through them unseen.
   bool moving_mesh = false;
   for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k) moving_mesh |= m_.mesh_moves(k);
-  if ((!m_.cones.empty() || moving_mesh) && b.capsules() > 0)
-    throw std::invalid_argument("granular: the model holds " + std::string(m_.cones.empty() ? "moving meshes" : "cones") +
-                                " and capsules, but capsule–cone and capsule–moving-mesh contacts are not implemented "
-                                "(cones and moving meshes hold beads only)");
+  if (moving_mesh && b.capsules() > 0)
+    throw std::invalid_argument("granular: the model holds moving meshes and capsules, but capsule–moving-mesh "
+                                "contacts are not implemented (moving meshes hold beads only)");
   wrap_positions();
   const int n = b.spheres();
   const int T = params_.threads;

@@ -8,7 +8,9 @@
 //     end-of-step velocity);
 //   - a bead rolling over the outlet's rim and out of the hopper, never faster than free fall from its start;
 //   - a column of beads standing in a cylinder on a floor: the cylinder carries nothing (the beads do not touch
-//     it) and the floor the whole weight.
+//     it) and the floor the whole weight;
+//   - a capsule lying inside a horizontal cylinder rests on its two ends, one lying across its outside on its
+//     middle, each carrying the weight.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -132,4 +134,30 @@ TEST_CASE("a column standing in a cylinder on a floor: the floor carries the wei
   CHECK(floor == Approx(5 * w).epsilon(1e-8));
   CHECK(std::abs(cylinder) < 1e-10 * w);
   for (int k = 0; k < 5; ++k) CHECK(std::abs(m.bodies.x[k].x()) + std::abs(m.bodies.x[k].y()) < 1e-14);
+}
+
+TEST_CASE("a capsule rests inside a lying cylinder on its two ends, and across its outside on its middle") {
+  // A cylinder of radius R along x (contact::capsule_cone_points).
+  const double R = 0.05, r = 0.006, hl = 0.03;
+  for (const bool inside : {true, false}) {
+    INFO((inside ? "inside, along the axis" : "outside, across the top"));
+    Model m;
+    m.gravity = Eigen::Vector3d(0, 0, -kG);
+    m.materials.set_defaults(0.5, 0.5, 0.0);
+    m.cones.push_back(Cone{Eigen::Vector3d(-0.5, 0, 0), Eigen::Vector3d::UnitX(), 1.0, R, R});
+    const Eigen::Vector3d centre = inside ? Eigen::Vector3d(0.01, 0, -R + r + 1e-4) : Eigen::Vector3d(0.01, 0, R + r + 1e-4);
+    m.bodies.add_capsule(centre, inside ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY(), hl, r, 2500.0,
+                         Eigen::Vector3d::Zero());
+    const int c = m.bodies.capsule(0);
+    GranularStepper s(m, exact_solve());
+    for (int k = 0; k < 100; ++k) REQUIRE(s.step().solver.converged());
+    const auto& contacts = s.general_contacts().contacts;
+    REQUIRE(contacts.size() == (inside ? 2u : 1u));
+    double n = 0.0;
+    for (const auto& gc : contacts) n += gc.r[0] * gc.n.z();
+    CHECK(n / 1e-3 == Approx(m.bodies.mass[c] * kG).epsilon(1e-8));  // h = 1e-3
+    CHECK(m.bodies.x[c].z() == Approx(inside ? -R + r : R + r).epsilon(1e-9));
+    // (Across the top the contact is the golden-section search's minimum, found to about √ε of the length.)
+    CHECK(std::abs(m.bodies.x[c].y()) < 1e-8);
+  }
 }

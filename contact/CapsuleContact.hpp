@@ -115,6 +115,24 @@ inline int capsule_wall_points(const Wall& w, const CapsuleShape& b, ContactPoin
   return k;
 }
 
+// The parameter s ∈ [−half_length, half_length] where f(s) is least, for f unimodal along the segment (a
+// distance to a convex set): a golden-section search down to 1e-12 of the half length.
+template <class F>
+double interior_minimum(const CapsuleShape& b, F&& f) {
+  constexpr double phi = 0.6180339887498949;
+  double lo = -b.half_length, hi = b.half_length;
+  double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+  double f1 = f(x1), f2 = f(x2);
+  for (int it = 0; it < 60 && hi - lo > 1e-12 * b.half_length; ++it) {
+    if (f1 <= f2) {
+      hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo), f1 = f(x1);
+    } else {
+      lo = x1, x1 = x2, f1 = f2, x2 = lo + phi * (hi - lo), f2 = f(x2);
+    }
+  }
+  return 0.5 * (lo + hi);
+}
+
 // Distance from the box to the segment point at parameter s (for the search below).
 inline double box_distance(const Box& box, const CapsuleShape& c, double s) {
   const Eigen::Vector3d local = box.axes.transpose() * (c.centre + s * c.axis - box.centre);
@@ -133,20 +151,10 @@ inline int capsule_box_points(const Box& box, const CapsuleShape& b, ContactPoin
   };
   add(-b.half_length, 0);
   add(b.half_length, 1);
-  // Golden-section search for the smallest distance along the segment; keep it when it is inside the segment
-  // and closer than both ends by more than round-off.
-  constexpr double phi = 0.6180339887498949;
-  double lo = -b.half_length, hi = b.half_length;
-  double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-  double f1 = box_distance(box, b, x1), f2 = box_distance(box, b, x2);
-  for (int it = 0; it < 60 && hi - lo > 1e-12 * b.half_length; ++it) {
-    if (f1 <= f2) {
-      hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo), f1 = box_distance(box, b, x1);
-    } else {
-      lo = x1, x1 = x2, f1 = f2, x2 = lo + phi * (hi - lo), f2 = box_distance(box, b, x2);
-    }
-  }
-  const double s = 0.5 * (lo + hi), fs = box_distance(box, b, s);
+  // The smallest distance along the segment; kept when it is inside the segment and closer than both ends by
+  // more than round-off.
+  const double s = interior_minimum(b, [&](double x) { return box_distance(box, b, x); });
+  const double fs = box_distance(box, b, s);
   const double ends = std::min(box_distance(box, b, -b.half_length), box_distance(box, b, b.half_length));
   const double tol = 1e-9 * (b.half_length + b.radius);
   if (fs > 0.0 && fs < ends - tol && std::abs(s) < b.half_length * (1.0 - 1e-6)) add(s, 2);
@@ -173,18 +181,7 @@ inline int capsule_cone_points(const Cone& cone, const CapsuleShape& b, ContactP
   };
   add(-b.half_length, 0);
   add(b.half_length, 1);
-  constexpr double phi = 0.6180339887498949;
-  double lo = -b.half_length, hi = b.half_length;
-  double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-  double f1 = distance(x1), f2 = distance(x2);
-  for (int it = 0; it < 60 && hi - lo > 1e-12 * b.half_length; ++it) {
-    if (f1 <= f2) {
-      hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo), f1 = distance(x1);
-    } else {
-      lo = x1, x1 = x2, f1 = f2, x2 = lo + phi * (hi - lo), f2 = distance(x2);
-    }
-  }
-  const double s = 0.5 * (lo + hi), fs = distance(s);
+  const double s = interior_minimum(b, distance), fs = distance(s);
   const double ends = std::min(distance(-b.half_length), distance(b.half_length));
   const double tol = 1e-9 * (b.half_length + b.radius);
   if (std::isfinite(fs) && fs < ends - tol && std::abs(s) < b.half_length * (1.0 - 1e-6)) add(s, 4);

@@ -16,6 +16,7 @@
 #include "apps/SceneError.hpp"
 #include "apps/SceneLoader.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/TempDir.hpp"
 #include "tests/contact/MeshShapes.hpp"
 
 using namespace talus;
@@ -24,18 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path dir = fs::temp_directory_path() / ("talus_meshes_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(dir); }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  fs::path write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name) << text;
-    return dir / name;
-  }
-};
 
 // A binary STL (80-byte header, count, per triangle a normal, three vertices as float and a 16-bit attribute).
 void write_binary_stl(const fs::path& file, const contact::TriangleMesh& m) {
@@ -75,7 +64,7 @@ std::string error_of(const std::string& text) {
 }  // namespace
 
 TEST_CASE("ASCII and binary STL and OBJ give the same mesh, placed as asked", "[apps][meshes]") {
-  TempDir t;
+  test::TempDir t;
   // Coordinates exact in single precision (binary STL stores floats).
   const contact::TriangleMesh g = test::flat_grid(-0.25, 0.25, -0.125, 0.125, 4, 2);
   write_stl(t.dir / "grid.stl", g, "grid");
@@ -107,7 +96,7 @@ TEST_CASE("ASCII and binary STL and OBJ give the same mesh, placed as asked", "[
 }
 
 TEST_CASE("a bead dropped on an STL floor steps bit for bit as on the plane", "[apps][meshes]") {
-  TempDir t;
+  test::TempDir t;
   write_stl(t.dir / "floor.stl", test::flat_grid(-0.5, 0.5, -0.5, 0.5, 8, 8), "floor");
   const fs::path on_mesh = t.write("mesh.yaml", scene_text("meshes: [{name: floor, file: floor.stl}]\n"));
   Scene sm = load_scene(on_mesh);
@@ -125,7 +114,7 @@ TEST_CASE("a bead dropped on an STL floor steps bit for bit as on the plane", "[
 }
 
 TEST_CASE("a bad mesh file names the scene's field and the file's problem", "[apps][meshes]") {
-  TempDir t;
+  test::TempDir t;
   const std::string dir = t.dir.string();
   CHECK_THAT(error_of(scene_text("meshes: [{name: m, file: " + dir + "/gone.stl}]\n")),
              Catch::StartsWith("m.yaml:5:") && Catch::Contains("field 'meshes[0].file'") &&
@@ -176,7 +165,7 @@ TEST_CASE("the lifter drum's bars lift beads above its axis, and each frame has 
     CHECK((x.y() > 0.0 && x.y() < 0.06));
   }
   // A short run writes meshes_NNNNN.vtp per frame and meshes.pvd.
-  TempDir t;
+  test::TempDir t;
   std::vector<std::string> args = {"talus", "run", std::string(TALUS_SOURCE_DIR) + "/examples/lifter_drum.yaml",
                                    "--set", "pours[0].count=50", "--set", "integrator.t_end=0.04",
                                    "--out", (t.dir / "out").string(), "--no-plot", "--quiet"};

@@ -12,6 +12,7 @@
 #include "apps/ParticleFile.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneLoader.hpp"
+#include "tests/TempDir.hpp"
 
 using namespace talus;
 using namespace talus::app;
@@ -19,18 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path dir = fs::temp_directory_path() / ("talus_particles_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(dir); }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  fs::path write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name) << text;
-    return dir / name;
-  }
-};
 
 std::string scene_text(const std::string& path, const std::string& extra = "") {
   return "gravity: [0, 0, -9.81]\n"
@@ -44,7 +33,7 @@ std::string scene_text(const std::string& path, const std::string& extra = "") {
 }  // namespace
 
 TEST_CASE("particles from a CSV file join the model as written", "[apps][particles]") {
-  TempDir t;
+  test::TempDir t;
   t.write("pack.csv",
           "# a packing from elsewhere\n"
           "id, x, y, z, radius, vx, vy, vz\n"
@@ -77,7 +66,7 @@ TEST_CASE("particles from a CSV file join the model as written", "[apps][particl
 }
 
 TEST_CASE("a malformed particle file names the file, the line and the column", "[apps][particles]") {
-  TempDir t;
+  test::TempDir t;
   const auto error = [&](const std::string& content, const std::string& name = "bad.csv", const std::string& extra = "") {
     t.write(name, content);
     try {

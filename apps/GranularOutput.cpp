@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "apps/ResourceLimits.hpp"
+#include "engine/granular/MovingMeshContacts.hpp"
 
 namespace talus::app {
 
@@ -126,12 +127,14 @@ void write_meshes_vtp(const std::filesystem::path& file, const Model& m) {
   std::ofstream o = open_out(file);
   piece_header(o, "NumberOfPolys", points, triangles);
   o << "<Points>\n<DataArray type=\"Float64\" Name=\"points\" NumberOfComponents=\"3\" format=\"ascii\">\n";
-  for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k)
+  for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) {
+    // A moving or carried mesh where it is now.
+    const granular::MeshPose pose = granular::mesh_pose(m, k, m.time);
     for (const Eigen::Vector3d& v : m.meshes[k]->vertices) {
-      // A moving mesh where it is now.
-      const Eigen::Vector3d p = m.mesh_moves(k) ? m.mesh_motion[k].to_world(v, m.time) : v;
+      const Eigen::Vector3d p = pose.R * v + pose.t;
       o << p.x() << ' ' << p.y() << ' ' << p.z() << '\n';
     }
+  }
   o << "</DataArray>\n</Points>\n<Polys>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
   int base = 0;
   for (const auto& mesh : m.meshes) {

@@ -941,7 +941,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   // The capsule series exists when the scene starts with capsules (and goes on once they have all left).
   const bool capsule_series = m.bodies.capsules() > 0;
   bool moving_meshes = false;
-  for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) moving_meshes |= m.mesh_moves(k);
+  for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) moving_meshes |= !m.mesh_fixed(k);
   // The last step's contacts index the bodies as they were; after an outflow removal, or a failed step undone,
   // they are left out.
   bool contacts_valid = false;

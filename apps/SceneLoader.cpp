@@ -149,6 +149,9 @@ class SceneBuilder {
   std::map<std::string, Entity> names_;
   std::map<std::string, NonsmoothLaw> laws_;
   std::vector<Plane> planes_;
+  // Meshes carried by a capsule (`body:`), attached once the capsules are read: the mesh's index and the field.
+  std::vector<std::pair<int, Field>> carried_meshes_;
+  void attach_carried_meshes();
   std::vector<std::string> plane_names_;
   struct UsedLaw {
     Field at;
@@ -240,6 +243,7 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : items) read_capsule(item);
     clear_capsules(items);
   }
+  attach_carried_meshes();
   if (auto f = in_.optional(root, "planar_blocks"))
     for (const Field& item : in_.list(*f)) read_block(item);
   if (auto f = in_.optional(root, "corotational_beams"))
@@ -889,7 +893,7 @@ void SceneBuilder::read_cone(const Field& f) {
 // (axis, angle in rad, as for boxes), then `translation`; `closed: true` refuses a surface with a boundary;
 // `motion` makes it turn or translate.
 void SceneBuilder::read_mesh(const Field& f) {
-  in_.expect_map(f, {"name", "file", "scale", "rotation", "translation", "closed", "material", "motion"});
+  in_.expect_map(f, {"name", "file", "scale", "rotation", "translation", "closed", "material", "motion", "body"});
   new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.meshes.size()));
   const Field file_field = in_.required(f, "file");
   std::filesystem::path path = in_.string(file_field);
@@ -929,6 +933,28 @@ void SceneBuilder::read_mesh(const Field& f) {
   if (motion.moves() || !scene_.model.mesh_motion.empty()) {
     scene_.model.mesh_motion.resize(scene_.model.meshes.size() - 1);
     scene_.model.mesh_motion.push_back(motion);
+  }
+  if (auto bf = in_.optional(f, "body")) {
+    if (motion.moves()) in_.fail(*bf, "is given with 'motion' (expected one: a carried mesh moves with its capsule)");
+    carried_meshes_.emplace_back(static_cast<int>(scene_.model.meshes.size()) - 1, *bf);
+  }
+}
+
+// A carried mesh (`body: CAPSULE`): its vertices, placed in the world at t = 0, go into the capsule's frame, and
+// its contacts become the capsule's (engine/granular/MovingMeshContacts.hpp).
+void SceneBuilder::attach_carried_meshes() {
+  Model& m = scene_.model;
+  for (const auto& [k, bf] : carried_meshes_) {
+    const Entity& e = entity(bf, {EntityKind::Capsule}, ": a mesh is carried by a capsule");
+    const int body = m.bodies.capsule(static_cast<int>(e.index));
+    const Eigen::Matrix3d R = m.bodies.q[body].toRotationMatrix();
+    const contact::TriangleMesh& world = *m.meshes[k];
+    std::vector<Eigen::Vector3d> v;
+    for (const Eigen::Vector3d& p : world.vertices) v.push_back(R.transpose() * (p - m.bodies.x[body]));
+    m.meshes[k] = std::make_shared<const contact::TriangleMesh>(
+        contact::build_triangle_mesh(world.name, std::move(v), world.triangles));
+    m.mesh_body.resize(m.meshes.size(), -1);
+    m.mesh_body[k] = body;
   }
 }
 

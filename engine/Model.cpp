@@ -228,6 +228,14 @@ void Model::validate() const {
   if (!mesh_motion.empty() && mesh_motion.size() != meshes.size())
     fail("mesh_motion", "has " + std::to_string(mesh_motion.size()) + " entries, expected " +
                             std::to_string(meshes.size()) + " (or none)");
+  if (!mesh_body.empty() && mesh_body.size() != meshes.size())
+    fail("mesh_body", "has " + std::to_string(mesh_body.size()) + " entries, expected " + std::to_string(meshes.size()) +
+                          " (or none)");
+  for (std::size_t k = 0; k < mesh_body.size(); ++k)
+    if (mesh_body[k] >= 0 && (mesh_body[k] >= bodies.count() || bodies.kind(mesh_body[k]) != ShapeKind::Capsule ||
+                              mesh_moves(static_cast<int>(k))))
+      fail("mesh_body", "entry " + std::to_string(k) + " is body " + std::to_string(mesh_body[k]) +
+                            ", which is not a capsule, or the mesh also has a prescribed motion");
   for (std::size_t k = 0; k < mesh_motion.size(); ++k) {
     const contact::MeshMotion& mm = mesh_motion[k];
     if (!mm.centre.allFinite() || !mm.velocity.allFinite() || !std::isfinite(mm.angular_velocity) ||

@@ -47,6 +47,11 @@ struct Model {
   // general contacts (like a drum's: the matrix-free solvers), a fixed one's are bead contacts.
   std::vector<contact::MeshMotion> mesh_motion;
   bool mesh_moves(int k) const { return k < static_cast<int>(mesh_motion.size()) && mesh_motion[k].moves(); }
+  // Meshes carried by a capsule (a blade on a driven paddle): mesh k's vertices are in the frame of body
+  // mesh_body[k] (a capsule's store index; −1 or an empty list: none). Its contacts push that body back.
+  std::vector<int> mesh_body;
+  int mesh_carrier(int k) const { return k < static_cast<int>(mesh_body.size()) ? mesh_body[k] : -1; }
+  bool mesh_fixed(int k) const { return !mesh_moves(k) && mesh_carrier(k) < 0; }
   contact::Periodicity periodic;
   // The laws of the detected contacts (engine/Materials.hpp): a (μ, e) per pair of materials; bodies carry
   // their material in bodies.material, obstacles here, one id per wall, box and drum in their order (an empty

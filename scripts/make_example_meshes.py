@@ -10,6 +10,9 @@
                6 mm thick) along its inner wall: the cylinder, its two end discs and the bars' boxes, 2.6k
                triangles; examples/lifter_drum.yaml turns it.
 
+  blade.obj    a paddle's blade: a plate 1.9 cm long, 5.5 cm tall and 2 mm thick (a closed box, 12 triangles),
+               placed where examples/mesh_paddle.yaml's shaft carries it.
+
 Usage: scripts/make_example_meshes.py [--out examples/meshes]
 """
 import argparse
@@ -104,6 +107,19 @@ def lifter_drum(R=0.1, L=0.06, around=96, rows=6, lifters=6, height=0.015, thick
     return np.array(v), np.array(f)
 
 
+def box(lo, hi):
+    """A closed box [lo, hi] (12 triangles, normals out of it)."""
+    v = [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+    idx = lambda i, j, k: 4 * i + 2 * j + k
+    quads = [(idx(0, 0, 0), idx(0, 0, 1), idx(0, 1, 1), idx(0, 1, 0)), (idx(1, 0, 0), idx(1, 1, 0), idx(1, 1, 1), idx(1, 0, 1)),
+             (idx(0, 0, 0), idx(1, 0, 0), idx(1, 0, 1), idx(0, 0, 1)), (idx(0, 1, 0), idx(0, 1, 1), idx(1, 1, 1), idx(1, 1, 0)),
+             (idx(0, 0, 0), idx(0, 1, 0), idx(1, 1, 0), idx(1, 0, 0)), (idx(0, 0, 1), idx(1, 0, 1), idx(1, 1, 1), idx(0, 1, 1))]
+    f = []
+    for q in quads:
+        f += [(q[0], q[1], q[2]), (q[0], q[2], q[3])]
+    return np.array(v, float), np.array(f)
+
+
 def write_obj(path, v, f, name):
     with open(path, "w") as out:
         out.write(f"# {name}: written by scripts/make_example_meshes.py\no {name}\n")
@@ -134,6 +150,10 @@ def main():
     v, f = boulder()
     path = os.path.join(args.out, "boulder.stl")
     write_stl(path, v, f, "boulder")
+    print(f"{path}: {len(f)} triangles, {len(v)} vertices, extent {np.ptp(v, axis=0).round(4)} m")
+    v, f = box((0.047, 0.043, 0.004), (0.066, 0.045, 0.059))
+    path = os.path.join(args.out, "blade.obj")
+    write_obj(path, v, f, "blade")
     print(f"{path}: {len(f)} triangles, {len(v)} vertices, extent {np.ptp(v, axis=0).round(4)} m")
     v, f = lifter_drum()
     path = os.path.join(args.out, "lifter_drum.obj")

@@ -183,7 +183,7 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
       }
       // Fixed meshes (moving ones meet beads only): the capsule's image nearest to the mesh's box.
       for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) {
-        if (m.mesh_moves(k)) continue;
+        if (!m.mesh_fixed(k)) continue;
         const contact::TriangleMesh& mesh = *m.meshes[k];
         contact::CapsuleShape c = ci;
         if (periodic) {

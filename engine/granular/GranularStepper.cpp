@@ -138,13 +138,11 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
   // A moving mesh's contacts are general contacts, whose keys hold 2^25 features (MovingMeshContacts.hpp).
   mesh_travel_.assign(m_.meshes.size(), 0.0);
   for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k)
-    if (m_.mesh_moves(k)) {
-      if (mesh_feature_offset_[k] + static_cast<std::uint64_t>(m_.meshes[k]->feature_count()) >= kMovingMeshKeyBase)
-        throw std::invalid_argument("granular: moving mesh " + std::to_string(k) + " ('" + m_.meshes[k]->name +
-                                    "') ends past 2^25 faces, edges and vertices counted over the meshes (put the "
-                                    "moving meshes first, or use fewer triangles)");
-      mesh_travel_[k] = mesh_surface_travel(*m_.meshes[k], m_.mesh_motion[k], params_.h);
-    }
+    if (!m_.mesh_fixed(k) &&
+        mesh_feature_offset_[k] + static_cast<std::uint64_t>(m_.meshes[k]->feature_count()) >= kMovingMeshKeyBase)
+      throw std::invalid_argument("granular: moving or carried mesh " + std::to_string(k) + " ('" + m_.meshes[k]->name +
+                                  "') ends past 2^25 faces, edges and vertices counted over the meshes (put the "
+                                  "moving meshes first, or use fewer triangles)");
   work_.record_history = params_.record_history;
   multilevel_.fine.record_history = params_.record_history;
 }
@@ -205,6 +203,9 @@ void GranularStepper::detect(double margin) {
     wall_speed_[w] = (m_.walls[w].displacement(now + h) - m_.walls[w].displacement(now)) / h;
     wall_margin_[w] = margin + h * std::abs(wall_speed_[w]);
   }
+  // How far each moving or carried mesh's surface may move in the step (a carried one: with its capsule's v_k).
+  for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k)
+    mesh_travel_[k] = m_.mesh_fixed(k) ? 0.0 : mesh_surface_travel(m_, k, h);
   const double travel = m_.meshes.empty() ? 0.0 : *std::max_element(mesh_travel_.begin(), mesh_travel_.end());
   if (!m_.meshes.empty() && rmax + margin + travel > mesh_grid_pad_) {
     mesh_grid_pad_ = 1.25 * (rmax + margin + travel);
@@ -214,9 +215,11 @@ void GranularStepper::detect(double margin) {
       for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k) {
         const contact::TriangleMesh& mesh = *m_.meshes[k];
         Eigen::Vector3d extent = mesh.bvh[0].hi - mesh.bvh[0].lo;
-        if (m_.mesh_moves(k)) {
+        if (!m_.mesh_fixed(k)) {
+          // Turning, it may span its arm about the centre of rotation both ways.
+          const Eigen::Vector3d centre = m_.mesh_moves(k) ? m_.mesh_motion[k].centre : Eigen::Vector3d::Zero();
           double arm = 0.0;
-          for (const Eigen::Vector3d& v : mesh.vertices) arm = std::max(arm, (v - m_.mesh_motion[k].centre).norm());
+          for (const Eigen::Vector3d& v : mesh.vertices) arm = std::max(arm, (v - centre).norm());
           extent = Eigen::Vector3d::Constant(2.0 * arm);
         }
         for (int a = 0; a < 3; ++a)
@@ -257,7 +260,7 @@ void GranularStepper::detect(double margin) {
           wall_buffers_[t].push_back({i, w, cp.feature});
       // A bead may touch several features of one mesh (a valley's two faces): one hit each.
       for (int k = 0; k < nm; ++k) {
-        if (m_.mesh_moves(k)) continue;  // a general contact (below)
+        if (!m_.mesh_fixed(k)) continue;  // a general contact (below)
         const Eigen::Vector3d x = mesh_position(k, i);
         // Every bead reaches no farther than the grid's pad (built above): a far one is told in one lookup.
         if (!mesh_grids_[k].may_be_near(x)) continue;
@@ -274,7 +277,9 @@ void GranularStepper::detect(double margin) {
   }
   refresh_world_inertia(m_.bodies);
   detect_general_contacts(m_, grid_, walls_now_, wall_speed_, mesh_feature_offset_, margin, h, T, general_buffers_);
-  if (travel > 0.0)
+  bool moving = false;
+  for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k) moving |= !m_.mesh_fixed(k);
+  if (moving)
     detect_moving_mesh_contacts(m_, mesh_grids_, mesh_feature_offset_, margin, h, mesh_scratch_[0], general_buffers_.all);
 }
 

@@ -4,20 +4,37 @@
 
 namespace talus::granular {
 
-double mesh_surface_travel(const contact::TriangleMesh& mesh, const contact::MeshMotion& motion, double h) {
+MeshPose mesh_pose(const Model& m, int k, double time) {
+  MeshPose p;
+  if (const int c = m.mesh_carrier(k); c >= 0) {
+    p.R = m.bodies.q[c].toRotationMatrix(), p.t = m.bodies.x[c];
+  } else if (m.mesh_moves(k)) {
+    const contact::MeshMotion& mm = m.mesh_motion[k];
+    p.R = mm.rotation(time), p.t = mm.centre_at(time) - p.R * mm.centre;
+  }
+  return p;
+}
+
+double mesh_surface_travel(const Model& m, int k, double h) {
+  const contact::TriangleMesh& mesh = *m.meshes[k];
+  const int c = m.mesh_carrier(k);
+  // The arm about the centre of rotation: the motion's, or the capsule's (the origin of the mesh's frame).
+  const Eigen::Vector3d centre = c >= 0 ? Eigen::Vector3d::Zero() : m.mesh_motion[k].centre;
   double arm = 0.0;
-  for (const Eigen::Vector3d& v : mesh.vertices) arm = std::max(arm, (v - motion.centre).norm());
+  for (const Eigen::Vector3d& v : mesh.vertices) arm = std::max(arm, (v - centre).norm());
+  if (c >= 0) return h * (m.bodies.v[c].norm() + m.bodies.w[c].norm() * arm);
+  const contact::MeshMotion& motion = m.mesh_motion[k];
   return h * (motion.velocity.norm() + std::abs(motion.angular_velocity) * arm);
 }
 
 namespace {
 
-// Bead j's centre, the image nearest to the mesh in a periodic domain (world frame, time t).
-Eigen::Vector3d bead_near_mesh(const Model& m, int k, int j, double t) {
+// Bead j's centre, the image nearest to the mesh in a periodic domain (world frame).
+Eigen::Vector3d bead_near_mesh(const Model& m, const MeshPose& pose, int k, int j) {
   const Eigen::Vector3d& x = m.bodies.x[j];
   if (!m.periodic.any()) return x;
   const contact::BvhNode& root = m.meshes[k]->bvh[0];
-  const Eigen::Vector3d centre = m.mesh_motion[k].to_world(0.5 * (root.lo + root.hi), t);
+  const Eigen::Vector3d centre = pose.R * (0.5 * (root.lo + root.hi)) + pose.t;
   return centre + m.periodic.minimum_image(x - centre);
 }
 
@@ -29,29 +46,36 @@ void detect_moving_mesh_contacts(const Model& m, const std::vector<contact::Mesh
   const RigidBodies& b = m.bodies;
   const double t = m.time;
   for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) {
-    if (!m.mesh_moves(k)) continue;
+    if (m.mesh_fixed(k)) continue;
     const contact::TriangleMesh& mesh = *m.meshes[k];
-    const contact::MeshMotion& motion = m.mesh_motion[k];
-    const Eigen::Matrix3d R = motion.rotation(t);
-    const double reach = margin + mesh_surface_travel(mesh, motion, h);
+    const int carrier = m.mesh_carrier(k);
+    const MeshPose pose = mesh_pose(m, k, t);
+    const double reach = margin + mesh_surface_travel(m, k, h);
     for (int j = 0; j < b.spheres(); ++j) {
-      const Eigen::Vector3d x = bead_near_mesh(m, k, j, t);
-      const Eigen::Vector3d X = motion.to_mesh(x, t);
+      const Eigen::Vector3d x = bead_near_mesh(m, pose, k, j);
+      const Eigen::Vector3d X = pose.to_mesh(x);
       if (!grids[k].may_be_near(X)) continue;
       contact::sphere_mesh_features(mesh, X, b.radius[j], reach, scratch, [&](int f) {
         contact::ContactPoint cp;
         if (!contact::sphere_mesh_feature_point(mesh, f, X, b.radius[j], cp)) return;
         GeneralCandidate g;
-        g.a = -1, g.b = j, g.kind_a = BodyKind::Fixed, g.kind_b = BodyKind::Sphere;
-        cp.n = R * cp.n;
+        g.b = j, g.kind_b = BodyKind::Sphere;
+        cp.n = pose.R * cp.n;
         cp.pb = -b.radius[j] * cp.n;
+        if (carrier >= 0) {
+          // The capsule's contact: its lever arm to the contact point; its own velocity is the surface's.
+          g.a = carrier, g.kind_a = BodyKind::Capsule;
+          cp.pa = x + cp.pb - b.x[carrier];
+        } else {
+          g.a = -1, g.kind_a = BodyKind::Fixed;
+          g.wall_velocity = m.mesh_motion[k].velocity_at(x + cp.pb, t);
+          g.wall_speed = cp.n.dot(g.wall_velocity);
+        }
         g.point = cp;
         const ContactLaw& law = m.materials.law(m.material_of_mesh(k), b.material[j]);
         g.mu = law.mu, g.e = law.e;
         g.key = general_key(KeyKind::Wall, kMovingMeshKeyBase + feature_offset[k] + static_cast<std::uint32_t>(f),
                             KeyKind::Sphere, b.id[j], 0);
-        g.wall_velocity = motion.velocity_at(x + cp.pb, t);
-        g.wall_speed = cp.n.dot(g.wall_velocity);
         g.mesh = k, g.feature = f;
         out.push_back(g);
       });
@@ -60,9 +84,11 @@ void detect_moving_mesh_contacts(const Model& m, const std::vector<contact::Mesh
 }
 
 double moving_mesh_drift(const GeneralCandidate& g, const Model& m, double h, double un_bead) {
+  // A carried mesh's motion is its capsule's, which the step solves for: not anticipated.
+  if (m.mesh_carrier(g.mesh) >= 0) return 0.0;
   const contact::MeshMotion& motion = m.mesh_motion[g.mesh];
   const double t = m.time;
-  const Eigen::Vector3d x_end = bead_near_mesh(m, g.mesh, g.b, t) + h * m.bodies.v[g.b];
+  const Eigen::Vector3d x_end = bead_near_mesh(m, mesh_pose(m, g.mesh, t), g.mesh, g.b) + h * m.bodies.v[g.b];
   contact::ContactPoint end;
   if (!contact::sphere_mesh_feature_point(*m.meshes[g.mesh], g.feature, motion.to_mesh(x_end, t + h),
                                           m.bodies.radius[g.b], end))

@@ -1,6 +1,7 @@
 #pragma once
 // Contacts of beads with moving mesh walls (issue 14 item 1; contact/MeshMotion.hpp): a mixer's blade, a drum with
-// lifters, a conveyor. They are general contacts (GeneralContacts.hpp), as a rotating drum's are, because the
+// lifters, a conveyor; and with meshes carried by a capsule (Model::mesh_body: a paddle's blade on a driven
+// joint), whose contacts are the capsule's, so that the blade's reaction turns the capsule and loads its joint. They are general contacts (GeneralContacts.hpp), as a rotating drum's are, because the
 // surface's velocity has a tangential part: the contact's relative velocity is the bead's minus the surface's
 // (the normal part enters the normal target as a moving plane's does, the tangential part as extra_t). Each bead
 // is taken into the mesh's own frame at the start of the step, its features found as for a fixed mesh
@@ -14,15 +15,25 @@
 
 namespace talus::granular {
 
+// Where mesh k is at `time`: world = R X + t for its own coordinates X (a prescribed motion's, or the carrying
+// capsule's pose; identity for a fixed mesh).
+struct MeshPose {
+  Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d t = Eigen::Vector3d::Zero();
+  Eigen::Vector3d to_mesh(const Eigen::Vector3d& x) const { return R.transpose() * (x - t); }
+};
+MeshPose mesh_pose(const Model& m, int k, double time);
+
 // Cache keys of moving meshes' contacts: the wall kind with ids from kMovingMeshKeyBase + the feature's number
 // among all meshes' features (below 2^25).
 constexpr std::uint32_t kMovingMeshKeyBase = 1u << 25;
 
-// How far a point of mesh k's surface moves in a step of h at most.
-double mesh_surface_travel(const contact::TriangleMesh& mesh, const contact::MeshMotion& motion, double h);
+// How far a point of mesh k's surface moves in a step of h at most (a carried mesh: with its capsule's
+// start-of-step velocities).
+double mesh_surface_travel(const Model& m, int k, double h);
 
-// Appends, in mesh then bead order, a candidate for each feature of each moving mesh within margin + the surface's
-// travel of a bead. grids[k] is mesh k's proximity grid (its pad at least r + margin + travel, or empty);
+// Appends, in mesh then bead order, a candidate for each feature of each moving or carried mesh within margin +
+// the surface's travel of a bead. grids[k] is mesh k's proximity grid (its pad at least r + margin + travel, or empty);
 // feature_offset[k] the first of its features' numbers.
 void detect_moving_mesh_contacts(const Model& m, const std::vector<contact::MeshProximityGrid>& grids,
                                  const std::vector<std::uint32_t>& feature_offset, double margin, double h,

@@ -11,6 +11,7 @@
 #include "contact/MeshContact.hpp"
 #include "contact/MeshInside.hpp"
 #include "contact/NarrowPhase.hpp"
+#include "engine/granular/MovingMeshContacts.hpp"
 
 namespace talus::granular {
 
@@ -62,8 +63,8 @@ bool FillObstacles::clear(const Eigen::Vector3d& x, double r) const {
   if (meshes)
     for (std::size_t k = 0; k < meshes->size(); ++k) {
       const contact::TriangleMesh& mesh = *(*meshes)[k];
-      const bool moves = mesh_motion && k < mesh_motion->size() && (*mesh_motion)[k].moves();
-      const Eigen::Vector3d X = moves ? (*mesh_motion)[k].to_mesh(x, time) : x;
+      const Eigen::Vector3d X =
+          k < mesh_rotation.size() ? Eigen::Vector3d(mesh_rotation[k].transpose() * (x - mesh_translation[k])) : x;
       bool hit = false;
       contact::for_each_triangle_near(mesh, X, r, [&](int t) {
         int f;
@@ -76,8 +77,13 @@ bool FillObstacles::clear(const Eigen::Vector3d& x, double r) const {
 }
 
 FillObstacles obstacles_of(const Model& model) {
-  FillObstacles o{&model.cones, &model.meshes, &model.mesh_motion, model.time, {}};
-  for (const auto& mesh : model.meshes) o.mesh_volume.push_back(contact::signed_volume(*mesh));
+  FillObstacles o;
+  o.cones = &model.cones, o.meshes = &model.meshes;
+  for (int k = 0; k < static_cast<int>(model.meshes.size()); ++k) {
+    const MeshPose pose = mesh_pose(model, k, model.time);
+    o.mesh_rotation.push_back(pose.R), o.mesh_translation.push_back(pose.t);
+    o.mesh_volume.push_back(contact::signed_volume(*model.meshes[k]));
+  }
   return o;
 }
 

@@ -29,14 +29,16 @@ struct PlacedSphere {
   double radius;
 };
 
-// The fixed shapes a fill avoids besides its walls: cones and meshes (a moving mesh where it is at `time`).
+// The fixed shapes a fill avoids besides its walls: cones and meshes (a moving or carried mesh where it is now).
 // Empty by default; obstacles_of(model) takes the model's.
 struct FillObstacles {
   const std::vector<contact::Cone>* cones = nullptr;
   const std::vector<std::shared_ptr<const contact::TriangleMesh>>* meshes = nullptr;
-  const std::vector<contact::MeshMotion>* mesh_motion = nullptr;
-  double time = 0.0;
-  std::vector<double> mesh_volume;  // contact::signed_volume of each mesh (obstacles_of fills it)
+  // Where each mesh is (world = R X + t; MovingMeshContacts.hpp mesh_pose) and the volume it encloses
+  // (contact::signed_volume), filled by obstacles_of; empty: every mesh fixed, open.
+  std::vector<Eigen::Matrix3d> mesh_rotation;
+  std::vector<Eigen::Vector3d> mesh_translation;
+  std::vector<double> mesh_volume;
 
   // Whether the sphere (x, r) overlaps none of them and lies in no closed mesh's material (contact/MeshInside.hpp:
   // inside a rock, outside a drum).

@@ -16,6 +16,7 @@
 #include "apps/SceneError.hpp"
 #include "apps/SceneLoader.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/SceneText.hpp"
 #include "tests/TempDir.hpp"
 #include "tests/contact/MeshShapes.hpp"
 
@@ -219,4 +220,31 @@ TEST_CASE("a pour around a mesh obstacle places no bead into it", "[apps][meshes
     CHECK(crossings % 2 == 0);
   }
   CHECK(near_rock > 5);  // beads did fill the space around the rock
+}
+
+TEST_CASE("a mesh blade carried by a driven shaft loads its motor", "[apps][meshes]") {
+  // examples/mesh_paddle.yaml with a smaller bed, with and without the blade: the beads it sweeps resist the
+  // motor, the bare shaft hardly at all.
+  const std::string text = test::read_text("examples/mesh_paddle.yaml");
+  const std::string small = test::replace_once(test::replace_once(text, "count: 1000", "count: 400"), "t_end: 0.6",
+                                               "t_end: 0.3");
+  const std::string bare = test::replace_once(small, "  - {name: blade, file: meshes/blade.obj, body: shaft}\n",
+                                              "  []\n");
+  double torque[2];
+  for (int with_blade = 0; with_blade < 2; ++with_blade) {
+    Scene s = load_scene_from_string(with_blade ? small : bare, std::string(TALUS_SOURCE_DIR) + "/examples/mesh_paddle.yaml");
+    REQUIRE(s.model.meshes.size() == static_cast<std::size_t>(with_blade));
+    granular::GranularStepper st(s.model, s.large_path->params);
+    double sum = 0.0;
+    int n = 0;
+    for (int k = 0; k < 300; ++k) {
+      REQUIRE(st.step().solver.converged());
+      // The motor (joint 1): its row's impulse over the step is its torque times h.
+      if (k >= 200) sum += st.joint_impulses()[st.joint_row_start()[1]] / 1e-3, ++n;
+    }
+    torque[with_blade] = sum / n;
+  }
+  INFO("motor torque without the blade " << torque[0] << " N m, with " << torque[1] << " N m");
+  CHECK(std::abs(torque[1]) > 100.0 * std::abs(torque[0]));
+  CHECK(torque[1] > 2e-4);  // resisting the turn
 }

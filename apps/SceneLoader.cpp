@@ -14,6 +14,7 @@
 #include "apps/ParticleFile.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/SceneReader.hpp"
+#include "engine/granular/MovingMeshContacts.hpp"
 #include "engine/PlanarBlock.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/RegionFill.hpp"
@@ -946,15 +947,11 @@ void SceneBuilder::attach_carried_meshes() {
   Model& m = scene_.model;
   for (const auto& [k, bf] : carried_meshes_) {
     const Entity& e = entity(bf, {EntityKind::Capsule}, ": a mesh is carried by a capsule");
-    const int body = m.bodies.capsule(static_cast<int>(e.index));
-    const Eigen::Matrix3d R = m.bodies.q[body].toRotationMatrix();
-    const contact::TriangleMesh& world = *m.meshes[k];
-    std::vector<Eigen::Vector3d> v;
-    for (const Eigen::Vector3d& p : world.vertices) v.push_back(R.transpose() * (p - m.bodies.x[body]));
-    m.meshes[k] = std::make_shared<const contact::TriangleMesh>(
-        contact::build_triangle_mesh(world.name, std::move(v), world.triangles));
-    m.mesh_body.resize(m.meshes.size(), -1);
-    m.mesh_body[k] = body;
+    try {
+      granular::attach_mesh_to_capsule(m, k, m.bodies.capsule(static_cast<int>(e.index)));
+    } catch (const std::invalid_argument& err) {
+      in_.fail(bf, err.what());
+    }
   }
 }
 

@@ -14,6 +14,7 @@
 #include "apps/python/Bindings.hpp"
 #include "contact/Shapes.hpp"
 #include "engine/granular/GranularScenes.hpp"
+#include "engine/granular/MovingMeshContacts.hpp"
 #include "engine/granular/RegionFill.hpp"
 #include "engine/granular/SizeDistribution.hpp"
 #include "engine/joints/RigidJoint.hpp"
@@ -536,21 +537,7 @@ void bind_model(py::module_& m) {
           "surface's velocity and need the matrix_free or anderson solver.")
       .def(
           "attach_mesh",
-          [](Model& x, int k, int body) {
-            if (k < 0 || k >= static_cast<int>(x.meshes.size())) throw std::invalid_argument("no mesh " + std::to_string(k));
-            if (body < 0 || body >= x.bodies.count() || x.bodies.kind(body) != ShapeKind::Capsule)
-              throw std::invalid_argument("body " + std::to_string(body) + " is not a capsule");
-            if (x.mesh_moves(k)) throw std::invalid_argument("mesh " + std::to_string(k) + " has a prescribed motion");
-            if (x.mesh_carrier(k) >= 0) throw std::invalid_argument("mesh " + std::to_string(k) + " is carried already");
-            const Eigen::Matrix3d R = x.bodies.q[body].toRotationMatrix();
-            const contact::TriangleMesh& world = *x.meshes[k];
-            std::vector<Eigen::Vector3d> v;
-            for (const Eigen::Vector3d& p : world.vertices) v.push_back(R.transpose() * (p - x.bodies.x[body]));
-            x.meshes[k] = std::make_shared<const contact::TriangleMesh>(
-                contact::build_triangle_mesh(world.name, std::move(v), world.triangles));
-            x.mesh_body.resize(x.meshes.size(), -1);
-            x.mesh_body[k] = body;
-          },
+          [](Model& x, int k, int body) { granular::attach_mesh_to_capsule(x, k, body); },
           py::arg("k"), py::arg("capsule"),
           "Makes capsule `capsule` (the index add_capsule returned) carry mesh k from where both are now: the mesh "
           "moves with it, and its contacts with beads push the capsule back (a paddle's blade on a driven joint). "

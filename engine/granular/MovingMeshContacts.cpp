@@ -1,6 +1,9 @@
 #include "engine/granular/MovingMeshContacts.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
 
 namespace talus::granular {
 
@@ -13,6 +16,22 @@ MeshPose mesh_pose(const Model& m, int k, double time) {
     p.R = mm.rotation(time), p.t = mm.centre_at(time) - p.R * mm.centre;
   }
   return p;
+}
+
+void attach_mesh_to_capsule(Model& m, int k, int body) {
+  if (k < 0 || k >= static_cast<int>(m.meshes.size())) throw std::invalid_argument("no mesh " + std::to_string(k));
+  if (body < 0 || body >= m.bodies.count() || m.bodies.kind(body) != ShapeKind::Capsule)
+    throw std::invalid_argument("body " + std::to_string(body) + " is not a capsule");
+  if (m.mesh_moves(k)) throw std::invalid_argument("mesh " + std::to_string(k) + " has a prescribed motion");
+  if (m.mesh_carrier(k) >= 0) throw std::invalid_argument("mesh " + std::to_string(k) + " is carried already");
+  const Eigen::Matrix3d R = m.bodies.q[body].toRotationMatrix();
+  const contact::TriangleMesh& world = *m.meshes[k];
+  std::vector<Eigen::Vector3d> v;
+  for (const Eigen::Vector3d& p : world.vertices) v.push_back(R.transpose() * (p - m.bodies.x[body]));
+  m.meshes[k] = std::make_shared<const contact::TriangleMesh>(
+      contact::build_triangle_mesh(world.name, std::move(v), world.triangles));
+  m.mesh_body.resize(m.meshes.size(), -1);
+  m.mesh_body[k] = body;
 }
 
 double mesh_surface_travel(const Model& m, int k, double h) {

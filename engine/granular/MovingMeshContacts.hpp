@@ -24,6 +24,11 @@ struct MeshPose {
 };
 MeshPose mesh_pose(const Model& m, int k, double time);
 
+// Makes capsule `body` (a store index) carry mesh k from where both are now: the mesh's vertices go into the
+// capsule's frame (Model::mesh_body). Throws std::invalid_argument for a body that is not a capsule, a mesh with a
+// prescribed motion, or one carried already.
+void attach_mesh_to_capsule(Model& m, int k, int body);
+
 // Cache keys of moving meshes' contacts: the wall kind with ids from kMovingMeshKeyBase + the feature's number
 // among all meshes' features (below 2^25).
 constexpr std::uint32_t kMovingMeshKeyBase = 1u << 25;

@@ -64,3 +64,21 @@ def test_mesh_conveyor_from_python():
     assert m.velocities[0, 0] == pytest.approx(2 * 0.5 / 7, rel=1e-8)
     with pytest.raises(ValueError, match="no mesh 3"):
         m.set_mesh_motion(3, angular_velocity=1.0)
+
+
+def test_attach_mesh_to_a_capsule():
+    # A plate carried by a free capsule is struck by a bead: the capsule is pushed (its contacts are the plate's).
+    m = talus.Model()
+    m.set_all_laws(mu=0.3, e=0.5)
+    b = m.add_sphere([0.1, 0.01, 0.0], radius=0.005, density=2500, velocity=[-1.0, 0.0, 0.0])
+    c = m.add_capsule([0, 0, 0], [0, 0, 1], 0.02, 0.005)
+    v = np.array([[0.03, -0.02, -0.02], [0.03, 0.02, -0.02], [0.03, 0.02, 0.02], [0.03, -0.02, 0.02]], float)
+    k = m.add_mesh(v, np.array([[0, 1, 2], [0, 2, 3]]), name="plate")
+    with pytest.raises(ValueError, match="is not a capsule"):
+        m.attach_mesh(k, b)
+    m.attach_mesh(k, c)
+    sim = talus.Simulation(m, talus.GranularSettings(h=1e-3, solver="matrix_free", tolerance=1e-10, max_sweeps=100000))
+    sim.step(120)
+    assert m.velocities[c, 0] < -0.01
+    p = m.masses[b] * m.velocities[b] + m.masses[c] * m.velocities[c]
+    assert np.allclose(p, [-m.masses[b], 0, 0], rtol=0, atol=1e-12 * m.masses[b])

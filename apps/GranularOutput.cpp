@@ -623,7 +623,8 @@ double integral(const Reader& r, const char* name, double x, double lo, double h
 
 void write_restart(const Path& file, const talus::Model& m, const contact::ContactCache* bead_cache,
                    const contact::ContactCache* capsule_cache, const RunCounters* counters,
-                   const contact::ContactCache* bead_position_cache, const contact::ContactCache* capsule_position_cache) {
+                   const contact::ContactCache* bead_position_cache, const contact::ContactCache* capsule_position_cache,
+                   const std::vector<double>* joint_impulses, const std::vector<double>* joint_position_impulses) {
   if (const std::string bad = non_finite_body(m); !bad.empty())
     throw std::runtime_error(file.string() + ": not written: the state is not finite (" + bad + ")");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -658,6 +659,15 @@ void write_restart(const Path& file, const talus::Model& m, const contact::Conta
         write_cache(g.id, "capsule_positions", capsule_position_cache ? *capsule_position_cache : empty,
                     "position corrections of contacts touching a capsule (generalized-α)", file);
       }
+    }
+    if (joint_impulses && !joint_impulses->empty()) {
+      Group g(f, "joints", true, file);
+      Writer w{g.id, "/joints/", file, {}};
+      w.matrix("impulses", joint_impulses->data(), joint_impulses->size(), 1, "N s or N m s",
+               "the joints' row impulses of the last step, in the order of the model's joints (their warm start)");
+      if (joint_position_impulses && joint_position_impulses->size() == joint_impulses->size())
+        w.matrix("position_impulses", joint_position_impulses->data(), joint_position_impulses->size(), 1,
+                 "N s or N m s", "the same for generalized-α's position correction");
     }
     if (counters) {
       Group g(f, "run", true, file);
@@ -735,6 +745,18 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
         x.capsule_position_cache = Reader{gq.id, "/contacts/capsule_positions/", file}.cache("capsule_positions");
         x.has_position_caches = true;
       }
+    }
+    if (H5Lexists(f, "joints", H5P_DEFAULT) > 0) {
+      Group g(f, "joints", false, file);
+      const Reader r{g.id, "/joints/", file};
+      const hsize_t n = r.rows("impulses");
+      x.joint_impulses = r.doubles("impulses", n, 1);
+      if (H5Lexists(g.id, "position_impulses", H5P_DEFAULT) > 0)
+        x.joint_position_impulses = r.doubles("position_impulses", n, 1);
+      for (const std::vector<double>* v : {&x.joint_impulses, &x.joint_position_impulses})
+        for (double d : *v)
+          if (!std::isfinite(d)) r.fail(v == &x.joint_impulses ? "impulses" : "position_impulses", "holds a value that is not finite");
+      x.has_joints = true;
     }
     if (H5Lexists(f, "run", H5P_DEFAULT) > 0) {
       Group g(f, "run", false, file);

@@ -18,7 +18,8 @@
 //                       principal), id, [material]} when
 //                       there are capsules, /clock (time, step, next bead id, next capsule id), /contacts/{beads,
 //                       capsules}/{keys (uint64), impulses (K×3, world)}: the solver's warm start, /run/{removed,
-//                       dropped, discharge (K×2), discharge_mass (K)}: the runner's counters; every dataset carries `units` and
+//                       dropped, discharge (K×2), discharge_mass (K)}: the runner's counters, /joints/{impulses,
+//                       [position_impulses]} (rows): the joints' warm start; every dataset carries `units` and
 //                       `description` attributes. read_restart gives all of it back, so that a run to T and a run
 //                       to T/2 + restart to T end bitwise equal (tests/apps/test_granular_restart.cpp).
 // Every file is written under a temporary name (.NAME.tmp beside it) and renamed when complete: a killed run
@@ -84,6 +85,9 @@ struct RestartExtras {
   bool has_position_caches = false;
   RunCounters counters;
   bool has_contacts = false, has_counters = false;
+  // The joints' warm start (GranularStepper::joint_impulses, joint_position_impulses), when the run had joints.
+  std::vector<double> joint_impulses, joint_position_impulses;
+  bool has_joints = false;
 };
 
 // Refuses (std::runtime_error naming the file) a model with a non-finite value: a restart archive never holds NaN.
@@ -93,7 +97,9 @@ struct RestartExtras {
 void write_restart(const std::filesystem::path& file, const talus::Model& model,
                    const contact::ContactCache* bead_cache = nullptr, const contact::ContactCache* capsule_cache = nullptr,
                    const RunCounters* counters = nullptr, const contact::ContactCache* bead_position_cache = nullptr,
-                   const contact::ContactCache* capsule_position_cache = nullptr);
+                   const contact::ContactCache* capsule_position_cache = nullptr,
+                   const std::vector<double>* joint_impulses = nullptr,
+                   const std::vector<double>* joint_position_impulses = nullptr);
 // Replaces model's beads, capsules (none when the archive has none), time and step by the archive's, and
 // fills `extras` when given. The archive is validated before anything is replaced: finite values, positive
 // radii and masses, consistent sizes, unique ids below the next id, a finite clock >= 0, strictly increasing

@@ -874,6 +874,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     extras.capsule_position_cache.load_into(stepper.capsule_position_cache());
   }
   if (extras.has_counters) counters = extras.counters;
+  if (extras.has_joints) stepper.restore_joint_impulses(extras.joint_impulses, extras.joint_position_impulses);
   if (!restart.empty() && !o.quiet && !extras.has_contacts)
     log << "talus: " << restart << " holds no contact cache (an older archive): the first step starts cold\n";
   if (!restart.empty() && !o.quiet && !m.interactions.empty())
@@ -1001,7 +1002,8 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     const auto t0 = ProfileClock::now();
     const bool ga = p.scheme == GranularScheme::GeneralizedAlpha;
     write_restart(out / "restart.h5", m, &stepper.contact_cache(), &stepper.capsule_contact_cache(), &counters,
-                  ga ? &stepper.position_cache() : nullptr, ga ? &stepper.capsule_position_cache() : nullptr);
+                  ga ? &stepper.position_cache() : nullptr, ga ? &stepper.capsule_position_cache() : nullptr,
+                  &stepper.joint_impulses(), ga ? &stepper.joint_position_impulses() : nullptr);
     written("restart.h5");
     restart_step = m.step;
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);

@@ -172,7 +172,7 @@ class Simulation {
                                                 "(a small-path scene: talus.run_scene writes restart.h5)");
     granular::GranularStepper& s = granular_->stepper();
     app::write_restart(file, *model_, &s.contact_cache(), &s.capsule_contact_cache(), nullptr, &s.position_cache(),
-                       &s.capsule_position_cache());
+                       &s.capsule_position_cache(), &s.joint_impulses(), &s.joint_position_impulses());
   }
   void read_restart(const std::string& file) {
     if (!granular_) throw std::invalid_argument("read_restart: the large path's archives only");
@@ -183,6 +183,7 @@ class Simulation {
     if (extras.has_position_caches)
       extras.bead_position_cache.load_into(s.position_cache()),
           extras.capsule_position_cache.load_into(s.capsule_position_cache());
+    if (extras.has_joints) s.restore_joint_impulses(extras.joint_impulses, extras.joint_position_impulses);
     contacts_valid_ = false;
   }
 

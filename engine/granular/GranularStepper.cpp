@@ -550,6 +550,12 @@ void GranularStepper::build_joints() {
   joint_velocity_target_.resize(rows);
   joint_position_target_.resize(rows);
   if (static_cast<int>(joint_position_impulse_.size()) != rows) joint_position_impulse_.assign(rows, 0.0);
+  if (!pending_joint_impulse_.empty()) {
+    if (static_cast<int>(pending_joint_impulse_.size()) == rows) joints_.impulse = pending_joint_impulse_;
+    if (static_cast<int>(pending_joint_position_impulse_.size()) == rows)
+      joint_position_impulse_ = pending_joint_position_impulse_;
+    pending_joint_impulse_.clear(), pending_joint_position_impulse_.clear();
+  }
   const double h = params_.h;
   const bool ga = generalized_alpha();
   for (int k = 0; k < nj; ++k) {

@@ -184,6 +184,13 @@ class GranularStepper {
   // joint_row_start()[k + 1]) of joint_impulses(), the last step's impulses of the velocity problem (the force
   // over the step is impulse / h; a driver's row is its torque about its axis times h). Also the warm start.
   const std::vector<double>& joint_impulses() const { return joints_.impulse; }
+  // Generalized-α: the joints' impulses of the last position correction (its warm start).
+  const std::vector<double>& joint_position_impulses() const { return joint_position_impulse_; }
+  // A restart's joint warm start (restart archives save joint_impulses() and joint_position_impulses()): taken at
+  // the next step when the joints' rows still match in number, dropped otherwise.
+  void restore_joint_impulses(std::vector<double> velocity, std::vector<double> position) {
+    pending_joint_impulse_ = std::move(velocity), pending_joint_position_impulse_ = std::move(position);
+  }
   const std::vector<int>& joint_row_start() const { return joints_.row_start; }
   // The joints' rows of the last step (world-frame Jacobians at its start: a row's impulse λ acts on body a as
   // the force λ J_a[0:3] and the torque λ J_a[3:6] about its centre).
@@ -269,6 +276,7 @@ class GranularStepper {
   JointSweep joints_;
   std::vector<double> joint_velocity_target_, joint_position_target_, joint_position_impulse_;
   std::vector<double> joint_start_impulse_, joint_velocity_impulse_;
+  std::vector<double> pending_joint_impulse_, pending_joint_position_impulse_;  // restore_joint_impulses
   std::vector<int> joint_rows_;
   Eigen::MatrixXd joint_ja_ = Eigen::MatrixXd(6, 6), joint_jb_ = Eigen::MatrixXd(6, 6);
   Eigen::VectorXd joint_g_ = Eigen::VectorXd(6), joint_dgdt_ = Eigen::VectorXd(6);

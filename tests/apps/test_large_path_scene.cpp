@@ -634,15 +634,20 @@ GatedRun run_gated(Scene& scene, double end, const std::function<void(const Mode
   return out;
 }
 
+// An example of examples/ with `--set` overrides (a smaller copy of it for a test).
+Scene load_example(const std::string& file, const std::vector<std::string>& sets) {
+  LoadOptions o;
+  for (const std::string& kv : sets) o.overrides.push_back(parse_override(kv));
+  return load_scene(fs::path(TALUS_SOURCE_DIR) / "examples" / file, o);
+}
+
 }  // namespace
 
 TEST_CASE("cones and gates on the large path: examples/conical_hopper.yaml holds its beads, then drains",
           "[apps][large_path]") {
   // The example with fewer beads, a lower pour and an earlier gate (the same cones, gate and outflow).
-  LoadOptions o;
-  o.overrides = {parse_override("pours[0].count=400"), parse_override("pours[0].region=[-0.075, -0.075, 0.16, 0.075, 0.075, 0.3]"),
-                 parse_override("planes[0].open_at=0.35")};
-  Scene scene = load_scene(fs::path(TALUS_SOURCE_DIR) / "examples" / "conical_hopper.yaml", o);
+  Scene scene = load_example("conical_hopper.yaml", {"pours[0].count=400", "pours[0].region=[-0.075, -0.075, 0.16, 0.075, 0.075, 0.3]",
+                                                    "planes[0].open_at=0.35"});
   REQUIRE(scene.large_path);
   Model& m = scene.model;
   REQUIRE(m.cones.size() == 2);
@@ -671,10 +676,8 @@ TEST_CASE("cones and gates on the large path: examples/conical_hopper.yaml holds
 
 TEST_CASE("examples/cylindrical_silo.yaml: a cylinder on a floor with an orifice holds its beads, then drains",
           "[apps][large_path]") {
-  LoadOptions o;
-  o.overrides = {parse_override("pours[0].count=300"), parse_override("planes[1].open_at=0.3"),
-                 parse_override("pours[0].region=[-0.038, -0.038, 0.01, 0.038, 0.038, 0.25]")};
-  Scene scene = load_scene(fs::path(TALUS_SOURCE_DIR) / "examples" / "cylindrical_silo.yaml", o);
+  Scene scene = load_example("cylindrical_silo.yaml", {"pours[0].count=300", "planes[1].open_at=0.3",
+                                                      "pours[0].region=[-0.038, -0.038, 0.01, 0.038, 0.038, 0.25]"});
   REQUIRE(scene.model.cones.size() == 1);
   REQUIRE(scene.model.walls.size() == 2);
   const GatedRun r = run_gated(scene, 0.8, [](const Model& at) {

@@ -624,7 +624,8 @@ double integral(const Reader& r, const char* name, double x, double lo, double h
 void write_restart(const Path& file, const talus::Model& m, const contact::ContactCache* bead_cache,
                    const contact::ContactCache* capsule_cache, const RunCounters* counters,
                    const contact::ContactCache* bead_position_cache, const contact::ContactCache* capsule_position_cache,
-                   const std::vector<double>* joint_impulses, const std::vector<double>* joint_position_impulses) {
+                   const std::vector<double>* joint_impulses, const std::vector<double>* joint_position_impulses,
+                   const contact::ContactCache* rolling_cache) {
   if (const std::string bad = non_finite_body(m); !bad.empty())
     throw std::runtime_error(file.string() + ": not written: the state is not finite (" + bad + ")");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -659,6 +660,9 @@ void write_restart(const Path& file, const talus::Model& m, const contact::Conta
         write_cache(g.id, "capsule_positions", capsule_position_cache ? *capsule_position_cache : empty,
                     "position corrections of contacts touching a capsule (generalized-α)", file);
       }
+      if (rolling_cache && rolling_cache->size() > 0)
+        write_cache(g.id, "rolling", *rolling_cache,
+                    "bead contacts' rolling impulses (torque impulse / R*, world vectors in the tangent plane)", file);
     }
     if (joint_impulses && !joint_impulses->empty()) {
       Group g(f, "joints", true, file);
@@ -744,6 +748,11 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
         x.bead_position_cache = Reader{gp.id, "/contacts/bead_positions/", file}.cache("bead_positions");
         x.capsule_position_cache = Reader{gq.id, "/contacts/capsule_positions/", file}.cache("capsule_positions");
         x.has_position_caches = true;
+      }
+      if (H5Lexists(g.id, "rolling", H5P_DEFAULT) > 0) {
+        Group gr(g.id, "rolling", false, file, "/contacts/");
+        x.rolling_cache = Reader{gr.id, "/contacts/rolling/", file}.cache("rolling");
+        x.has_rolling_cache = true;
       }
     }
     if (H5Lexists(f, "joints", H5P_DEFAULT) > 0) {

@@ -83,6 +83,9 @@ struct RestartExtras {
   // Generalized-α's position-correction caches (GranularStepper::position_cache), when the run archived them.
   CacheContent bead_position_cache, capsule_position_cache;
   bool has_position_caches = false;
+  // The bead contacts' rolling resistance warm start (GranularStepper::rolling_cache), when the run had it.
+  CacheContent rolling_cache;
+  bool has_rolling_cache = false;
   RunCounters counters;
   bool has_contacts = false, has_counters = false;
   // The joints' warm start (GranularStepper::joint_impulses, joint_position_impulses), when the run had joints.
@@ -99,7 +102,8 @@ void write_restart(const std::filesystem::path& file, const talus::Model& model,
                    const RunCounters* counters = nullptr, const contact::ContactCache* bead_position_cache = nullptr,
                    const contact::ContactCache* capsule_position_cache = nullptr,
                    const std::vector<double>* joint_impulses = nullptr,
-                   const std::vector<double>* joint_position_impulses = nullptr);
+                   const std::vector<double>* joint_position_impulses = nullptr,
+                   const contact::ContactCache* rolling_cache = nullptr);
 // Replaces model's beads, capsules (none when the archive has none), time and step by the archive's, and
 // fills `extras` when given. The archive is validated before anything is replaced: finite values, positive
 // radii and masses, consistent sizes, unique ids below the next id, a finite clock >= 0, strictly increasing

@@ -59,7 +59,7 @@ const std::initializer_list<std::string_view> kKeys = {
     "resort_every", "orifice_diameters", "angle",  "length_diameters", "ball_radius_factor", "ball_density",
     "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
     "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude", "anderson_memory", "anderson_every",
-    "mu_wall", "materials", "contact_laws", "wall_material", "floor_material", "width", "layers", "capsules", "joints", "measure_region"};
+    "mu_wall", "rolling_friction", "rolling_friction_wall", "materials", "contact_laws", "wall_material", "floor_material", "width", "layers", "capsules", "joints", "measure_region"};
 
 // The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
 // names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
@@ -205,7 +205,8 @@ void check_sizes(const Settings& s, const BeadSpec& b, std::uint64_t max_memory,
 // are the laws of the predefined materials "bead" and "wall"; materials: adds named ones and says which
 // generated beads take them; wall_material / floor_material name the obstacles' material; contact_laws: sets
 // pairs. A pair not listed takes (mu_wall, restitution) when one side is an obstacle's material and the other
-// is not, else (mu, restitution). Every error names the field where it is (FILE:LINE:COL).
+// is not, else (mu, restitution); rolling_friction (rolling_friction_wall for the bead–obstacle pairs) is every
+// pair's rolling resistance, 0 unless given. Every error names the field where it is (FILE:LINE:COL).
 void read_materials(const Settings& s, const BeadSpec& b, Model& m) {
   const double mu_wall = s.non_negative("mu_wall", b.mu);
   MaterialTable& t = m.materials;
@@ -270,11 +271,16 @@ void read_materials(const Settings& s, const BeadSpec& b, Model& m) {
   for (int a = 0; a < t.count(); ++a)
     for (int c = std::max(a, 2); c < t.count(); ++c)
       t.law(a, c) = {obstacle[a] != obstacle[c] ? mu_wall : b.mu, b.restitution};
+  const double rolling = s.non_negative("rolling_friction", 0.0);
+  const double rolling_wall = s.non_negative("rolling_friction_wall", rolling);
+  t.default_law.rolling = rolling;
+  for (int a = 0; a < t.count(); ++a)
+    for (int c = a; c < t.count(); ++c) t.law(a, c).rolling = obstacle[a] != obstacle[c] ? rolling_wall : rolling;
   if (const Settings::Value* v = s.value("contact_laws")) {
     const SceneReader& r = *v->reader;
     std::vector<std::pair<std::size_t, Field>> given;
     for (const Field& item : r.list(v->field)) {
-      r.expect_map(item, {"pair", "mu", "e"});
+      r.expect_map(item, {"pair", "mu", "e", "rolling_friction"});
       const Field pair = r.required(item, "pair");
       const std::vector<Field> names = r.list(pair);
       if (names.size() != 2) r.fail(pair, "has " + std::to_string(names.size()) + " entries (expected two material names)");
@@ -299,6 +305,7 @@ void read_materials(const Settings& s, const BeadSpec& b, Model& m) {
       ContactLaw& law = t.law(id[0], id[1]);
       if (const auto mu = r.optional(item, "mu")) law.mu = r.non_negative(*mu);
       if (const auto e = r.optional(item, "e")) law.e = r.in_range(*e, 0.0, 1.0);
+      if (const auto k = r.optional(item, "rolling_friction")) law.rolling = r.non_negative(*k);
     }
   }
   try {
@@ -863,6 +870,9 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   GranularStepper stepper(m, p, &profile);
   prepare_output_folder(out, o.overwrite, o.quiet, log);
   fs::create_directories(out);
+  if (!o.dump_fclib.empty() && stepper.has_rolling_resistance())
+    throw std::invalid_argument("--dump-fclib: this scene has rolling resistance (rolling_friction), which FCLIB's "
+                                "form has no rows for");
   if (!o.dump_fclib.empty()) fs::create_directories(o.dump_fclib);
   RunCounters counters;
   if (extras.has_contacts) {
@@ -873,12 +883,13 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     extras.bead_position_cache.load_into(stepper.position_cache());
     extras.capsule_position_cache.load_into(stepper.capsule_position_cache());
   }
+  if (extras.has_rolling_cache) extras.rolling_cache.load_into(stepper.rolling_cache());
   if (extras.has_counters) counters = extras.counters;
   if (extras.has_joints) stepper.restore_joint_impulses(extras.joint_impulses, extras.joint_position_impulses);
   if (!restart.empty() && !o.quiet && !extras.has_contacts)
     log << "talus: " << restart << " holds no contact cache (an older archive): the first step starts cold\n";
-  if (!restart.empty() && !o.quiet && !m.interactions.empty())
-    log << "talus: the joints' multipliers are not in restart archives: their first step starts cold\n";
+  if (!restart.empty() && !o.quiet && !m.interactions.empty() && !extras.has_joints)
+    log << "talus: " << restart << " holds no joint multipliers (an older archive): the joints' first step starts cold\n";
   const TerminateHandler terminate_handler;
 
   // A scene that starts empty and fills by pours takes them from its first bead.
@@ -1003,7 +1014,8 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     const bool ga = p.scheme == GranularScheme::GeneralizedAlpha;
     write_restart(out / "restart.h5", m, &stepper.contact_cache(), &stepper.capsule_contact_cache(), &counters,
                   ga ? &stepper.position_cache() : nullptr, ga ? &stepper.capsule_position_cache() : nullptr,
-                  &stepper.joint_impulses(), ga ? &stepper.joint_position_impulses() : nullptr);
+                  &stepper.joint_impulses(), ga ? &stepper.joint_position_impulses() : nullptr,
+                  &stepper.rolling_cache());
     written("restart.h5");
     restart_step = m.step;
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);

@@ -1291,7 +1291,7 @@ void SceneBuilder::read_joint(const Field& f, JointKind kind, const std::string&
 }
 
 void SceneBuilder::read_contacts(const Field& f) {
-  in_.expect_map(f, {"law", "sphere_plane", "sphere_sphere", "detect", "margin", "pairs"});
+  in_.expect_map(f, {"law", "sphere_plane", "sphere_sphere", "detect", "margin", "pairs", "rolling_friction"});
   const Field law_field = in_.required(f, "law");
   const NonsmoothLaw law = law_of(law_field);
   record_law(law_field, law, "contacts");
@@ -1312,13 +1312,15 @@ void SceneBuilder::read_contacts(const Field& f) {
       const auto& fl = std::get<NewtonImpactFrictionLaw>(l);
       return ContactLaw{fl.mu, fl.e};
     };
-    const ContactLaw all = as_contact_law(read_large_path_law(law_field));
+    // rolling_friction: the rolling resistance μ_r of every pair (engine/Materials.hpp), unless a pair gives its own.
+    ContactLaw all = as_contact_law(read_large_path_law(law_field));
+    if (auto k = in_.optional(f, "rolling_friction")) all.rolling = in_.non_negative(*k);
     t.default_law = all;
     std::fill(t.laws.begin(), t.laws.end(), all);
     if (auto pairs = in_.optional(f, "pairs")) {
       std::vector<std::pair<std::size_t, Field>> given;
       for (const Field& item : in_.list(*pairs)) {
-        in_.expect_map(item, {"materials", "law"});
+        in_.expect_map(item, {"materials", "law", "rolling_friction"});
         const Field names_field = in_.required(item, "materials");
         const std::vector<Field> names = in_.list(names_field);
         if (names.size() != 2)
@@ -1338,12 +1340,17 @@ void SceneBuilder::read_contacts(const Field& f) {
         const Field pair_law = in_.required(item, "law");
         const NonsmoothLaw l = read_large_path_law(pair_law);
         record_law(pair_law, l, "contacts.pairs");
-        t.law(id[0], id[1]) = as_contact_law(l);
+        ContactLaw& pair_law_of = t.law(id[0], id[1]);
+        pair_law_of = as_contact_law(l);
+        pair_law_of.rolling = all.rolling;
+        if (auto k = in_.optional(item, "rolling_friction")) pair_law_of.rolling = in_.non_negative(*k);
       }
     }
     detect_field_ = f;
     return;
   }
+  if (auto k = in_.optional(f, "rolling_friction"))
+    in_.fail(*k, "is only read with integrator.path: large (the small path's contacts have no rolling resistance)");
   bool with_planes = false, with_spheres = false;
   if (auto sp = in_.optional(f, "sphere_plane")) with_planes = in_.boolean(*sp);
   if (auto ss = in_.optional(f, "sphere_sphere")) with_spheres = in_.boolean(*ss);

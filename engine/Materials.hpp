@@ -21,10 +21,13 @@ using MaterialId = std::uint8_t;
 constexpr MaterialId kBeadMaterial = 0, kWallMaterial = 1;
 constexpr int kMaxMaterials = 256;  // ids are one byte
 
-// Coulomb's friction coefficient and Newton's restitution coefficient of a pair of surfaces.
+// Coulomb's friction coefficient and Newton's restitution coefficient of a pair of surfaces, and their rolling
+// resistance: the rolling torque is bounded by rolling R* r_N (solvers/matrixfree/RollingResistance.hpp; bead
+// contacts of the granular path). 0, the default, leaves spheres free to roll, as before the law existed.
 struct ContactLaw {
-  double mu = 0.3;  // >= 0
-  double e = 0.0;   // in [0, 1]
+  double mu = 0.3;       // >= 0
+  double e = 0.0;        // in [0, 1]
+  double rolling = 0.0;  // μ_r >= 0, dimensionless
 };
 
 struct MaterialTable {

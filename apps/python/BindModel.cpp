@@ -33,6 +33,14 @@ py::array view_rows(double* data, py::ssize_t count, py::ssize_t cols, py::ssize
   return a;
 }
 
+// A contact law from Python's arguments, each checked (std::invalid_argument, Python's ValueError).
+ContactLaw checked_law(double mu, double e, double rolling) {
+  if (!(mu >= 0.0) || !std::isfinite(mu)) throw std::invalid_argument("mu must be finite and >= 0");
+  if (!(e >= 0.0 && e <= 1.0)) throw std::invalid_argument("e must be in [0, 1]");
+  if (!(rolling >= 0.0) || !std::isfinite(rolling)) throw std::invalid_argument("rolling_friction must be finite and >= 0");
+  return ContactLaw{mu, e, rolling};
+}
+
 MaterialId material_id(const Model& model, const py::object& material) {
   const MaterialTable& t = model.materials;
   if (py::isinstance<py::str>(material)) {
@@ -241,22 +249,20 @@ void bind_model(py::module_& m) {
            py::arg("name"), "A new material (its pairs take the default law until set); returns its id.")
       .def(
           "set_law",
-          [](Model& x, const py::object& a, const py::object& b, double mu, double e) {
-            if (!(mu >= 0.0) || !std::isfinite(mu)) throw std::invalid_argument("mu must be finite and >= 0");
-            if (!(e >= 0.0 && e <= 1.0)) throw std::invalid_argument("e must be in [0, 1]");
-            x.materials.law(material_id(x, a), material_id(x, b)) = ContactLaw{mu, e};
+          [](Model& x, const py::object& a, const py::object& b, double mu, double e, double rolling) {
+            x.materials.law(material_id(x, a), material_id(x, b)) = checked_law(mu, e, rolling);
           },
-          py::arg("a"), py::arg("b"), py::arg("mu"), py::arg("e") = 0.0,
-          "Coulomb's μ and Newton's e of the contacts between materials a and b (names or ids).")
+          py::arg("a"), py::arg("b"), py::arg("mu"), py::arg("e") = 0.0, py::arg("rolling_friction") = 0.0,
+          "Coulomb's μ, Newton's e and the rolling resistance μ_r (the rolling torque is at most μ_r R* times the "
+          "normal force; bead contacts on the large path) of the contacts between materials a and b (names or ids).")
       .def(
           "set_all_laws",
-          [](Model& x, double mu, double e) {
-            if (!(mu >= 0.0) || !std::isfinite(mu)) throw std::invalid_argument("mu must be finite and >= 0");
-            if (!(e >= 0.0 && e <= 1.0)) throw std::invalid_argument("e must be in [0, 1]");
-            x.materials.default_law = ContactLaw{mu, e};
+          [](Model& x, double mu, double e, double rolling) {
+            x.materials.default_law = checked_law(mu, e, rolling);
             std::fill(x.materials.laws.begin(), x.materials.laws.end(), x.materials.default_law);
           },
-          py::arg("mu"), py::arg("e") = 0.0, "One law for every pair of materials (a scene's contacts.law).")
+          py::arg("mu"), py::arg("e") = 0.0, py::arg("rolling_friction") = 0.0,
+          "One law for every pair of materials (a scene's contacts.law and contacts.rolling_friction).")
       .def(
           "law",
           [](const Model& x, const py::object& a, const py::object& b) {
@@ -264,6 +270,12 @@ void bind_model(py::module_& m) {
             return py::make_tuple(l.mu, l.e);
           },
           py::arg("a"), py::arg("b"), "(μ, e) of the pair.")
+      .def(
+          "rolling_friction",
+          [](const Model& x, const py::object& a, const py::object& b) {
+            return x.materials.law(material_id(x, a), material_id(x, b)).rolling;
+          },
+          py::arg("a"), py::arg("b"), "The rolling resistance μ_r of the pair.")
       // ---- bodies --------------------------------------------------------------------------------------------
       .def(
           "add_sphere",

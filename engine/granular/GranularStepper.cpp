@@ -105,7 +105,13 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
     for (const ContactLaw& l : t.laws) {
       if (!(l.mu >= 0.0) || !std::isfinite(l.mu)) throw std::invalid_argument("granular: friction coefficients must be >= 0");
       if (!(l.e >= 0.0 && l.e <= 1.0)) throw std::invalid_argument("granular: restitution must be in [0, 1]");
+      if (!(l.rolling >= 0.0) || !std::isfinite(l.rolling))
+        throw std::invalid_argument("granular: rolling resistance coefficients must be >= 0");
+      has_rolling_ = has_rolling_ || l.rolling > 0.0;
     }
+    if (has_rolling_ && params_.solver != GranularSolver::MatrixFree && params_.solver != GranularSolver::Anderson)
+      throw std::invalid_argument("granular: rolling resistance is solved by the matrix_free and anderson solvers only "
+                                  "(solver '" + granular_solver_name(params_.solver) + "' given)");
     auto ids_ok = [&](const std::vector<MaterialId>& ids, std::size_t count, bool may_be_empty) {
       if (ids.size() != count && !(may_be_empty && ids.empty())) return false;
       for (MaterialId k : ids)
@@ -159,6 +165,8 @@ std::size_t GranularStepper::memory_bytes() const {
   s += bytes(contacts_) + bytes(keys_) + bytes(gaps_) + bytes(world_impulses_) + bytes(work_.block_sums);
   // The cache: a key, a world impulse and a sort index per contact, twice (its rebuild buffers).
   s += 2 * cache_.size() * (sizeof(contact::ContactKey) + sizeof(Eigen::Vector3d) + sizeof(std::uint32_t));
+  s += rolling_.capacity() * sizeof(RollingContact) +
+       rolling_cache_.size() * (sizeof(contact::ContactKey) + sizeof(Eigen::Vector3d) + sizeof(std::uint32_t));
   s += bytes(order_) + bytes(sort_scratch_) + bytes(permute_scratch_);
   s += bytes(candidate_order_) + bytes(height_) + bytes(layer_count_) + bytes(layer_of_);
   return s;
@@ -402,6 +410,7 @@ void GranularStepper::narrow() {
   contacts_.resize(n);
   keys_.resize(n);
   gaps_.resize(n);
+  if (has_rolling_) rolling_.resize(n);
   const bool ga = generalized_alpha();
   if (ga) position_extra_.resize(n);
   const Eigen::Vector3d g = m_.gravity;
@@ -521,6 +530,15 @@ void GranularStepper::narrow() {
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
     solvers::project_on_cone(r.data(), 3, c.mu);
     c.r = r;
+    if (has_rolling_) {
+      // R* = r_a r_b / (r_a + r_b), the bead's radius against an obstacle; warm start from the rolling cache.
+      RollingContact& k = rolling_[s];
+      k.radius = c.a >= 0 ? b.radius[c.a] * b.radius[c.b] / (b.radius[c.a] + b.radius[c.b]) : b.radius[c.b];
+      k.mu = law.rolling;
+      k.w = k.radius * k.radius * (iia + b.inv_inertia[c.b]);
+      const Eigen::Vector3d P = k.mu > 0.0 ? rolling_cache_.find(keys_[s]) : Eigen::Vector3d::Zero();
+      k.rho = project_on_disk(Eigen::Vector2d(P.dot(c.t1), P.dot(c.t2)), k.mu * r[0]);
+    }
   }
   report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, ga));
   if (!m_.interactions.empty()) build_joints();
@@ -620,10 +638,18 @@ void GranularStepper::assemble() {
   }
 }
 
+void GranularStepper::keep_next_problem() {
+  if (has_rolling_)
+    throw std::invalid_argument("granular: a problem with rolling resistance cannot be kept in FCLIB's form, which "
+                                "has no rolling rows");
+  keep_problem_ = true;
+}
+
 void GranularStepper::solve() {
   // A fresh view: generalized-α swaps the velocity arrays between its two solves.
   general_.bodies = body_arrays(m_.bodies);
   const BodyArrays& b = general_.bodies;
+  RollingContacts* rolling = has_rolling_ && rolling_in_solve_ ? &rolling_ : nullptr;
   if (params_.solver == GranularSolver::Multilevel) {
     apply_impulses(contacts_, layout_, b, params_.threads);
     apply_general_impulses(general_);
@@ -640,7 +666,7 @@ void GranularStepper::solve() {
   }
   if (params_.solver == GranularSolver::MatrixFree || params_.solver == GranularSolver::Nncg ||
       params_.solver == GranularSolver::Anderson) {
-    apply_impulses(contacts_, layout_, b, params_.threads);
+    apply_impulses(contacts_, layout_, b, params_.threads, rolling);
     apply_general_impulses(general_);
     JointSweep* joints = joints_.empty() ? nullptr : &joints_;
     if (joints) {
@@ -661,7 +687,7 @@ void GranularStepper::solve() {
     p.anderson_stall = params_.anderson_stall;
     p.anderson_warm = params_.anderson_warm;
     p.threads = params_.threads;
-    report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_, joints);
+    report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_, joints, rolling);
     report_.residual_checks = work_.residual_checks;
     return;
   }
@@ -727,7 +753,15 @@ void GranularStepper::correct_positions() {
     qq += joint_squared_velocity(joints_);
   }
   q_norm_ = std::sqrt(qq);
-  solve();
+  // Rolling resistance acts in the velocity problem only: the position problem turns no bead.
+  rolling_in_solve_ = false;
+  try {
+    solve();
+  } catch (...) {
+    rolling_in_solve_ = true;
+    throw;
+  }
+  rolling_in_solve_ = true;
   solve_failed("position correction");
   if (!joints_.empty()) {
     joint_position_impulse_ = joints_.impulse;
@@ -782,6 +816,12 @@ void GranularStepper::integrate() {
     world_impulses_[k] = c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2;
   }
   cache_.store(keys_.data(), world_impulses_.data(), keys_.size());
+  if (has_rolling_) {
+#pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
+    for (int k = 0; k < nc; ++k)
+      world_impulses_[k] = rolling_[k].rho[0] * contacts_[k].t1 + rolling_[k].rho[1] * contacts_[k].t2;
+    rolling_cache_.store(keys_.data(), world_impulses_.data(), keys_.size());
+  }
 }
 
 bool GranularStepper::solve_failed(const char* which) {

@@ -79,6 +79,7 @@
 #include "solvers/matrixfree/JointSweep.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
 #include "solvers/matrixfree/MultilevelNsgs.hpp"
+#include "solvers/matrixfree/RollingResistance.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
 #include "solvers/matrixfree/SweepPartition.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
@@ -165,7 +166,8 @@ class GranularStepper {
   // The last step's contacts touching a capsule (full 3×3 blocks of W), with their keys.
   const GeneralContactSet& general_contacts() const { return general_; }
   // Asks the next step to keep its one-step problem (assembled W, q, μ) in last_problem().
-  void keep_next_problem() { keep_problem_ = true; }
+  // Throws std::invalid_argument with rolling resistance, which FCLIB's form does not hold.
+  void keep_next_problem();
   const solvers::FrictionContactProblem& last_problem() const { return problem_; }
   // The same problem in FCLIB's global form (AssembledProblem.hpp), kept with it.
   const solvers::GlobalFrictionContactProblem& last_global_problem() const { return global_problem_; }
@@ -195,6 +197,12 @@ class GranularStepper {
   // The joints' rows of the last step (world-frame Jacobians at its start: a row's impulse λ acts on body a as
   // the force λ J_a[0:3] and the torque λ J_a[3:6] about its centre).
   const JointSweep& joint_sweep() const { return joints_; }
+  // Rolling resistance (a material pair with ContactLaw::rolling > 0): the last step's rolling records of the bead
+  // contacts (in contacts()' order; empty without rolling resistance) and their warm start (world vectors
+  // R*-scaled, RollingResistance.hpp), which restart archives save.
+  bool has_rolling_resistance() const { return has_rolling_; }
+  const RollingContacts& rolling_contacts() const { return rolling_; }
+  contact::ContactCache& rolling_cache() { return rolling_cache_; }
   // Forget the warm start (after beads were added, for instance: not needed, keys stay valid).
   void clear_cache() { cache_.clear(); }
 
@@ -249,6 +257,12 @@ class GranularStepper {
   std::vector<double> gaps_;
   std::vector<Eigen::Vector3d> world_impulses_;
   contact::ContactCache cache_;
+  // Rolling resistance: whether any law has it, the contacts' rolling records (sweep order), their warm start, and
+  // whether the solve in progress holds them (generalized-α's position problem does not).
+  bool has_rolling_ = false;
+  RollingContacts rolling_;
+  contact::ContactCache rolling_cache_;
+  bool rolling_in_solve_ = true;
   // Generalized-α: each contact's position-level normal target, the velocity solve's impulses while the
   // position problem holds the contacts, and the bodies' v_k, ω_k (start) and v_{k+1}, ω_{k+1} (end), beads and capsules alike.
   // v_start_, w_start_ are also what a failed step restores (RollBack).

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include "solvers/matrixfree/GeneralContactSweep.hpp"
 #include "solvers/matrixfree/IsotropicContactSolve.hpp"
 #include "solvers/matrixfree/JointSweep.hpp"
+#include "solvers/matrixfree/RollingResistance.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 
 namespace talus::matrixfree {
@@ -17,8 +19,9 @@ namespace {
 
 constexpr int kBlock = 2048;  // contacts per residual block: fixed, so the sum's order never changes
 
-template <bool Relaxed>
-inline void update(SweepContact& c, const BodyArrays& beads, double omega) {
+// With Rolling, the contact's rolling rows (RollingResistance.hpp) are solved right after its Coulomb rows.
+template <bool Relaxed, bool Rolling>
+inline void update(SweepContact& c, RollingContact* k, const BodyArrays& beads, double omega) {
   const Eigen::Vector3d u = contact_velocity(c, beads);
   Eigen::Vector3d r = c.r;
   isotropic_local_solve(c.wn, c.wt, c.mu, u, r);
@@ -29,33 +32,44 @@ inline void update(SweepContact& c, const BodyArrays& beads, double omega) {
   const Eigen::Vector3d dr = r - c.r;
   c.r = r;
   push_impulse(c, dr, beads);
+  if constexpr (Rolling) rolling_update(c, *k, beads);
 }
 
-template <bool Relaxed>
-void sweep_range(std::vector<SweepContact>& contacts, int s, int e, bool backward, const BodyArrays& beads,
-                 double omega) {
+template <bool Relaxed, bool Rolling>
+inline void update_at(std::vector<SweepContact>& contacts, RollingContact* roll, int i, const BodyArrays& beads,
+                      double omega) {
+  if constexpr (Rolling)
+    update<Relaxed, true>(contacts[i], roll + i, beads, omega);
+  else
+    update<Relaxed, false>(contacts[i], nullptr, beads, omega);
+}
+
+template <bool Relaxed, bool Rolling>
+void sweep_range(std::vector<SweepContact>& contacts, RollingContact* roll, int s, int e, bool backward,
+                 const BodyArrays& beads, double omega) {
   if (backward) {
-    for (int i = e - 1; i >= s; --i) update<Relaxed>(contacts[i], beads, omega);
+    for (int i = e - 1; i >= s; --i) update_at<Relaxed, Rolling>(contacts, roll, i, beads, omega);
   } else {
-    for (int i = s; i < e; ++i) update<Relaxed>(contacts[i], beads, omega);
+    for (int i = s; i < e; ++i) update_at<Relaxed, Rolling>(contacts, roll, i, beads, omega);
   }
 }
 
 // One sweep, inside the parallel region: blocks (dynamic: a held-up thread does not hold the others, and the
 // blocks are independent, so the result does not depend on who sweeps which), then the interface colours.
 // A backward sweep reverses the whole order.
-template <bool Relaxed>
+template <bool Relaxed, bool Rolling = false>
 void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, const BodyArrays& beads, double omega,
-           bool backward) {
+           bool backward, RollingContact* roll = nullptr) {
   const ContactColours& ic = L.interface;
   const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
   auto interface_colour = [&](int k) {
-    for_colour(ic, k, base, backward, [&](int i) { update<Relaxed>(contacts[i], beads, omega); });
+    for_colour(ic, k, base, backward, [&](int i) { update_at<Relaxed, Rolling>(contacts, roll, i, beads, omega); });
   };
   if (backward)
     for (int k = nc - 1; k >= 0; --k) interface_colour(k);
 #pragma omp for schedule(dynamic, 1)
-  for (int q = 0; q < P; ++q) sweep_range<Relaxed>(contacts, L.part_start[q], L.part_start[q + 1], backward, beads, omega);
+  for (int q = 0; q < P; ++q)
+    sweep_range<Relaxed, Rolling>(contacts, roll, L.part_start[q], L.part_start[q + 1], backward, beads, omega);
   if (!backward)
     for (int k = 0; k < nc; ++k) interface_colour(k);
 }
@@ -109,16 +123,32 @@ inline double contact_error(const SweepContact& c, const BodyArrays& beads) {
   return solvers::contact_residual_squared(c.r.data(), u.data(), 3, c.mu);
 }
 
-// Inside a parallel region (or alone): the blocks' squared errors into work.block_sums.
-void residual_blocks(const std::vector<SweepContact>& contacts, const BodyArrays& beads, std::vector<double>& sums) {
+// Inside a parallel region (or alone): the blocks' squared errors into work.block_sums (with `roll`, the rolling
+// rows' errors too).
+void residual_blocks(const std::vector<SweepContact>& contacts, const BodyArrays& beads, std::vector<double>& sums,
+                     const RollingContact* roll = nullptr) {
   const int n = static_cast<int>(contacts.size());
   const int blocks = static_cast<int>(sums.size());
 #pragma omp for schedule(static)
   for (int k = 0; k < blocks; ++k) {
     double s = 0.0;
-    for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i) s += contact_error(contacts[i], beads);
+    if (roll)
+      for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i)
+        s += contact_error(contacts[i], beads) + rolling_error_squared(contacts[i], roll[i], beads);
+    else
+      for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i) s += contact_error(contacts[i], beads);
     sums[k] = s;
   }
+}
+
+// The records of `rolling` (one per contact), or nullptr for none.
+template <class Records>
+auto rolling_records(Records* rolling, const std::vector<SweepContact>& contacts) -> decltype(rolling->data()) {
+  if (!rolling || rolling->empty()) return nullptr;
+  if (rolling->size() != contacts.size())
+    throw std::invalid_argument("matrix-free NSGS: " + std::to_string(rolling->size()) + " rolling records for " +
+                                std::to_string(contacts.size()) + " contacts");
+  return rolling->data();
 }
 
 void velocity_blocks(const std::vector<SweepContact>& contacts, const BodyArrays& beads, std::vector<double>& sums) {
@@ -159,16 +189,20 @@ void set_solve_outcome(solvers::SolverStats& stats, int sweeps, double residual,
 }
 
 void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& L, const BodyArrays& beads,
-                    int threads) {
+                    int threads, const RollingContacts* rolling) {
   const ContactColours& ic = L.interface;
   const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
+  const RollingContact* roll = rolling_records(rolling, contacts);
+  auto push = [&](int i) {
+    push_impulse(contacts[i], contacts[i].r, beads);
+    if (roll) push_rolling(contacts[i], roll[i], roll[i].rho, beads);
+  };
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
 #pragma omp for schedule(dynamic, 1)
     for (int q = 0; q < P; ++q)
-      for (int i = L.part_start[q]; i < L.part_start[q + 1]; ++i) push_impulse(contacts[i], contacts[i].r, beads);
-    for (int k = 0; k < nc; ++k)
-      for_colour(ic, k, base, false, [&](int i) { push_impulse(contacts[i], contacts[i].r, beads); });
+      for (int i = L.part_start[q]; i < L.part_start[q + 1]; ++i) push(i);
+    for (int k = 0; k < nc; ++k) for_colour(ic, k, base, false, push);
   }
 }
 
@@ -184,11 +218,12 @@ void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& l
 
 double matrix_free_residual(const std::vector<SweepContact>& contacts, const BodyArrays& beads, double q_norm,
                             int threads, MatrixFreeWorkspace& work, GeneralContactSweep* general,
-                            const JointSweep* joints) {
+                            const JointSweep* joints, const RollingContacts* rolling) {
   work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
+  const RollingContact* roll = rolling_records(rolling, contacts);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    residual_blocks(contacts, beads, work.block_sums);
+    residual_blocks(contacts, beads, work.block_sums, roll);
     if (general) general_residual_blocks(*general);
   }
   return total(work.block_sums, q_norm,
@@ -208,8 +243,9 @@ double squared_contact_velocities(const std::vector<SweepContact>& contacts, con
 solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout,
                                        const BodyArrays& beads, double q_norm, const MatrixFreeParameters& p,
                                        MatrixFreeWorkspace& work, GeneralContactSweep* general,
-                                       JointSweep* joints) {
+                                       JointSweep* joints, RollingContacts* rolling) {
   if (joints && joints->empty()) joints = nullptr;
+  RollingContact* roll = rolling_records(rolling, contacts);
   const auto start = std::chrono::steady_clock::now();
   solvers::SolverStats stats;
   stats.counters.colours = layout.interface_colours();
@@ -234,11 +270,11 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
     for (std::size_t i = 0; i < contacts.size(); ++i) work.nncg_previous[i] = contacts[i].r;
     work.nncg_delta = 0.0;
   }
-  bool anderson = p.anderson > 0 && !p.nncg && (!general || general->empty()) && !joints && !contacts.empty();
+  bool anderson = p.anderson > 0 && !p.nncg && (!general || general->empty()) && !joints && !roll && !contacts.empty();
   if (anderson) anderson_begin(contacts, p.anderson, work.anderson);
   work.anderson.restarts = 0;
   auto check = [&] {
-    residual_blocks(contacts, beads, work.block_sums);
+    residual_blocks(contacts, beads, work.block_sums, roll);
     if (general) general_residual_blocks(*general);
 #pragma omp single
     {
@@ -273,7 +309,11 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
     if (p.check_first && !done) check();
     while (!done) {
       const bool backward = p.symmetric && sweeps % 2 == 1;
-      if (relaxed)
+      if (roll && relaxed)
+        sweep<true, true>(contacts, layout, beads, omega, backward, roll);
+      else if (roll)
+        sweep<false, true>(contacts, layout, beads, omega, backward, roll);
+      else if (relaxed)
         sweep<true>(contacts, layout, beads, omega, backward);
       else
         sweep<false>(contacts, layout, beads, omega, backward);

@@ -28,12 +28,17 @@
 // Joints (`joints`, JointSweep.hpp): after the contacts of every sweep each block of joints sharing bodies is
 // solved exactly, and the rows' errors enter the common residual. A solve without joints passes nullptr and
 // runs exactly the code it ran before them.
+//
+// Rolling resistance (`rolling`, RollingResistance.hpp): one record per contact, in the contacts' order; each
+// contact's rolling rows are solved right after its Coulomb rows and enter the common residual. Anderson is then
+// off too (the rolling impulses are not extrapolated); an empty or null `rolling` runs the code without it.
 #include <string>
 #include <vector>
 
 #include "solvers/matrixfree/AndersonSweep.hpp"
 #include "solvers/matrixfree/ResidualSample.hpp"
 #include "solvers/matrixfree/BodyArrays.hpp"
+#include "solvers/matrixfree/RollingResistance.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
 #include "solvers/matrixfree/SweepPartition.hpp"
 #include "solvers/core/SolverStats.hpp"
@@ -79,7 +84,7 @@ struct JointSweep;           // JointSweep.hpp
 solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout,
                                        const BodyArrays& beads, double q_norm, const MatrixFreeParameters& params,
                                        MatrixFreeWorkspace& work, GeneralContactSweep* general = nullptr,
-                                       JointSweep* joints = nullptr);
+                                       JointSweep* joints = nullptr, RollingContacts* rolling = nullptr);
 
 // `count` plain forward sweeps (ω = 1), no residual evaluation: the smoother of MultilevelNsgs.hpp.
 void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& layout, const BodyArrays& beads, int count,
@@ -90,15 +95,16 @@ void sweep_matrix_free(std::vector<SweepContact>& contacts, const SweepLayout& l
 void set_solve_outcome(solvers::SolverStats& stats, int sweeps, double residual, double tolerance,
                        const std::string& solver, const std::string& detail);
 
-// Adds M⁻¹ Hᵀ r of every contact to the beads' velocities (parallel over blocks, then interface colours).
+// Adds M⁻¹ Hᵀ r of every contact to the beads' velocities (parallel over blocks, then interface colours), and the
+// rolling torque impulses of `rolling` when given.
 void apply_impulses(const std::vector<SweepContact>& contacts, const SweepLayout& layout, const BodyArrays& beads,
-                    int threads);
+                    int threads, const RollingContacts* rolling = nullptr);
 
 // The common residual of the current impulses, with u read from the beads' velocities (`general`'s contacts
 // counted too).
 double matrix_free_residual(const std::vector<SweepContact>& contacts, const BodyArrays& beads, double q_norm,
                             int threads, MatrixFreeWorkspace& work, GeneralContactSweep* general = nullptr,
-                            const JointSweep* joints = nullptr);
+                            const JointSweep* joints = nullptr, const RollingContacts* rolling = nullptr);
 
 // Σ ‖H v + extra‖² over the contacts (‖q‖² on the free velocities), summed over fixed blocks in parallel.
 double squared_contact_velocities(const std::vector<SweepContact>& contacts, const BodyArrays& beads, int threads,

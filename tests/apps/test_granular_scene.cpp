@@ -145,6 +145,12 @@ TEST_CASE("material keys are checked where they are written") {
   CHECK(error_of(kMaterials + "    - {name: iron, fraction: 0.6}\n") ==
         at(7, 30) + "field 'granular.materials[2].fraction': brings the beads' shares to 1.100000 (expected at most 1 in all)");
   CHECK(error_of(kMaterials + "  mu_wall: -1\n") == at(7, 12) + "field 'granular.mu_wall': is -1 (expected a number >= 0)");
+  CHECK(error_of(kMaterials + "  rolling_friction: 0.1\n  rolling_friction_wall: 0.05\n  contact_laws:\n"
+                              "    - {pair: [glass, steel], rolling_friction: 0.2}\n").empty());
+  CHECK(error_of(kMaterials + "  rolling_friction: -0.1\n") ==
+        at(7, 21) + "field 'granular.rolling_friction': is -0.1 (expected a number >= 0)");
+  CHECK(error_of(kMaterials + "  contact_laws:\n    - {pair: [glass, steel], rolling_friction: -1}\n") ==
+        at(8, 48) + "field 'granular.contact_laws[0].rolling_friction': is -1 (expected a number >= 0)");
 }
 
 // A bed with a driven paddle (docs/granular.md "Joints and mechanisms"; tests/granular/test_granular_joints.cpp

@@ -538,6 +538,24 @@ TEST_CASE("materials on the large path: a pair's law decides whether a bead roll
       Catch::Contains(
           "field 'contacts.pairs[1].materials': the pair rubber/grippy is given twice (first at line 14)"));
   CHECK_THAT(error("law: slip}", "law: bounce}"), Catch::Contains("field 'contacts.pairs[1].law'"));
+
+  // Rolling resistance: contacts.rolling_friction for every pair, a pair's own over it. The grippy bead then rolls
+  // with a = 5/7 g (sin θ − μ_r cos θ) (tests/granular/test_rolling_resistance.cpp).
+  Scene rolling = load_scene_from_string(
+      test::replace_once(test::replace_once(text, "  law: smooth\n", "  law: smooth\n  rolling_friction: 0.05\n"),
+                         "law: grip}", "law: grip, rolling_friction: 0.1}"),
+      "slope.yaml");
+  CHECK(rolling.model.materials.law(2, 4).rolling == 0.1);
+  CHECK(rolling.model.materials.law(3, 4).rolling == 0.05);
+  granular::GranularStepper rs(rolling.model, rolling.large_path->params);
+  for (int k = 0; k < steps; ++k) rs.step();
+  for (int i = 0; i < 2; ++i)
+    if (rolling.model.bodies.material[i] == 2)
+      CHECK(rolling.model.bodies.v[i].x() / t == Approx(5.0 / 7.0 * g * (std::sin(th) - 0.1 * std::cos(th))).epsilon(1e-6));
+  CHECK_THAT(error("  law: smooth\n", "  law: smooth\n  rolling_friction: -1\n"),
+             Catch::Contains("field 'contacts.rolling_friction': is -1 (expected a number >= 0)"));
+  CHECK_THAT(error("law: grip}", "law: grip, rolling_friction: x}"),
+             Catch::Contains("field 'contacts.pairs[0].rolling_friction'"));
 }
 
 TEST_CASE(

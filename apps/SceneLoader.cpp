@@ -226,14 +226,8 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_drum(item);
   if (auto f = in_.optional(root, "cones"))
     for (const Field& item : in_.list(*f)) read_cone(item);
-  if (auto f = in_.optional(root, "meshes")) {
+  if (auto f = in_.optional(root, "meshes"))
     for (const Field& item : in_.list(*f)) read_mesh(item);
-    bool moving = false;
-    for (int k = 0; k < static_cast<int>(scene_.model.meshes.size()); ++k) moving |= scene_.model.mesh_moves(k);
-    if (auto c = in_.optional(root, "capsules"); c && moving)
-      in_.fail(*c, "is given beside a moving mesh (expected beads only in a scene with a moving mesh: capsules meet "
-                   "fixed meshes only)");
-  }
   if (auto f = in_.optional(root, "outflow")) read_outflow(*f);
   // After every listed sphere, lattice and plane, which the pours' beads must not overlap.
   if (auto f = in_.optional(root, "pours"))

@@ -52,7 +52,11 @@ double second_order_drift(const GeneralCandidate& g, const Model& m, const std::
     for (int k = 0; k < n; ++k) best = std::min(best, pts[k].gap);
     return n > 0 ? best : g.point.gap;
   };
-  if (g.kind_a == BodyKind::Capsule && g.kind_b == BodyKind::Sphere) {
+  if (g.mesh >= 0) {
+    // A mesh's contact (first: a carried mesh's contact is kind Capsule, though not with the capsule's own shape).
+    // A capsule against a mesh is not anticipated (a turning capsule may close on it by ½ d (ω h)² a step).
+    return g.kind_b == BodyKind::Capsule ? 0.0 : moving_mesh_drift(g, m, h, un_kinematic);
+  } else if (g.kind_a == BodyKind::Capsule && g.kind_b == BodyKind::Sphere) {
     const contact::CapsuleShape a = advanced(caps, g.a, h);
     const Eigen::Vector3d xb0 = m.periodic.any() ? Eigen::Vector3d(caps.x[g.a] + m.periodic.minimum_image(caps.x[g.b] - caps.x[g.a]))
                                                  : caps.x[g.b];
@@ -61,9 +65,6 @@ double second_order_drift(const GeneralCandidate& g, const Model& m, const std::
     contact::CapsuleShape b = advanced(caps, g.b, h);
     if (m.periodic.any()) b.centre = caps.x[g.a] + m.periodic.minimum_image(b.centre - caps.x[g.a]);
     gap = pick(contact::capsule_capsule_points(advanced(caps, g.a, h), b, pts));
-  } else if (g.mesh >= 0) {
-    // A capsule against a (fixed) mesh: not anticipated (a turning capsule may close on it by ½ d (ω h)² a step).
-    return g.kind_b == BodyKind::Capsule ? 0.0 : moving_mesh_drift(g, m, h, un_kinematic);
   } else if (g.kind_a == BodyKind::Fixed && g.kind_b == BodyKind::Sphere) {
     // A bead in a drum: inside a concave surface a straight path leaves it, so the gap closes by ~(v_T h)²/2R.
     const contact::Drum& drum = m.drums[((g.key >> 26) & 0x3ffffff) - kDrumKeyBase];

@@ -188,12 +188,6 @@ void GranularStepper::wrap_positions() {
 
 void GranularStepper::detect(double margin) {
   RigidBodies& b = m_.bodies;
-  // Cones meet beads only (contact/NarrowPhase.hpp); a capsule would pass through them unseen.
-  bool moving_mesh = false;
-  for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k) moving_mesh |= m_.mesh_moves(k);
-  if (moving_mesh && b.capsules() > 0)
-    throw std::invalid_argument("granular: the model holds moving meshes and capsules, but capsule–moving-mesh "
-                                "contacts are not implemented (moving meshes hold beads only)");
   wrap_positions();
   const int n = b.spheres();
   const int T = params_.threads;
@@ -288,7 +282,7 @@ void GranularStepper::detect(double margin) {
   bool moving = false;
   for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k) moving |= !m_.mesh_fixed(k);
   if (moving)
-    detect_moving_mesh_contacts(m_, mesh_grids_, mesh_feature_offset_, margin, h, mesh_scratch_[0], general_buffers_.all);
+    detect_moving_mesh_contacts(m_, mesh_grids_, mesh_feature_offset_, margin, h, T, general_buffers_);
 }
 
 // Bead i's centre as mesh k sees it: in a periodic domain, the image nearest to the centre of the mesh's box.

@@ -1,5 +1,7 @@
 #include "engine/granular/MovingMeshContacts.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
@@ -61,43 +63,86 @@ Eigen::Vector3d bead_near_mesh(const Model& m, const MeshPose& pose, int k, int 
 
 void detect_moving_mesh_contacts(const Model& m, const std::vector<contact::MeshProximityGrid>& grids,
                                  const std::vector<std::uint32_t>& feature_offset, double margin, double h,
-                                 std::vector<contact::MeshCandidate>& scratch, std::vector<GeneralCandidate>& out) {
+                                 int threads, GeneralDetectionBuffers& buf) {
   const RigidBodies& b = m.bodies;
   const double t = m.time;
-  for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) {
-    if (m.mesh_fixed(k)) continue;
-    const contact::TriangleMesh& mesh = *m.meshes[k];
-    const int carrier = m.mesh_carrier(k);
-    const MeshPose pose = mesh_pose(m, k, t);
-    const double reach = margin + mesh_surface_travel(m, k, h);
-    for (int j = 0; j < b.spheres(); ++j) {
-      const Eigen::Vector3d x = bead_near_mesh(m, pose, k, j);
-      const Eigen::Vector3d X = pose.to_mesh(x);
-      if (!grids[k].may_be_near(X)) continue;
-      contact::sphere_mesh_features(mesh, X, b.radius[j], reach, scratch, [&](int f) {
-        contact::ContactPoint cp;
-        if (!contact::sphere_mesh_feature_point(mesh, f, X, b.radius[j], cp)) return;
-        GeneralCandidate g;
-        g.b = j, g.kind_b = BodyKind::Sphere;
-        cp.n = pose.R * cp.n;
-        cp.pb = -b.radius[j] * cp.n;
-        if (carrier >= 0) {
-          // The capsule's contact: its lever arm to the contact point; its own velocity is the surface's.
-          g.a = carrier, g.kind_a = BodyKind::Capsule;
-          cp.pa = x + cp.pb - b.x[carrier];
-        } else {
-          g.a = -1, g.kind_a = BodyKind::Fixed;
-          g.wall_velocity = m.mesh_motion[k].velocity_at(x + cp.pb, t);
-          g.wall_speed = cp.n.dot(g.wall_velocity);
+  const int n = b.spheres(), c0 = b.group_begin(ShapeKind::Capsule), nc = b.capsules();
+  buf.per_thread.resize(threads);
+  buf.mesh_scratch.resize(threads);
+  buf.capsule_mesh_scratch.resize(threads);
+  // The contact of mesh k's feature f with body j (a bead, or a capsule), from cp in the mesh's frame with the lever
+  // arm cp.pb from the body's centre x: into the world, the surface's velocity or the carrying capsule attached.
+  auto candidate = [&](int k, const MeshPose& pose, int f, BodyKind kind, int j, const Eigen::Vector3d& x,
+                       contact::ContactPoint cp, std::uint32_t sub) {
+    GeneralCandidate g;
+    g.b = j, g.kind_b = kind;
+    cp.n = pose.R * cp.n;
+    cp.pb = kind == BodyKind::Sphere ? Eigen::Vector3d(-b.radius[j] * cp.n) : Eigen::Vector3d(pose.R * cp.pb);
+    if (const int carrier = m.mesh_carrier(k); carrier >= 0) {
+      // The capsule's contact: its lever arm to the contact point; its own velocity is the surface's.
+      g.a = carrier, g.kind_a = BodyKind::Capsule;
+      cp.pa = x + cp.pb - b.x[carrier];
+    } else {
+      g.a = -1, g.kind_a = BodyKind::Fixed;
+      g.wall_velocity = m.mesh_motion[k].velocity_at(x + cp.pb, t);
+      g.wall_speed = cp.n.dot(g.wall_velocity);
+    }
+    g.point = cp;
+    const ContactLaw& law = m.materials.law(m.material_of_mesh(k), b.material[j]);
+    g.mu = law.mu, g.e = law.e;
+    g.key = general_key(KeyKind::Wall, kMovingMeshKeyBase + feature_offset[k] + static_cast<std::uint32_t>(f),
+                        kind == BodyKind::Sphere ? KeyKind::Sphere : KeyKind::Capsule, b.id[j], sub);
+    g.mesh = k, g.feature = f;
+    return g;
+  };
+  // Per mesh: the beads in contiguous ranges per thread, concatenated in range order, then the capsules (few):
+  // the candidates come in mesh, then bead, then capsule order for any thread count.
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const int th = omp_get_thread_num();
+    const int lo = static_cast<int>(static_cast<long>(n) * th / threads);
+    const int hi = static_cast<int>(static_cast<long>(n) * (th + 1) / threads);
+    std::vector<GeneralCandidate>& mine = buf.per_thread[th];
+    for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) {
+      if (m.mesh_fixed(k)) continue;
+      const contact::TriangleMesh& mesh = *m.meshes[k];
+      const MeshPose pose = mesh_pose(m, k, t);
+      const double reach = margin + mesh_surface_travel(m, k, h);
+      mine.clear();
+      for (int j = lo; j < hi; ++j) {
+        const Eigen::Vector3d x = bead_near_mesh(m, pose, k, j);
+        const Eigen::Vector3d X = pose.to_mesh(x);
+        if (!grids[k].may_be_near(X)) continue;
+        contact::sphere_mesh_features(mesh, X, b.radius[j], reach, buf.mesh_scratch[th], [&](int f) {
+          contact::ContactPoint cp;
+          if (contact::sphere_mesh_feature_point(mesh, f, X, b.radius[j], cp))
+            mine.push_back(candidate(k, pose, f, BodyKind::Sphere, j, x, cp, 0));
+        });
+      }
+#pragma omp barrier
+#pragma omp single
+      {
+        for (int q = 0; q < threads; ++q) buf.all.insert(buf.all.end(), buf.per_thread[q].begin(), buf.per_thread[q].end());
+        // Capsules, each as its two ends and its interior against the mesh in the mesh's frame (CapsuleMeshContact.hpp);
+        // a carried mesh does not touch its own capsule.
+        for (int i = c0; i < c0 + nc; ++i) {
+          if (i == m.mesh_carrier(k)) continue;
+          Eigen::Vector3d x = b.x[i];
+          if (m.periodic.any()) {
+            const contact::BvhNode& root = mesh.bvh[0];
+            const Eigen::Vector3d centre = pose.R * (0.5 * (root.lo + root.hi)) + pose.t;
+            x = centre + m.periodic.minimum_image(x - centre);
+          }
+          const contact::CapsuleShape local{pose.to_mesh(x), pose.R.transpose() * b.axis(i), b.half_length[i], b.radius[i]};
+          contact::capsule_mesh_points(mesh, local, reach, buf.mesh_scratch[th], buf.capsule_mesh_scratch[th],
+                                       [&](contact::ContactPoint cp, int sub, int f) {
+                                         if (cp.gap > reach) return;
+                                         cp.feature = sub;
+                                         buf.all.push_back(candidate(k, pose, f, BodyKind::Capsule, i, x, cp,
+                                                                     static_cast<std::uint32_t>(sub)));
+                                       });
         }
-        g.point = cp;
-        const ContactLaw& law = m.materials.law(m.material_of_mesh(k), b.material[j]);
-        g.mu = law.mu, g.e = law.e;
-        g.key = general_key(KeyKind::Wall, kMovingMeshKeyBase + feature_offset[k] + static_cast<std::uint32_t>(f),
-                            KeyKind::Sphere, b.id[j], 0);
-        g.mesh = k, g.feature = f;
-        out.push_back(g);
-      });
+      }
     }
   }
 }

@@ -37,12 +37,15 @@ constexpr std::uint32_t kMovingMeshKeyBase = 1u << 25;
 // start-of-step velocities).
 double mesh_surface_travel(const Model& m, int k, double h);
 
-// Appends, in mesh then bead order, a candidate for each feature of each moving or carried mesh within margin +
-// the surface's travel of a bead. grids[k] is mesh k's proximity grid (its pad at least r + margin + travel, or empty);
-// feature_offset[k] the first of its features' numbers.
+// Appends to buffers.all, in mesh, then bead, then capsule order (for any thread count: beads in contiguous
+// per-thread ranges), a candidate for each feature of each moving or carried mesh within margin + the surface's
+// travel of a bead, and for each capsule's ends and interior (CapsuleMeshContact.hpp) within the same reach (a
+// carried mesh skips its own capsule; against another capsule the contact is between the two capsules). grids[k]
+// is mesh k's proximity grid (its pad at least r + margin + travel, or empty); feature_offset[k] the first of its
+// features' numbers. Uses buffers' per-thread lists and scratch.
 void detect_moving_mesh_contacts(const Model& m, const std::vector<contact::MeshProximityGrid>& grids,
                                  const std::vector<std::uint32_t>& feature_offset, double margin, double h,
-                                 std::vector<contact::MeshCandidate>& scratch, std::vector<GeneralCandidate>& out);
+                                 int threads, GeneralDetectionBuffers& buffers);
 
 // The closing part of the gap's change over the step that the velocity law cannot see (GeneralDetection.cpp's
 // second-order drift), for a moving mesh's candidate: the gap of the bead moved by h v_k against the mesh where it

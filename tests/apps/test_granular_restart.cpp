@@ -59,6 +59,25 @@ Final final_state(const fs::path& archive) {
   return f;
 }
 
+// A run of `scene` with `sets` straight to t_end, one to t_half, and that one's archive continued to t_end (in
+// dir/straight, dir/first and dir/second): the three final archives.
+struct Restarted {
+  Final straight, half, restarted;
+};
+Restarted straight_and_restarted(const fs::path& scene, const fs::path& dir, const std::vector<std::string>& sets,
+                                 const std::string& t_half, const std::string& t_end) {
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> s = sets;
+    s.insert(s.end(), more.begin(), more.end());
+    return s;
+  };
+  REQUIRE(run(scene, dir / "straight", with({"t_end=" + t_end})) == 0);
+  REQUIRE(run(scene, dir / "first", with({"t_end=" + t_half})) == 0);
+  REQUIRE(run(scene, dir / "second", with({"t_end=" + t_end, "restart=" + (dir / "first" / "restart.h5").string()})) == 0);
+  return {final_state(dir / "straight" / "restart.h5"), final_state(dir / "first" / "restart.h5"),
+          final_state(dir / "second" / "restart.h5")};
+}
+
 void require_same(const Final& a, const Final& b) {
   REQUIRE(a.model.bodies.spheres() == b.model.bodies.spheres());
   CHECK(a.model.time == b.model.time);
@@ -78,18 +97,8 @@ TEST_CASE("a granular run to T and a run to T/2 plus a restart to T end bitwise 
   const fs::path scene = fs::path(TALUS_SOURCE_DIR) / "examples" / "bead_stack.yaml";
   // 300 beads fall and pile up (contacts from about step 60 on); re-sorts every 25 steps, one of them after the
   // restart at step 120; T/2 is not a frame time.
-  const std::vector<std::string> common = {"n=300", "resort_every=25", "frame_every=0.05"};
-  auto with = [&](std::vector<std::string> more) {
-    std::vector<std::string> s = common;
-    s.insert(s.end(), more.begin(), more.end());
-    return s;
-  };
-  REQUIRE(run(scene, dir / "straight", with({"t_end=0.24"})) == 0);
-  REQUIRE(run(scene, dir / "first", with({"t_end=0.12"})) == 0);
-  REQUIRE(run(scene, dir / "second", with({"t_end=0.24", "restart=" + (dir / "first" / "restart.h5").string()})) == 0);
-  const Final straight = final_state(dir / "straight" / "restart.h5");
-  const Final half = final_state(dir / "first" / "restart.h5");
-  const Final restarted = final_state(dir / "second" / "restart.h5");
+  const auto [straight, half, restarted] =
+      straight_and_restarted(scene, dir, {"n=300", "resort_every=25", "frame_every=0.05"}, "0.12", "0.24");
   REQUIRE(half.extras.has_contacts);
   REQUIRE(half.extras.bead_cache.keys.size() > 300);  // the pile is in contact at T/2: the warm start matters
   CHECK(half.model.step == 120);
@@ -113,19 +122,8 @@ TEST_CASE("a generalized-α run restarted at T/2 ends bitwise as the straight ru
           "[apps][granular][restart]") {
   const fs::path dir = scratch_dir("bitwise_ga");
   const fs::path scene = fs::path(TALUS_SOURCE_DIR) / "examples" / "bead_stack.yaml";
-  const std::vector<std::string> common = {"n=200", "resort_every=25", "frame_every=0.05", "scheme=generalized_alpha"};
-  auto with = [&](std::string more) {
-    std::vector<std::string> s = common;
-    s.push_back(std::move(more));
-    return s;
-  };
-  REQUIRE(run(scene, dir / "straight", with("t_end=0.2")) == 0);
-  REQUIRE(run(scene, dir / "first", with("t_end=0.1")) == 0);
-  REQUIRE(run(scene, dir / "second", {"n=200", "resort_every=25", "frame_every=0.05", "scheme=generalized_alpha",
-                                      "t_end=0.2", "restart=" + (dir / "first" / "restart.h5").string()}) == 0);
-  const Final straight = final_state(dir / "straight" / "restart.h5");
-  const Final half = final_state(dir / "first" / "restart.h5");
-  const Final restarted = final_state(dir / "second" / "restart.h5");
+  const auto [straight, half, restarted] = straight_and_restarted(
+      scene, dir, {"n=200", "resort_every=25", "frame_every=0.05", "scheme=generalized_alpha"}, "0.1", "0.2");
   REQUIRE(half.extras.has_position_caches);
   REQUIRE(half.extras.bead_position_cache.keys.size() > 200);
   require_same(straight, restarted);
@@ -415,20 +413,8 @@ TEST_CASE("a scene with joints restarts bit for bit: the joints' warm start is a
 TEST_CASE("a run with rolling resistance restarts bit for bit: the rolling warm start is archived", "[apps][restart]") {
   const fs::path dir = scratch_dir("rolling");
   const fs::path scene = fs::path(TALUS_SOURCE_DIR) / "examples" / "bead_stack.yaml";
-  const std::vector<std::string> common = {"n=300", "resort_every=25", "frame_every=0.05", "rolling_friction=0.1"};
-  auto with = [&](const std::string& more) {
-    std::vector<std::string> s = common;
-    s.push_back(more);
-    return s;
-  };
-  REQUIRE(run(scene, dir / "straight", with("t_end=0.24")) == 0);
-  REQUIRE(run(scene, dir / "first", with("t_end=0.12")) == 0);
-  std::vector<std::string> second = with("t_end=0.24");
-  second.push_back("restart=" + (dir / "first" / "restart.h5").string());
-  REQUIRE(run(scene, dir / "second", second) == 0);
-  const Final straight = final_state(dir / "straight" / "restart.h5");
-  const Final half = final_state(dir / "first" / "restart.h5");
-  const Final restarted = final_state(dir / "second" / "restart.h5");
+  const auto [straight, half, restarted] = straight_and_restarted(
+      scene, dir, {"n=300", "resort_every=25", "frame_every=0.05", "rolling_friction=0.1"}, "0.12", "0.24");
   REQUIRE(half.extras.has_rolling_cache);
   CHECK(half.extras.rolling_cache.keys.size() > 300);
   require_same(straight, restarted);

@@ -625,7 +625,7 @@ void write_restart(const Path& file, const talus::Model& m, const contact::Conta
                    const contact::ContactCache* capsule_cache, const RunCounters* counters,
                    const contact::ContactCache* bead_position_cache, const contact::ContactCache* capsule_position_cache,
                    const std::vector<double>* joint_impulses, const std::vector<double>* joint_position_impulses,
-                   const contact::ContactCache* rolling_cache) {
+                   const contact::ContactCache* rolling_cache, const contact::ContactCache* capsule_rolling_cache) {
   if (const std::string bad = non_finite_body(m); !bad.empty())
     throw std::runtime_error(file.string() + ": not written: the state is not finite (" + bad + ")");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -660,9 +660,13 @@ void write_restart(const Path& file, const talus::Model& m, const contact::Conta
         write_cache(g.id, "capsule_positions", capsule_position_cache ? *capsule_position_cache : empty,
                     "position corrections of contacts touching a capsule (generalized-α)", file);
       }
-      if (rolling_cache && rolling_cache->size() > 0)
-        write_cache(g.id, "rolling", *rolling_cache,
+      if ((rolling_cache && rolling_cache->size() > 0) || (capsule_rolling_cache && capsule_rolling_cache->size() > 0)) {
+        write_cache(g.id, "rolling", rolling_cache ? *rolling_cache : empty,
                     "bead contacts' rolling impulses (torque impulse / R*, world vectors in the tangent plane)", file);
+        write_cache(g.id, "capsule_rolling", capsule_rolling_cache ? *capsule_rolling_cache : empty,
+                    "rolling impulses of the general contacts between a bead and an obstacle (drums, moving meshes)",
+                    file);
+      }
     }
     if (joint_impulses && !joint_impulses->empty()) {
       Group g(f, "joints", true, file);
@@ -750,8 +754,9 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
         x.has_position_caches = true;
       }
       if (H5Lexists(g.id, "rolling", H5P_DEFAULT) > 0) {
-        Group gr(g.id, "rolling", false, file, "/contacts/");
+        Group gr(g.id, "rolling", false, file, "/contacts/"), gc(g.id, "capsule_rolling", false, file, "/contacts/");
         x.rolling_cache = Reader{gr.id, "/contacts/rolling/", file}.cache("rolling");
+        x.capsule_rolling_cache = Reader{gc.id, "/contacts/capsule_rolling/", file}.cache("capsule_rolling");
         x.has_rolling_cache = true;
       }
     }

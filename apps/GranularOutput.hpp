@@ -83,8 +83,8 @@ struct RestartExtras {
   // Generalized-α's position-correction caches (GranularStepper::position_cache), when the run archived them.
   CacheContent bead_position_cache, capsule_position_cache;
   bool has_position_caches = false;
-  // The bead contacts' rolling resistance warm start (GranularStepper::rolling_cache), when the run had it.
-  CacheContent rolling_cache;
+  // The rolling resistance warm start (GranularStepper::rolling_cache, capsule_rolling_cache), when the run had it.
+  CacheContent rolling_cache, capsule_rolling_cache;
   bool has_rolling_cache = false;
   RunCounters counters;
   bool has_contacts = false, has_counters = false;
@@ -103,7 +103,8 @@ void write_restart(const std::filesystem::path& file, const talus::Model& model,
                    const contact::ContactCache* capsule_position_cache = nullptr,
                    const std::vector<double>* joint_impulses = nullptr,
                    const std::vector<double>* joint_position_impulses = nullptr,
-                   const contact::ContactCache* rolling_cache = nullptr);
+                   const contact::ContactCache* rolling_cache = nullptr,
+                   const contact::ContactCache* capsule_rolling_cache = nullptr);
 // Replaces model's beads, capsules (none when the archive has none), time and step by the archive's, and
 // fills `extras` when given. The archive is validated before anything is replaced: finite values, positive
 // radii and masses, consistent sizes, unique ids below the next id, a finite clock >= 0, strictly increasing

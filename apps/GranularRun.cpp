@@ -883,7 +883,9 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     extras.bead_position_cache.load_into(stepper.position_cache());
     extras.capsule_position_cache.load_into(stepper.capsule_position_cache());
   }
-  if (extras.has_rolling_cache) extras.rolling_cache.load_into(stepper.rolling_cache());
+  if (extras.has_rolling_cache)
+    extras.rolling_cache.load_into(stepper.rolling_cache()),
+        extras.capsule_rolling_cache.load_into(stepper.capsule_rolling_cache());
   if (extras.has_counters) counters = extras.counters;
   if (extras.has_joints) stepper.restore_joint_impulses(extras.joint_impulses, extras.joint_position_impulses);
   if (!restart.empty() && !o.quiet && !extras.has_contacts)
@@ -1015,7 +1017,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     write_restart(out / "restart.h5", m, &stepper.contact_cache(), &stepper.capsule_contact_cache(), &counters,
                   ga ? &stepper.position_cache() : nullptr, ga ? &stepper.capsule_position_cache() : nullptr,
                   &stepper.joint_impulses(), ga ? &stepper.joint_position_impulses() : nullptr,
-                  &stepper.rolling_cache());
+                  &stepper.rolling_cache(), &stepper.capsule_rolling_cache());
     written("restart.h5");
     restart_step = m.step;
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);

@@ -173,7 +173,7 @@ class Simulation {
     granular::GranularStepper& s = granular_->stepper();
     app::write_restart(file, *model_, &s.contact_cache(), &s.capsule_contact_cache(), nullptr, &s.position_cache(),
                        &s.capsule_position_cache(), &s.joint_impulses(), &s.joint_position_impulses(),
-                       &s.rolling_cache());
+                       &s.rolling_cache(), &s.capsule_rolling_cache());
   }
   void read_restart(const std::string& file) {
     if (!granular_) throw std::invalid_argument("read_restart: the large path's archives only");
@@ -185,7 +185,8 @@ class Simulation {
       extras.bead_position_cache.load_into(s.position_cache()),
           extras.capsule_position_cache.load_into(s.capsule_position_cache());
     if (extras.has_joints) s.restore_joint_impulses(extras.joint_impulses, extras.joint_position_impulses);
-    if (extras.has_rolling_cache) extras.rolling_cache.load_into(s.rolling_cache());
+    if (extras.has_rolling_cache)
+      extras.rolling_cache.load_into(s.rolling_cache()), extras.capsule_rolling_cache.load_into(s.capsule_rolling_cache());
     contacts_valid_ = false;
   }
 

@@ -21,4 +21,13 @@ void store_general_cache(GeneralContactSet& set, contact::ContactCache& cache) {
   cache.store(set.keys.data(), set.world_impulses.data(), set.keys.size());
 }
 
+void store_general_rolling_cache(GeneralContactSet& set) {
+  set.world_impulses.resize(set.contacts.size());
+  for (std::size_t k = 0; k < set.contacts.size(); ++k) {
+    const GeneralContact& c = set.contacts[k];
+    set.world_impulses[k] = c.roll.rho[0] * c.t1 + c.roll.rho[1] * c.t2;
+  }
+  set.rolling_cache.store(set.keys.data(), set.world_impulses.data(), set.keys.size());
+}
+
 }  // namespace talus::granular

@@ -26,6 +26,8 @@ struct GeneralContactSet : matrixfree::GeneralContactSweep {
   std::vector<double> position_extra;
   contact::ContactCache position_cache;
   std::vector<Eigen::Vector3d> velocity_r;
+  // Rolling resistance: the rolling records' impulses of the last step (world vectors, RollingResistance.hpp).
+  contact::ContactCache rolling_cache;
 };
 
 // Cache keys: the kinds and ids of both bodies and the feature (contact/CapsuleContact.hpp). Obstacles (walls,
@@ -49,5 +51,7 @@ void prepare_general_contact(GeneralContact& c, const Eigen::Vector3d& normal, c
 // default the set's own).
 void store_general_cache(GeneralContactSet& set);
 void store_general_cache(GeneralContactSet& set, contact::ContactCache& cache);
+// Stores the rolling records' impulses (world vectors) into set.rolling_cache.
+void store_general_rolling_cache(GeneralContactSet& set);
 
 }  // namespace talus::granular

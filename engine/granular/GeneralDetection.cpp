@@ -97,7 +97,7 @@ void detect_drum_contacts(const Model& m, double margin, std::vector<GeneralCand
       GeneralCandidate g;
       g.a = -1, g.b = j, g.kind_a = BodyKind::Fixed, g.kind_b = BodyKind::Sphere;
       const ContactLaw& law = m.materials.law(m.material_of_drum(d), beads.material[j]);
-      g.point = cp, g.mu = law.mu, g.e = law.e;
+      g.point = cp, g.mu = law.mu, g.e = law.e, g.rolling = law.rolling;
       g.key = general_key(KeyKind::Box, kDrumKeyBase + static_cast<std::uint32_t>(d), KeyKind::Sphere, beads.id[j], 0);
       g.wall_velocity = drum.velocity_at(beads.x[j] + cp.pb);
       out.push_back(g);
@@ -142,7 +142,7 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
                     double speed, const ContactLaw& law) {
       GeneralCandidate g;
       g.a = a, g.b = b, g.kind_a = ka, g.kind_b = kb;
-      g.point = cp, g.key = key, g.wall_speed = speed, g.mu = law.mu, g.e = law.e;
+      g.point = cp, g.key = key, g.wall_speed = speed, g.mu = law.mu, g.e = law.e, g.rolling = law.rolling;
       out.push_back(g);
     };
     const int lo = static_cast<int>(static_cast<long>(nc) * t / threads);
@@ -300,6 +300,15 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
     solvers::project_on_cone(r.data(), 3, g.mu);
     c.r = r;
+    // Rolling resistance between a bead and an obstacle (a drum, a moving mesh): R* is the bead's radius.
+    c.roll = RollingContact{};
+    if (g.rolling > 0.0 && c.kind_b == BodyKind::Sphere && c.kind_a == BodyKind::Fixed) {
+      c.roll.radius = m.bodies.radius[c.b];
+      c.roll.mu = g.rolling;
+      c.roll.w = c.roll.radius * c.roll.radius * m.bodies.inv_inertia[c.b];
+      const Eigen::Vector3d P = set.rolling_cache.find(g.key);
+      c.roll.rho = project_on_disk(Eigen::Vector2d(P.dot(c.t1), P.dot(c.t2)), c.roll.mu * r[0]);
+    }
   }
   return max_pen;
 }

@@ -25,6 +25,7 @@ struct GeneralCandidate {
   double wall_speed = 0.0;
   Eigen::Vector3d wall_velocity = Eigen::Vector3d::Zero();  // a drum's surface velocity at the contact (world)
   double mu = 0.0, e = 0.0;  // the pair's law (Model::materials), looked up at detection
+  double rolling = 0.0;      // its rolling resistance (used between a bead and a fixed or moving obstacle)
   std::int32_t mesh = -1, feature = 0;  // a moving mesh's contact (MovingMeshContacts.hpp): the mesh and feature
 };
 
@@ -49,6 +50,8 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
 // closing part of the gap's second-order change over the step (the rotation of a capsule: see the .cpp).
 // Must run before the free velocities are added (it reads v_k). Returns the largest penetration (−gap, >= 0).
 // With generalized_alpha the targets are that scheme's (GranularStepper.hpp) and set.position_extra is filled.
+// A bead's contact with an obstacle whose law has rolling resistance gets its rolling record (GeneralContact::roll),
+// warm-started from set.rolling_cache.
 double build_general_contacts(GeneralDetectionBuffers& buffers, const Model& m,
                               const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set,
                               bool generalized_alpha = false);

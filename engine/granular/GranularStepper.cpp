@@ -644,6 +644,7 @@ void GranularStepper::solve() {
   general_.bodies = body_arrays(m_.bodies);
   const BodyArrays& b = general_.bodies;
   RollingContacts* rolling = has_rolling_ && rolling_in_solve_ ? &rolling_ : nullptr;
+  general_.rolling = rolling != nullptr;
   if (params_.solver == GranularSolver::Multilevel) {
     apply_impulses(contacts_, layout_, b, params_.threads);
     apply_general_impulses(general_);
@@ -867,6 +868,7 @@ const GranularStepReport& GranularStepper::step() {
   t0 = stamp(Phase::Solve, t0);
   integrate();
   store_general_cache(general_);
+  if (has_rolling_) store_general_rolling_cache(general_);
   wrap_positions();
   stamp(Phase::Integration, t0);
   m_.time += h;

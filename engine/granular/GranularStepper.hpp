@@ -199,10 +199,13 @@ class GranularStepper {
   const JointSweep& joint_sweep() const { return joints_; }
   // Rolling resistance (a material pair with ContactLaw::rolling > 0): the last step's rolling records of the bead
   // contacts (in contacts()' order; empty without rolling resistance) and their warm start (world vectors
-  // R*-scaled, RollingResistance.hpp), which restart archives save.
+  // R*-scaled, RollingResistance.hpp), which restart archives save. General contacts carry their own records
+  // (GeneralContact::roll).
   bool has_rolling_resistance() const { return has_rolling_; }
   const RollingContacts& rolling_contacts() const { return rolling_; }
   contact::ContactCache& rolling_cache() { return rolling_cache_; }
+  // The same for the general contacts between a bead and an obstacle (drums, moving meshes).
+  contact::ContactCache& capsule_rolling_cache() { return general_.rolling_cache; }
   // Forget the warm start (after beads were added, for instance: not needed, keys stay valid).
   void clear_cache() { cache_.clear(); }
 

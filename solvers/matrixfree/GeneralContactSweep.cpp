@@ -51,18 +51,20 @@ inline void push(const GeneralContact& c, const Eigen::Vector3d& dr, const BodyA
   apply(c.kind_a, c.a, c.pa, -d, b);
 }
 
-inline void update(GeneralContact& c, const BodyArrays& b) {
+inline void update(GeneralContact& c, const BodyArrays& b, bool rolling) {
   const Eigen::Vector3d u = general_contact_velocity(c, b);
   const Eigen::Vector3d rhs = u - c.local.W * c.r;
   Eigen::Vector3d r = c.r;
   solvers::solve_local_contact<3>(solvers::LocalSolverKind::Analytic, c.local, rhs, r, kLocalSettings);
   push(c, r - c.r, b);
   c.r = r;
+  if (rolling && c.roll.w > 0.0) rolling_update(c, c.roll, b);
 }
 
-inline double contact_error(const GeneralContact& c, const BodyArrays& b) {
+inline double contact_error(const GeneralContact& c, const BodyArrays& b, bool rolling) {
   const Eigen::Vector3d u = general_contact_velocity(c, b);
-  return solvers::contact_residual_squared(c.r.data(), u.data(), 3, c.local.mu);
+  const double e = solvers::contact_residual_squared(c.r.data(), u.data(), 3, c.local.mu);
+  return rolling && c.roll.w > 0.0 ? e + rolling_error_squared(c, c.roll, b) : e;
 }
 
 template <class F>
@@ -91,11 +93,14 @@ Eigen::Vector3d general_contact_velocity(const GeneralContact& c, const BodyArra
 }
 
 void apply_general_impulses(GeneralContactSweep& set) {
-  for_each_colour(set, [&](const GeneralContact& c) { push(c, c.r, set.bodies); });
+  for_each_colour(set, [&](const GeneralContact& c) {
+    push(c, c.r, set.bodies);
+    if (set.rolling && c.roll.w > 0.0) push_rolling(c, c.roll, c.roll.rho, set.bodies);
+  });
 }
 
 void sweep_general_contacts(GeneralContactSweep& set) {
-  for_each_colour(set, [&](GeneralContact& c) { update(c, set.bodies); });
+  for_each_colour(set, [&](GeneralContact& c) { update(c, set.bodies, set.rolling); });
 }
 
 void general_residual_blocks(GeneralContactSweep& set) {
@@ -105,7 +110,7 @@ void general_residual_blocks(GeneralContactSweep& set) {
   for (int k = 0; k < blocks; ++k) {
     double s = 0.0;
     for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i)
-      s += contact_error(set.contacts[i], set.bodies);
+      s += contact_error(set.contacts[i], set.bodies, set.rolling);
     set.block_sums[k] = s;
   }
 }

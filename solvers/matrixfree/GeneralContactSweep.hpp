@@ -23,6 +23,7 @@
 #include "solvers/fc/LocalContactSolvers.hpp"
 #include "solvers/matrixfree/BodyArrays.hpp"
 #include "solvers/matrixfree/BodyColouring.hpp"
+#include "solvers/matrixfree/RollingResistance.hpp"
 
 namespace talus::matrixfree {
 
@@ -39,6 +40,8 @@ struct GeneralContact {
                                                       // tangential velocity (a drum's), so friction drags with it
   solvers::LocalContact<3> local;  // the block of W and what the local solver derives from it (μ inside)
   Eigen::Vector3d r = Eigen::Vector3d::Zero();  // impulse in the frame
+  // Rolling resistance (RollingResistance.hpp) of a bead against a fixed or moving obstacle; w = 0: none.
+  RollingContact roll;
 };
 
 // The general contacts of one solve, in sweep order, and the bodies they act on.
@@ -47,6 +50,9 @@ struct GeneralContactSweep {
   ContactColours colours;
   BodyArrays bodies;               // refreshed by the caller before every solve
   std::vector<double> block_sums;  // residual blocks
+  // Whether the contacts' rolling rows (GeneralContact::roll with w > 0) are solved and counted in the residual:
+  // false for a problem without rolling resistance (generalized-α's position problem).
+  bool rolling = false;
   bool empty() const { return contacts.empty(); }
 };
 
@@ -59,7 +65,8 @@ void prepare_general_contact(GeneralContact& c, const Eigen::Vector3d& n, const 
 // u = H v + extra of a contact, in its frame (the bodies' current velocities).
 Eigen::Vector3d general_contact_velocity(const GeneralContact& c, const BodyArrays& bodies);
 
-// Adds M⁻¹ Hᵀ r of every contact to the bodies' velocities (warm start). Inside or outside a parallel region.
+// Adds M⁻¹ Hᵀ r of every contact to the bodies' velocities (warm start), and with `rolling` the rolling impulses.
+// Inside or outside a parallel region.
 void apply_general_impulses(GeneralContactSweep& set);
 
 // One Gauss–Seidel pass over the contacts, colour by colour (inside the sweep's parallel region).

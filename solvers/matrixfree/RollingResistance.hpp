@@ -17,8 +17,10 @@
 // the new r_N): a block Gauss–Seidel over the contact's sliding and rolling rows, whose coupling (a torque turns
 // the beads and so moves the sliding velocity) is left to the sweeps, like the coupling between contacts.
 //
-// The rolling records sit beside the contacts, in the same (sweep) order; a solve without rolling resistance
-// passes none and runs exactly the code it ran before.
+// The bead contacts' rolling records sit beside them, in the same (sweep) order; a solve without rolling
+// resistance passes none and runs exactly the code it ran before. A general contact (GeneralContactSweep.hpp)
+// carries its own record, used where it joins a bead to a fixed or moving obstacle (a drum, a moving mesh).
+// The functions below take either kind of contact: what they read of it is a, b (a < 0: fixed), t1, t2 and r.
 #include <Eigen/Dense>
 #include <cmath>
 #include <vector>
@@ -36,15 +38,16 @@ struct RollingContact {
 };
 
 // The relative rolling velocity ν = R* ((ω_b − ω_a)·t1, (ω_b − ω_a)·t2) (a wall does not turn).
-inline Eigen::Vector2d rolling_velocity(const SweepContact& c, const RollingContact& k, const BodyArrays& beads) {
+template <class Contact>
+inline Eigen::Vector2d rolling_velocity(const Contact& c, const RollingContact& k, const BodyArrays& beads) {
   Eigen::Vector3d rel = beads.w[c.b];
   if (c.a >= 0) rel -= beads.w[c.a];
   return k.radius * Eigen::Vector2d(c.t1.dot(rel), c.t2.dot(rel));
 }
 
 // Turns the beads by the torque impulse R* (d_1 t1 + d_2 t2) on b and its opposite on a.
-inline void push_rolling(const SweepContact& c, const RollingContact& k, const Eigen::Vector2d& d,
-                         const BodyArrays& beads) {
+template <class Contact>
+inline void push_rolling(const Contact& c, const RollingContact& k, const Eigen::Vector2d& d, const BodyArrays& beads) {
   const Eigen::Vector3d m = k.radius * (d[0] * c.t1 + d[1] * c.t2);
   beads.w[c.b] += beads.inv_inertia[c.b] * m;
   if (c.a >= 0) beads.w[c.a] -= beads.inv_inertia[c.a] * m;
@@ -57,7 +60,8 @@ inline Eigen::Vector2d project_on_disk(const Eigen::Vector2d& rho, double bound)
 }
 
 // The exact local rolling update of one contact, its normal impulse c.r[0] fixed.
-inline void rolling_update(const SweepContact& c, RollingContact& k, const BodyArrays& beads) {
+template <class Contact>
+inline void rolling_update(const Contact& c, RollingContact& k, const BodyArrays& beads) {
   if (k.w <= 0.0) return;
   const Eigen::Vector2d nu = rolling_velocity(c, k, beads);
   const Eigen::Vector2d rho = project_on_disk(k.rho - nu / k.w, k.mu * std::max(0.0, c.r[0]));
@@ -67,7 +71,8 @@ inline void rolling_update(const SweepContact& c, RollingContact& k, const BodyA
 }
 
 // The rolling rows' squared natural-map error ‖ρ − proj_disk(ρ − ν)‖².
-inline double rolling_error_squared(const SweepContact& c, const RollingContact& k, const BodyArrays& beads) {
+template <class Contact>
+inline double rolling_error_squared(const Contact& c, const RollingContact& k, const BodyArrays& beads) {
   const Eigen::Vector2d nu = rolling_velocity(c, k, beads);
   return (k.rho - project_on_disk(k.rho - nu, k.mu * std::max(0.0, c.r[0]))).squaredNorm();
 }

@@ -433,3 +433,15 @@ TEST_CASE("a run with rolling resistance restarts bit for bit: the rolling warm 
   CHECK_FALSE(same_bits(cold.bodies.x, straight.model.bodies.x));
   fs::remove_all(dir.parent_path());
 }
+
+TEST_CASE("a drum with rolling resistance at its wall restarts bit for bit", "[apps][restart]") {
+  // examples/drum.yaml: rolling resistance between beads and between the beads and the drum (general contacts).
+  const fs::path dir = scratch_dir("rolling_drum");
+  const fs::path scene = fs::path(TALUS_SOURCE_DIR) / "examples" / "drum.yaml";
+  const auto [straight, half, restarted] = straight_and_restarted(scene, dir, {"frame_every=0.05"}, "0.1", "0.2");
+  REQUIRE(half.extras.has_rolling_cache);
+  CHECK(half.extras.capsule_rolling_cache.keys.size() > 20);
+  require_same(straight, restarted);
+  CHECK(same_bits(straight.extras.capsule_rolling_cache.impulses, restarted.extras.capsule_rolling_cache.impulses));
+  fs::remove_all(dir.parent_path());
+}

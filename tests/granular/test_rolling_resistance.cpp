@@ -5,7 +5,9 @@
 //   - below tan θ = μ_r the bead stays at rest, the torque balancing friction's, F r = m g sin θ r;
 //   - on a level floor a rolling bead decelerates at (5/7) μ_r g and stops for good at v₀ / ((5/7) μ_r g);
 //   - on top of a fixed bead of radius r_a, a bead of radius r_b in tilted gravity stays while tan θ <= μ_r R*/r_b
-//     with R* = r_a r_b/(r_a + r_b), and rolls off above it (the bead–bead effective radius).
+//     with R* = r_a r_b/(r_a + r_b), and rolls off above it (the bead–bead effective radius);
+//   - on a mesh conveyor (a moving obstacle: a general contact), a dropped bead ends up riding the belt at its
+//     speed without turning, where a bead free to roll keeps rolling at 2U/7 relative to the ground.
 // Plus: every thread count gives the same bits, and the solvers without rolling rows refuse the law.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -13,6 +15,7 @@
 
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/contact/MeshShapes.hpp"
 #include "tests/granular/InclineModel.hpp"
 
 using namespace talus::granular;
@@ -127,6 +130,33 @@ TEST_CASE("on a fixed bead, a bead holds while tan θ <= μ_r R*/r_b with R* = r
   };
   CHECK(run(0.9 * threshold) <= 1e-8);
   CHECK(run(1.1 * threshold) > 1e-3);
+}
+
+TEST_CASE("on a mesh conveyor, rolling resistance brings a bead to ride the belt without turning",
+          "[granular][rolling]") {
+  const double U = 0.2, mu = 0.5, r = 0.01;
+  auto ride = [&](double mu_r) {
+    Model m;
+    m.gravity = Eigen::Vector3d(0, 0, -kG);
+    m.materials.law(talus::kBeadMaterial, talus::kWallMaterial) = talus::ContactLaw{mu, 0.0, mu_r};
+    m.meshes.push_back(std::make_shared<const talus::contact::TriangleMesh>(talus::test::flat_grid(-2, 2, -2, 2, 40, 40)));
+    talus::contact::MeshMotion belt;
+    belt.velocity = Eigen::Vector3d(U, 0, 0);
+    m.mesh_motion.push_back(belt);
+    m.bodies.add_sphere(Eigen::Vector3d(0.013, 0.021, r), r, 2500.0);
+    GranularStepper s(m, exact());
+    // Slip for 2U/(7 μ g) = 12 ms, then the rolling relative to the belt, (5/7) U, dies at (5/7) μ_r g: 0.2 s.
+    for (int k = 0; k < 400; ++k) REQUIRE(s.step().solver.converged());
+    REQUIRE(s.general_contacts().contacts.size() == 1);
+    CHECK(s.general_contacts().contacts[0].roll.radius == (mu_r > 0.0 ? r : 0.0));
+    return std::pair(m.bodies.v[0].x(), m.bodies.w[0].norm());
+  };
+  const auto [v, w] = ride(0.1);
+  CHECK(v == Approx(U).epsilon(1e-8));
+  CHECK(w * r <= 1e-8);
+  const auto [v0, w0] = ride(0.0);
+  CHECK(v0 == Approx(2.0 * U / 7.0).epsilon(1e-8));
+  CHECK(w0 * r == Approx(5.0 * U / 7.0).epsilon(1e-8));
 }
 
 TEST_CASE("rolling resistance: the same bits for every thread count, and solvers without rolling rows refuse it",

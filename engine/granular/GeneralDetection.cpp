@@ -100,6 +100,7 @@ void detect_drum_contacts(const Model& m, double margin, std::vector<GeneralCand
       g.point = cp, g.mu = law.mu, g.e = law.e, g.rolling = law.rolling;
       g.key = general_key(KeyKind::Box, kDrumKeyBase + static_cast<std::uint32_t>(d), KeyKind::Sphere, beads.id[j], 0);
       g.wall_velocity = drum.velocity_at(beads.x[j] + cp.pb);
+      g.wall_spin = drum.angular_velocity * drum.axis;
       out.push_back(g);
     }
   }
@@ -302,12 +303,14 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
     c.r = r;
     // Rolling resistance between a bead and an obstacle (a drum, a moving mesh): R* is the bead's radius.
     c.roll = RollingContact{};
+    c.roll_surface.setZero();
     if (g.rolling > 0.0 && c.kind_b == BodyKind::Sphere && c.kind_a == BodyKind::Fixed) {
       c.roll.radius = m.bodies.radius[c.b];
       c.roll.mu = g.rolling;
       c.roll.w = c.roll.radius * c.roll.radius * m.bodies.inv_inertia[c.b];
       const Eigen::Vector3d P = set.rolling_cache.find(g.key);
       c.roll.rho = project_on_disk(Eigen::Vector2d(P.dot(c.t1), P.dot(c.t2)), c.roll.mu * r[0]);
+      c.roll_surface = c.roll.radius * Eigen::Vector2d(c.t1.dot(g.wall_spin), c.t2.dot(g.wall_spin));
     }
   }
   return max_pen;

@@ -24,6 +24,7 @@ struct GeneralCandidate {
   contact::ContactKey key = 0;
   double wall_speed = 0.0;
   Eigen::Vector3d wall_velocity = Eigen::Vector3d::Zero();  // a drum's surface velocity at the contact (world)
+  Eigen::Vector3d wall_spin = Eigen::Vector3d::Zero();      // a turning obstacle's angular velocity (world)
   double mu = 0.0, e = 0.0;  // the pair's law (Model::materials), looked up at detection
   double rolling = 0.0;      // its rolling resistance (used between a bead and a fixed or moving obstacle)
   std::int32_t mesh = -1, feature = 0;  // a moving mesh's contact (MovingMeshContacts.hpp): the mesh and feature

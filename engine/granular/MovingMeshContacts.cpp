@@ -85,6 +85,7 @@ void detect_moving_mesh_contacts(const Model& m, const std::vector<contact::Mesh
     } else {
       g.a = -1, g.kind_a = BodyKind::Fixed;
       g.wall_velocity = m.mesh_motion[k].velocity_at(x + cp.pb, t);
+      g.wall_spin = m.mesh_motion[k].angular_velocity * m.mesh_motion[k].axis;
       g.wall_speed = cp.n.dot(g.wall_velocity);
     }
     g.point = cp;

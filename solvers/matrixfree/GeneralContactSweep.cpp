@@ -58,13 +58,13 @@ inline void update(GeneralContact& c, const BodyArrays& b, bool rolling) {
   solvers::solve_local_contact<3>(solvers::LocalSolverKind::Analytic, c.local, rhs, r, kLocalSettings);
   push(c, r - c.r, b);
   c.r = r;
-  if (rolling && c.roll.w > 0.0) rolling_update(c, c.roll, b);
+  if (rolling && c.roll.w > 0.0) rolling_update(c, c.roll, b, c.roll_surface);
 }
 
 inline double contact_error(const GeneralContact& c, const BodyArrays& b, bool rolling) {
   const Eigen::Vector3d u = general_contact_velocity(c, b);
   const double e = solvers::contact_residual_squared(c.r.data(), u.data(), 3, c.local.mu);
-  return rolling && c.roll.w > 0.0 ? e + rolling_error_squared(c, c.roll, b) : e;
+  return rolling && c.roll.w > 0.0 ? e + rolling_error_squared(c, c.roll, b, c.roll_surface) : e;
 }
 
 template <class F>

@@ -40,8 +40,10 @@ struct GeneralContact {
                                                       // tangential velocity (a drum's), so friction drags with it
   solvers::LocalContact<3> local;  // the block of W and what the local solver derives from it (μ inside)
   Eigen::Vector3d r = Eigen::Vector3d::Zero();  // impulse in the frame
-  // Rolling resistance (RollingResistance.hpp) of a bead against a fixed or moving obstacle; w = 0: none.
+  // Rolling resistance (RollingResistance.hpp) of a bead against a fixed or moving obstacle; w = 0: none. A turning
+  // obstacle's own rotation, R* (Ω·t1, Ω·t2), is the rolling velocity's zero.
   RollingContact roll;
+  Eigen::Vector2d roll_surface = Eigen::Vector2d::Zero();
 };
 
 // The general contacts of one solve, in sweep order, and the bodies they act on.

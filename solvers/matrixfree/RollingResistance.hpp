@@ -37,12 +37,15 @@ struct RollingContact {
   double w = 0.0;       // R*² (1/I_a + 1/I_b): the scaled block
 };
 
-// The relative rolling velocity ν = R* ((ω_b − ω_a)·t1, (ω_b − ω_a)·t2) (a wall does not turn).
+// The relative rolling velocity ν = R* ((ω_b − ω_a)·t1, (ω_b − ω_a)·t2) − surface. A fixed obstacle (a < 0) does
+// not turn; a turning one (a drum, a turning mesh) gives surface = R* (Ω·t1, Ω·t2), its own rotation, so that a
+// bead carried round with it without rolling on it has ν = 0.
 template <class Contact>
-inline Eigen::Vector2d rolling_velocity(const Contact& c, const RollingContact& k, const BodyArrays& beads) {
+inline Eigen::Vector2d rolling_velocity(const Contact& c, const RollingContact& k, const BodyArrays& beads,
+                                        const Eigen::Vector2d& surface = Eigen::Vector2d::Zero()) {
   Eigen::Vector3d rel = beads.w[c.b];
   if (c.a >= 0) rel -= beads.w[c.a];
-  return k.radius * Eigen::Vector2d(c.t1.dot(rel), c.t2.dot(rel));
+  return k.radius * Eigen::Vector2d(c.t1.dot(rel), c.t2.dot(rel)) - surface;
 }
 
 // Turns the beads by the torque impulse R* (d_1 t1 + d_2 t2) on b and its opposite on a.
@@ -61,9 +64,10 @@ inline Eigen::Vector2d project_on_disk(const Eigen::Vector2d& rho, double bound)
 
 // The exact local rolling update of one contact, its normal impulse c.r[0] fixed.
 template <class Contact>
-inline void rolling_update(const Contact& c, RollingContact& k, const BodyArrays& beads) {
+inline void rolling_update(const Contact& c, RollingContact& k, const BodyArrays& beads,
+                           const Eigen::Vector2d& surface = Eigen::Vector2d::Zero()) {
   if (k.w <= 0.0) return;
-  const Eigen::Vector2d nu = rolling_velocity(c, k, beads);
+  const Eigen::Vector2d nu = rolling_velocity(c, k, beads, surface);
   const Eigen::Vector2d rho = project_on_disk(k.rho - nu / k.w, k.mu * std::max(0.0, c.r[0]));
   const Eigen::Vector2d d = rho - k.rho;
   k.rho = rho;
@@ -72,8 +76,9 @@ inline void rolling_update(const Contact& c, RollingContact& k, const BodyArrays
 
 // The rolling rows' squared natural-map error ‖ρ − proj_disk(ρ − ν)‖².
 template <class Contact>
-inline double rolling_error_squared(const Contact& c, const RollingContact& k, const BodyArrays& beads) {
-  const Eigen::Vector2d nu = rolling_velocity(c, k, beads);
+inline double rolling_error_squared(const Contact& c, const RollingContact& k, const BodyArrays& beads,
+                                    const Eigen::Vector2d& surface = Eigen::Vector2d::Zero()) {
+  const Eigen::Vector2d nu = rolling_velocity(c, k, beads, surface);
   return (k.rho - project_on_disk(k.rho - nu, k.mu * std::max(0.0, c.r[0]))).squaredNorm();
 }
 

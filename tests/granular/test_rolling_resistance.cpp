@@ -7,7 +7,9 @@
 //   - on top of a fixed bead of radius r_a, a bead of radius r_b in tilted gravity stays while tan θ <= μ_r R*/r_b
 //     with R* = r_a r_b/(r_a + r_b), and rolls off above it (the bead–bead effective radius);
 //   - on a mesh conveyor (a moving obstacle: a general contact), a dropped bead ends up riding the belt at its
-//     speed without turning, where a bead free to roll keeps rolling at 2U/7 relative to the ground.
+//     speed without turning, where a bead free to roll keeps rolling at 2U/7 relative to the ground;
+//   - in a turning drum, a bead held by rolling resistance is carried round turning with the drum (its rolling
+//     is measured against the drum's own rotation), up to tan θ = μ_r, where it starts rolling back.
 // Plus: every thread count gives the same bits, and the solvers without rolling rows refuse the law.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -157,6 +159,35 @@ TEST_CASE("on a mesh conveyor, rolling resistance brings a bead to ride the belt
   const auto [v0, w0] = ride(0.0);
   CHECK(v0 == Approx(2.0 * U / 7.0).epsilon(1e-8));
   CHECK(w0 * r == Approx(5.0 * U / 7.0).epsilon(1e-8));
+}
+
+TEST_CASE("in a turning drum a bead held by rolling resistance turns with the drum, up to tan θ = μ_r",
+          "[granular][rolling]") {
+  const double R = 0.1, r = 0.005, mu = 1.0, mu_r = 0.3, omega = 0.5;
+  Model m;
+  m.gravity = Eigen::Vector3d(0, 0, -kG);
+  talus::contact::Drum drum;
+  drum.radius = R, drum.angular_velocity = omega;  // about +y
+  m.drums.push_back(drum);
+  m.materials.law(talus::kBeadMaterial, talus::kWallMaterial) = talus::ContactLaw{mu, 0.0, mu_r};
+  m.bodies.add_sphere(Eigen::Vector3d(0, 0, -(R - r)), r, 2500.0);
+  GranularStepper s(m, exact());
+  // Carried 0.2 rad (11.5°, below atan 0.3 = 16.7°) in 0.4 s: the bead turns with the drum, ω = Ω ŷ, on its wall
+  // (it lags the wall by the short spin-up at the start: it was dropped at rest).
+  for (int k = 0; k < 400; ++k) REQUIRE(s.step().solver.converged());
+  const Eigen::Vector3d& x = m.bodies.x[0];
+  const double carried = std::atan2(-x.x(), -x.z());  // +y rotation carries the bottom towards −x
+  CHECK(carried == Approx(omega * m.time).epsilon(2e-2));
+  CHECK((m.bodies.w[0] - Eigen::Vector3d(0, omega, 0)).norm() <= 1e-6 * omega);
+  // It starts rolling back on the wall (ω leaves Ω) where tan θ = μ_r: there the torque at its bound balances the
+  // friction that holds the bead on the slope. (It then overshoots, carried on while its rolling speeds up.)
+  double start = -1.0;
+  for (int k = 0; k < 1600 && start < 0.0; ++k) {
+    REQUIRE(s.step().solver.converged());
+    if ((m.bodies.w[0] - Eigen::Vector3d(0, omega, 0)).norm() > 1e-3 * omega)
+      start = std::atan2(-m.bodies.x[0].x(), -m.bodies.x[0].z());
+  }
+  CHECK(std::tan(start) == Approx(mu_r).epsilon(1e-2));
 }
 
 TEST_CASE("rolling resistance: the same bits for every thread count, and solvers without rolling rows refuse it",

@@ -53,7 +53,7 @@ struct Model {
   int mesh_carrier(int k) const { return k < static_cast<int>(mesh_body.size()) ? mesh_body[k] : -1; }
   bool mesh_fixed(int k) const { return !mesh_moves(k) && mesh_carrier(k) < 0; }
   contact::Periodicity periodic;
-  // The laws of the detected contacts (engine/Materials.hpp): a (μ, e) per pair of materials; bodies carry
+  // The laws of the detected contacts (engine/Materials.hpp): a (μ, e, μ_r) per pair of materials; bodies carry
   // their material in bodies.material, obstacles here, one id per wall, box and drum in their order (an empty
   // list: every obstacle of that kind is "wall"). A wall's orifice rim is part of its wall.
   MaterialTable materials;

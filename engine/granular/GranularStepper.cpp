@@ -639,11 +639,11 @@ void GranularStepper::keep_next_problem() {
   keep_problem_ = true;
 }
 
-void GranularStepper::solve() {
+void GranularStepper::solve(bool with_rolling) {
   // A fresh view: generalized-α swaps the velocity arrays between its two solves.
   general_.bodies = body_arrays(m_.bodies);
   const BodyArrays& b = general_.bodies;
-  RollingContacts* rolling = has_rolling_ && rolling_in_solve_ ? &rolling_ : nullptr;
+  RollingContacts* rolling = has_rolling_ && with_rolling ? &rolling_ : nullptr;
   general_.rolling = rolling != nullptr;
   if (params_.solver == GranularSolver::Multilevel) {
     apply_impulses(contacts_, layout_, b, params_.threads);
@@ -749,14 +749,7 @@ void GranularStepper::correct_positions() {
   }
   q_norm_ = std::sqrt(qq);
   // Rolling resistance acts in the velocity problem only: the position problem turns no bead.
-  rolling_in_solve_ = false;
-  try {
-    solve();
-  } catch (...) {
-    rolling_in_solve_ = true;
-    throw;
-  }
-  rolling_in_solve_ = true;
+  solve(false);
   solve_failed("position correction");
   if (!joints_.empty()) {
     joint_position_impulse_ = joints_.impulse;

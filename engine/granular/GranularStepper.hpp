@@ -218,7 +218,8 @@ class GranularStepper {
   void narrow();
   void build_joints();
   void assemble();
-  void solve();
+  // with_rolling: the rolling rows join the solve (generalized-α's position problem has none).
+  void solve(bool with_rolling = true);
   void integrate();
   void correct_positions();
   // After a solve: false when it completed; otherwise, under RollBack, the velocities of the step's start are
@@ -260,12 +261,10 @@ class GranularStepper {
   std::vector<double> gaps_;
   std::vector<Eigen::Vector3d> world_impulses_;
   contact::ContactCache cache_;
-  // Rolling resistance: whether any law has it, the contacts' rolling records (sweep order), their warm start, and
-  // whether the solve in progress holds them (generalized-α's position problem does not).
+  // Rolling resistance: whether any law has it, the contacts' rolling records (sweep order), their warm start.
   bool has_rolling_ = false;
   RollingContacts rolling_;
   contact::ContactCache rolling_cache_;
-  bool rolling_in_solve_ = true;
   // Generalized-α: each contact's position-level normal target, the velocity solve's impulses while the
   // position problem holds the contacts, and the bodies' v_k, ω_k (start) and v_{k+1}, ω_{k+1} (end), beads and capsules alike.
   // v_start_, w_start_ are also what a failed step restores (RollBack).

@@ -4,6 +4,8 @@
 #include <cassert>
 #include <stdexcept>
 
+#include "apps/Hdf5File.hpp"
+
 namespace talus::app {
 
 namespace {
@@ -51,7 +53,7 @@ Hdf5Writer::Hdf5Writer(const std::filesystem::path& file, const std::vector<std:
     throw std::invalid_argument("Hdf5Writer: units and descriptions need one entry per column");
   // Errors are reported by our exceptions; HDF5's own stack dump on stderr would only add noise.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  file_ = checked(H5Fcreate(file.string().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), file, "create the file");
+  file_ = checked(create_hdf5_file(file), file, "create the file");
   try {
     // About 512 KiB per chunk, at least one row.
     block_rows_ = std::max<std::size_t>(1, std::min<std::size_t>(4096, 65536 / std::max<hsize_t>(1, columns_)));

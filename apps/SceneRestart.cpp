@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "apps/Hdf5File.hpp"
 #include "apps/RunOutputs.hpp"
 #include "apps/SceneRun.hpp"
 #include "apps/Version.hpp"
@@ -39,7 +40,7 @@ class Writer {
  public:
   explicit Writer(const fs::path& file) : file_(file) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    id_ = H5Fcreate(file.string().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    id_ = create_hdf5_file(file);
     if (id_ < 0) throw std::runtime_error("cannot create " + file.string());
   }
   ~Writer() {

@@ -270,98 +270,112 @@ SolverStats run(const FrictionContactProblem& p, Vector& r, Vector& u, const Nsg
   bool stop = false, check = false, diverged = false, converged = false, timed_out = false;
   double residual = NAN, change = 0.0;
 
+  // The sweeps' exact checks and the final check u = W r + q (below) evaluate the same residual with sums in a
+  // different order; at a tolerance near round-off (the small path's 1e-12 on thousands of contacts) they can
+  // disagree by a hair. Then the sweeps go on to a target lowered by the disagreement (at most kRetargets times,
+  // within the budget), instead of reporting a converged solve as failed.
+  constexpr int kRetargets = 3;
+  double target = prm.tolerance;
+  for (int retarget = 0;; ++retarget) {
 #pragma omp parallel num_threads(threads)
-  {
-    ThreadTally& mine = tally[omp_get_thread_num()];
-    while (true) {
-#pragma omp single
-      {
-        if (shuffle_contacts) shuffle_in_place(visit, rng);
-        if (shuffle_colours) shuffle_in_place(colour_sequence, rng);
-        if (acceleration.wants_previous()) acceleration.previous() = ws.r;
-      }
-      for (int ci = 0; ci < colours; ++ci) {
-        const int c = colour_sequence[ci];
-        const int begin = ws.colour_start[c], end = ws.colour_start[c + 1];
-        const int chunks = chunk_start[c + 1] - chunk_start[c];
-#pragma omp for schedule(dynamic, 1)
-        for (int j = 0; j < chunks; ++j) {
-          double sum = 0.0;
-          const int last = std::min(end, begin + (j + 1) * kChunk);
-          for (int pos = begin + j * kChunk; pos < last; ++pos) {
-            const Index k = shuffle_contacts ? visit[pos] : pos;
-            if (pos % kProfileStride == 0)
-              sum += update_contact<D, true>(ws, k, prm, ls, mine);
-            else
-              sum += update_contact<D, false>(ws, k, prm, ls, mine);
-          }
-          chunk_change[chunk_start[c] + j] = sum;
-        }
-      }
-#pragma omp single
-      {
-        ++sweeps;
-        change = 0.0;
-        for (double x : chunk_change) change += x;
-        const double estimate = calibration * std::sqrt(change) / normaliser;
-        if (!std::isfinite(change)) {
-          diverged = stop = true;
-        } else {
-          check = prm.record_history || estimate <= prm.tolerance || sweeps >= prm.max_iterations ||
-                  (estimate <= 10.0 * prm.tolerance && sweeps - last_check >= check_gap) ||
-                  sweeps - last_check >= std::max(kFarCheck, sweeps / 4);
-          if (!check && prm.time_cap_seconds > 0.0 && seconds_since(start) > prm.time_cap_seconds)
-            timed_out = stop = true;
-        }
-      }
-      if (check && !stop) {
-        const int chunks = static_cast<int>(chunk_residual.size());
-#pragma omp for schedule(dynamic, 1)
-        for (int j = 0; j < chunks; ++j) {
-          double sum = 0.0;
-          const Index last = std::min<Index>(n, static_cast<Index>(j + 1) * kChunk);
-          for (Index k = static_cast<Index>(j) * kChunk; k < last; ++k) sum += contact_residual_squared<D>(ws, k);
-          chunk_residual[j] = sum;
-        }
+    {
+      ThreadTally& mine = tally[omp_get_thread_num()];
+      while (true) {
 #pragma omp single
         {
-          double total = 0.0;
-          for (double x : chunk_residual) total += x;
-          residual = std::sqrt(total) / normaliser;
-          const double estimate = calibration * std::sqrt(change) / normaliser;
-          if (prm.record_history) stats.residual_history.push_back(residual);
-          if (!std::isfinite(residual)) {
-            diverged = stop = true;
-          } else if (residual <= prm.tolerance) {
-            converged = stop = true;
-          } else {
-            // Recalibrate both ways; an estimate of 0 (no coupling, or no change) with a residual left means the
-            // local solves were inexact: fall back to the scale of the diagonal blocks.
-            calibration = estimate > 0.0 ? calibration * residual / estimate : std::max(calibration, largest_block);
-            last_check = sweeps;
-            check_gap = std::min(2 * check_gap, 16);
-            if (sweeps >= prm.max_iterations) stop = true;
-            if (prm.time_cap_seconds > 0.0 && seconds_since(start) > prm.time_cap_seconds) timed_out = stop = true;
-          }
-          check = false;
+          if (shuffle_contacts) shuffle_in_place(visit, rng);
+          if (shuffle_colours) shuffle_in_place(colour_sequence, rng);
+          if (acceleration.wants_previous()) acceleration.previous() = ws.r;
         }
-      }
-      if (stop) break;
-      if (acceleration.enabled()) {
-#pragma omp single
-        {
-          if (acceleration.after_sweep(sweeps, std::sqrt(change), ws.r))
-            for (Index k = 0; k < n; ++k) {
-              Eigen::Matrix<double, D, 1> rk = ws.r.template segment<D>(D * k);
-              local_detail::project_on_cone<D>(rk, ws.contact[k].mu);
-              ws.r.template segment<D>(D * k) = rk;
+        for (int ci = 0; ci < colours; ++ci) {
+          const int c = colour_sequence[ci];
+          const int begin = ws.colour_start[c], end = ws.colour_start[c + 1];
+          const int chunks = chunk_start[c + 1] - chunk_start[c];
+#pragma omp for schedule(dynamic, 1)
+          for (int j = 0; j < chunks; ++j) {
+            double sum = 0.0;
+            const int last = std::min(end, begin + (j + 1) * kChunk);
+            for (int pos = begin + j * kChunk; pos < last; ++pos) {
+              const Index k = shuffle_contacts ? visit[pos] : pos;
+              if (pos % kProfileStride == 0)
+                sum += update_contact<D, true>(ws, k, prm, ls, mine);
+              else
+                sum += update_contact<D, false>(ws, k, prm, ls, mine);
             }
+            chunk_change[chunk_start[c] + j] = sum;
+          }
+        }
+#pragma omp single
+        {
+          ++sweeps;
+          change = 0.0;
+          for (double x : chunk_change) change += x;
+          const double estimate = calibration * std::sqrt(change) / normaliser;
+          if (!std::isfinite(change)) {
+            diverged = stop = true;
+          } else {
+            check = prm.record_history || estimate <= target || sweeps >= prm.max_iterations ||
+                    (estimate <= 10.0 * target && sweeps - last_check >= check_gap) ||
+                    sweeps - last_check >= std::max(kFarCheck, sweeps / 4);
+            if (!check && prm.time_cap_seconds > 0.0 && seconds_since(start) > prm.time_cap_seconds)
+              timed_out = stop = true;
+          }
+        }
+        if (check && !stop) {
+          const int chunks = static_cast<int>(chunk_residual.size());
+#pragma omp for schedule(dynamic, 1)
+          for (int j = 0; j < chunks; ++j) {
+            double sum = 0.0;
+            const Index last = std::min<Index>(n, static_cast<Index>(j + 1) * kChunk);
+            for (Index k = static_cast<Index>(j) * kChunk; k < last; ++k) sum += contact_residual_squared<D>(ws, k);
+            chunk_residual[j] = sum;
+          }
+#pragma omp single
+          {
+            double total = 0.0;
+            for (double x : chunk_residual) total += x;
+            residual = std::sqrt(total) / normaliser;
+            const double estimate = calibration * std::sqrt(change) / normaliser;
+            if (prm.record_history) stats.residual_history.push_back(residual);
+            if (!std::isfinite(residual)) {
+              diverged = stop = true;
+            } else if (residual <= target) {
+              converged = stop = true;
+            } else {
+              // Recalibrate both ways; an estimate of 0 (no coupling, or no change) with a residual left means the
+              // local solves were inexact: fall back to the scale of the diagonal blocks.
+              calibration = estimate > 0.0 ? calibration * residual / estimate : std::max(calibration, largest_block);
+              last_check = sweeps;
+              check_gap = std::min(2 * check_gap, 16);
+              if (sweeps >= prm.max_iterations) stop = true;
+              if (prm.time_cap_seconds > 0.0 && seconds_since(start) > prm.time_cap_seconds) timed_out = stop = true;
+            }
+            check = false;
+          }
+        }
+        if (stop) break;
+        if (acceleration.enabled()) {
+#pragma omp single
+          {
+            if (acceleration.after_sweep(sweeps, std::sqrt(change), ws.r))
+              for (Index k = 0; k < n; ++k) {
+                Eigen::Matrix<double, D, 1> rk = ws.r.template segment<D>(D * k);
+                local_detail::project_on_cone<D>(rk, ws.contact[k].mu);
+                ws.r.template segment<D>(D * k) = rk;
+              }
+          }
         }
       }
     }
-  }
 
-  for (Index k = 0; k < n; ++k) r.template segment<D>(D * ws.original[k]) = ws.r.template segment<D>(D * k);
+    for (Index k = 0; k < n; ++k) r.template segment<D>(D * ws.original[k]) = ws.r.template segment<D>(D * k);
+    stats.residual = friction_residual(p, r);
+    if (!converged || !(stats.residual > prm.tolerance) || !std::isfinite(stats.residual) || retarget >= kRetargets ||
+        sweeps >= prm.max_iterations)
+      break;
+    target *= 0.5 * prm.tolerance / stats.residual;
+    converged = stop = false;
+  }
   u = p.W * r + p.q;
   stats.iterations = sweeps;
   stats.counters.sweeps = sweeps;
@@ -378,7 +392,6 @@ SolverStats run(const FrictionContactProblem& p, Vector& r, Vector& u, const Nsg
     stats.counters.local_seconds = local_s * updates / timed;
     stats.counters.matvec_seconds = matvec_s * updates / timed;
   }
-  stats.residual = friction_residual(p, r);
   if (diverged || !std::isfinite(stats.residual)) {
     stats.status = SolverStatus::Diverged;
     stats.message = "NaN or Inf in the reactions after sweep " + std::to_string(sweeps);

@@ -3,14 +3,17 @@
 #include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "engine/Integrator.hpp"
 #include "engine/detection/SmallPathDetection.hpp"
+#include "engine/schemes/BlockInverse.hpp"
 #include "engine/schemes/IterationMatrix.hpp"
 #include "engine/schemes/SecondOrderSystem.hpp"
 #include "engine/schemes/StepKernels.hpp"
+#include "solvers/core/NumberText.hpp"
 #include "solvers/fc/MixedNsgs.hpp"
 
 namespace talus {
@@ -91,6 +94,16 @@ struct NonsmoothGeneralizedAlpha::Impl {
   std::vector<Index> velocity_contacts;
   bool midpoint_slip = false;  // d_T's rows at q_{n+½} (see step())  // the forecast set, the velocity contacts' interactions
   Matrix L_cols, P_cols, V_cols;
+  // The friction path's responses as sparse matrices (BlockInverse.hpp), used when S and M split into blocks of
+  // at most kMaxInverseBlock velocities (rigid bodies, FE beams): the dense responses above are n × rows.
+  static constexpr Index kMaxInverseBlock = 512;
+  // Entries of one dense response (velocities × unknowns of the Lemke form) above which a scene with friction
+  // leaves that form: 8 MB per matrix, and the form holds about ten of them.
+  static constexpr double kLargeResponses = 1e6;
+  SparseMatrix S_matrix, S_inverse, M_inverse;
+  bool inverses_current = false, sparse_responses = false;
+  SparseMatrix Jt_s, MinvJt_s, L_s, P_s, V_s, tmp_s, Rs_d, Rs_q, Rs_v, sel_d, sel_q, sel_v, A_s;
+  std::vector<Triplet> triplets_d, triplets_q, triplets_v;
   Vector dq_iterate, dq_origin;
   solvers::MixedFrictionContactProblem fc;
   Vector fc_r, fc_u;
@@ -167,6 +180,8 @@ struct NonsmoothGeneralizedAlpha::Impl {
     const bool lti = sys.linear_dynamics();
     S_factor.factorize(S, lti, std::string(kScheme) + " iteration matrix M + c₁(h²βK_t + hγC_t)");
     M_factor.factorize(M, true, std::string(kScheme) + " mass matrix");
+    S_matrix = std::move(S);
+    inverses_current = false;
     factors_constant = lti;
   }
 
@@ -266,7 +281,8 @@ struct NonsmoothGeneralizedAlpha::Impl {
            interaction_names(sys.model(), ids);
   }
 
-  void solve_with_friction(double cq, double cv, double t1) {
+  // fc.W and fc.q from dense responses (any S and M).
+  void assemble_friction_dense(double cq, double cv) {
     const Index n = n_vel(), N = Index(unknowns.size()), mB = sys.bilateral_rows();
     // Columns: a smooth multiplier acts through S⁻¹Jᵀ (ṽ̇), a position one through U = M⁻¹Jᵀν and a velocity one
     // through W = M⁻¹JᵀΛ; the last two also move ṽ̇ by −S⁻¹(K_t U + C_t W) (f linearised at the iterate).
@@ -314,16 +330,91 @@ struct NonsmoothGeneralizedAlpha::Impl {
       fc.q[i] = qi;
     }
     fc.W = A.sparseView();
+  }
+
+  // The same from sparse responses: S⁻¹ and M⁻¹ as block inverses, every product sparse. A's row i is the unknown's
+  // constraint row times the response its kind reads (R_d scaled by c_v for λ̃, R_q for ν, R_v for Λ), so
+  // A = Sel_d R_d + Sel_q R_q + Sel_v R_v with row-selection matrices, plus the padding slots' unit diagonal.
+  void assemble_friction_sparse(double cq, double cv) {
+    const Index n = n_vel(), N = Index(unknowns.size()), mB = sys.bilateral_rows();
+    triplets_d.clear(), triplets_q.clear(), triplets_v.clear();
+    // Columns of L (Jᵀ of λ̃), P (M⁻¹Jᵀ of ν) and V (M⁻¹Jᵀ of Λ): column c is unknown c's.
+    SparseMatrixCol minv_jt_col = MinvJt_s;  // column access
+    SparseMatrixCol jt_col = Jt_s;
+    std::vector<Triplet> tl, tp, tv;
+    for (Index c = 0; c < N; ++c) {
+      const Unknown& u = unknowns[c];
+      if (u.kind == Unknown::Smooth)
+        for (SparseMatrixCol::InnerIterator e(jt_col, u.row); e; ++e) tl.emplace_back(int(e.row()), int(c), e.value());
+      if (u.kind == Unknown::Position || u.kind == Unknown::PositionTangent)
+        for (SparseMatrixCol::InnerIterator e(minv_jt_col, u.row); e; ++e) tp.emplace_back(int(e.row()), int(c), e.value());
+      if (u.kind == Unknown::Velocity)
+        for (SparseMatrixCol::InnerIterator e(minv_jt_col, u.row); e; ++e) tv.emplace_back(int(e.row()), int(c), e.value());
+    }
+    L_s.resize(n, N), P_s.resize(n, N), V_s.resize(n, N);
+    L_s.setFromTriplets(tl.begin(), tl.end());
+    P_s.setFromTriplets(tp.begin(), tp.end());
+    V_s.setFromTriplets(tv.begin(), tv.end());
+    tmp_s = L_s;
+    if (Kt.nonZeros()) tmp_s -= SparseMatrix(Kt * P_s);
+    if (Ct.nonZeros()) tmp_s -= SparseMatrix(Ct * V_s);
+    Rs_d = S_inverse * tmp_s;
+    Rs_q = cq * Rs_d + P_s;
+    Rs_v = cv * Rs_d + V_s;
+    dq_iterate = q0 - qk;
+    dq_origin = q0 - origin;
+    fc.q.resize(N);
+    std::vector<Triplet> padding;
+    for (Index i = 0; i < N; ++i) {
+      const Unknown& u = unknowns[i];
+      if (u.kind == Unknown::Padding) {
+        padding.emplace_back(int(i), int(i), 1.0);
+        fc.q[i] = 0.0;
+        continue;
+      }
+      const bool velocity = u.kind == Unknown::Smooth || u.kind == Unknown::Velocity;
+      const SparseMatrix& J = u.kind == Unknown::PositionTangent && midpoint_slip ? rows_mid.J : rows.J;
+      std::vector<Triplet>& out = u.kind == Unknown::Smooth ? triplets_d : velocity ? triplets_v : triplets_q;
+      const double scale = u.kind == Unknown::Smooth ? cv : 1.0;
+      const Vector& base = velocity ? v0 : u.kind == Unknown::Position ? dq_iterate : dq_origin;
+      double qi = u.offset;
+      for (SparseMatrix::InnerIterator e(J, u.row); e; ++e) {
+        out.emplace_back(int(i), int(e.col()), scale * e.value());
+        qi += e.value() * base[e.col()];
+      }
+      if (u.kind == Unknown::Position) qi += rows.gap[u.row];
+      if (velocity && u.row < mB) qi += rows.rate[u.row];
+      fc.q[i] = qi;
+    }
+    sel_d.resize(N, n), sel_q.resize(N, n), sel_v.resize(N, n);
+    sel_d.setFromTriplets(triplets_d.begin(), triplets_d.end());
+    sel_q.setFromTriplets(triplets_q.begin(), triplets_q.end());
+    sel_v.setFromTriplets(triplets_v.begin(), triplets_v.end());
+    A_s.resize(N, N);
+    A_s.setFromTriplets(padding.begin(), padding.end());
+    A_s += SparseMatrix(sel_d * Rs_d);
+    A_s += SparseMatrix(sel_q * Rs_q);
+    A_s += SparseMatrix(sel_v * Rs_v);
+    fc.W = A_s;
+  }
+
+  void solve_with_friction(double t1) {
+    const Index N = Index(unknowns.size());
     if (fc_r.size() != N) fc_r.setZero(N);  // warm start: the previous Newton iterate of this step
     const double previous_seconds = report.solver.seconds;
     const int previous_iterations = report.solver.iterations;
-    report.solver = solvers::nsgs(fc, fc_r, fc_u, p.friction);
+    // The default tolerance (1e-14) is round-off for tens of contacts; the residual's own round-off grows like
+    // ε √N, and with 12 000 unknowns no sweep gets below ~2e-14. The tolerance is therefore never taken below 2 ε √N
+    // (which changes nothing under about 500 unknowns).
+    solvers::NsgsParameters friction = p.friction;
+    friction.tolerance = std::max(friction.tolerance, 2.0 * std::numeric_limits<double>::epsilon() * std::sqrt(double(N)));
+    report.solver = solvers::nsgs(fc, fc_r, fc_u, friction);
     report.solver.seconds += previous_seconds;
     report.solver.iterations += previous_iterations;
     if (!report.solver.converged()) {
       std::string msg = context(t1) + ": friction-contact problem of size " + std::to_string(N) + " not solved (" +
                         solvers::to_string(report.solver.status) + ", residual " +
-                        std::to_string(report.solver.residual) + ")";
+                        number_text(report.solver.residual) + ")";
       if (!report.solver.message.empty()) msg += ": " + report.solver.message;
       msg += "; forecast contacts with friction:";
       for (Index j : velocity_contacts)
@@ -364,13 +455,17 @@ struct NonsmoothGeneralizedAlpha::Impl {
     sys.unilateral_gaps(at(qk, qc), t1, gpred);
     active_rows.clear();
     Index mF = 0;  // forecast contacts with friction
+    bool rubbing_possible = false;  // some unilateral interaction has friction (forecast or not)
     std::vector<Index> active;
-    for (Index j = 0; j < gpred.size(); ++j)
+    for (Index j = 0; j < gpred.size(); ++j) {
+      if (t_rows[j] >= 0) rubbing_possible = true;
       if (gpred[j] <= 0.0) {
         if (t_rows[j] >= 0) ++mF;
         active.push_back(j);
         active_rows.push_back(u_rows[j]);
       }
+    }
+    bool friction = mF > 0;  // the step's problem in the friction-contact form (below)
 
     const Index n = sys.dofs(), mB = sys.bilateral_rows(), mU = Index(sys.unilateral().size());
     const Index mA = Index(active.size()), m = mB + mU;
@@ -418,9 +513,25 @@ struct NonsmoothGeneralizedAlpha::Impl {
       q0 = qbase + cq * d0;
       v0 = vbase + cv * d0;
 
-      Jt = rows.J.transpose();
-      M_factor.solve(Jt, MinvJt);  // U = M⁻¹Jᵀν, W = M⁻¹JᵀΛ
-      if (mF) {
+      const bool large = double(n) * double(N) > kLargeResponses;
+      if ((mF || (rubbing_possible && large)) && !inverses_current) {
+        sparse_responses = block_inverse(S_matrix, kMaxInverseBlock, S_inverse) &&
+                           block_inverse(M, kMaxInverseBlock, M_inverse);
+        inverses_current = true;
+      }
+      // A large scene with friction takes the friction-contact form at every step when its responses are sparse,
+      // even when no forecast contact rubs: the Lemke form's dense MLCP over every detected pair costs O(n N)
+      // memory and O(N³) pivots (1 024 beads on a beam: 620 MB before the first contact). Small problems keep
+      // Lemke's exact solution (and their figures).
+      if (it == 0) friction = mF > 0 || (rubbing_possible && sparse_responses && large);
+      if (friction && sparse_responses) {
+        Jt_s = rows.J.transpose();
+        MinvJt_s = M_inverse * Jt_s;  // U = M⁻¹Jᵀν, W = M⁻¹JᵀΛ
+      } else {
+        Jt = rows.J.transpose();
+        M_factor.solve(Jt, MinvJt);
+      }
+      if (friction) {
         if (it == 0) index_unknowns(active);
         // d_T = J_T(q_{n+½})(q_{n+1} − q_n), with q_{n+½} = ½(q_n + q_k) at the iterate: the midpoint rule for the
         // tangential slip, exact to O(‖Δq‖³) when J_T depends on q. J_T(q_k) in its place would let a contact
@@ -437,7 +548,11 @@ struct NonsmoothGeneralizedAlpha::Impl {
           sys.constraints(at(q_mid, qc_mid), t + 0.5 * h, rows_mid);
         }
         stages.stamp(Phase::Assembly);
-        solve_with_friction(cq, cv, t1);
+        if (sparse_responses)
+          assemble_friction_sparse(cq, cv);
+        else
+          assemble_friction_dense(cq, cv);
+        solve_with_friction(t1);
         stages.stamp(Phase::Solve);
       } else {
         // Responses of (ṽ̇, q, v) to each multiplier; columns [λ̃ | ν_B | Λ_B | ν_U | Λ_A].
@@ -514,11 +629,15 @@ struct NonsmoothGeneralizedAlpha::Impl {
         stages.stamp(Phase::Solve);
       }
 
-      const Vector& sol = mF ? fc_r : z;
+      const Vector& sol = friction ? fc_r : z;
       vdot_new = d0;
       q_new = q0;
       v_new = v0;
-      if (sol.size() > 0) {
+      if (sol.size() > 0 && friction && sparse_responses) {
+        vdot_new += Rs_d * sol;
+        q_new += Rs_q * sol;
+        v_new += Rs_v * sol;
+      } else if (sol.size() > 0) {
         vdot_new.noalias() += R_d * sol;
         q_new.noalias() += R_q * sol;
         v_new.noalias() += R_v * sol;
@@ -535,7 +654,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
       // does not shrink halves the step towards the new solution (down to 1/8), one that shrinks lengthens it
       // again (a damped fixed-point iteration, whose fixed points are the same); Lemke's frictionless path is
       // left undamped, so its figures are unchanged.
-      if (mF && it > 0) relax = change >= previous_change ? std::max(0.125, 0.5 * relax) : std::min(1.0, 1.5 * relax);
+      if (friction && it > 0) relax = change >= previous_change ? std::max(0.125, 0.5 * relax) : std::min(1.0, 1.5 * relax);
       previous_change = change;
       if (relax == 1.0) {
         qk = q_new;
@@ -553,7 +672,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
 
     // Impulses per row (Λ; the position multipliers ν, ν_T included, are not impulses and are not reported).
     impulse.setZero(rows.rows());
-    if (mF) {
+    if (friction) {
       for (size_t i = 0; i < unknowns.size(); ++i)
         if (unknowns[i].kind == Unknown::Velocity) impulse[unknowns[i].row] = fc_r[Index(i)];
     } else {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "solvers/core/AcceptProblem.hpp"
+#include "solvers/core/NumberText.hpp"
 #include "solvers/lcp/LcpResidualInPlace.hpp"
 #include "solvers/lcp/RoundoffScale.hpp"
 
@@ -354,8 +355,8 @@ SolverStats solve_dual_active_set(const LcpProblem& p, Vector& z, Vector& w, con
     const double gap = z.dot(w), terms = std::abs(p.q.dot(z)) + std::abs(z.dot(w - p.q));
     if (stats.residual > accepted) {
       stats.status = SolverStatus::Diverged;
-      stats.message = "dual active set: the recomputed residual " + std::to_string(stats.residual) +
-                      " exceeds the round-off bound " + std::to_string(accepted) + " (ill-conditioned active block)";
+      stats.message = "dual active set: the recomputed residual " + number_text(stats.residual) +
+                      " exceeds the round-off bound " + number_text(accepted) + " (ill-conditioned active block)";
     } else if (std::abs(gap) > 1e-8 * terms + params.data_tolerance * z.lpNorm<1>()) {
       stats.status = SolverStatus::Diverged;
       stats.message = "dual active set: the complementarity gap zᵀw = " + std::to_string(gap) + " is not 0 (terms " +

@@ -10,6 +10,7 @@
 #include "solvers/lcp/Lemke.hpp"
 
 #include "solvers/core/AcceptProblem.hpp"
+#include "solvers/core/NumberText.hpp"
 
 #include <Eigen/LU>
 #include <cassert>
@@ -285,8 +286,8 @@ SolverStats solve_lemke(const LcpProblem& p, Vector& z, Vector& w, const LemkePa
     if (stats.residual > accepted) {
       stats.status = SolverStatus::Diverged;
       stats.message = "Lemke: pivoting ended on a complementary basis but the recomputed residual " +
-                      std::to_string(stats.residual) + " exceeds the round-off bound " +
-                      std::to_string(accepted) + " (ill-conditioned basis)";
+                      number_text(stats.residual) + " exceeds the round-off bound " +
+                      number_text(accepted) + " (ill-conditioned basis)";
     }
   }
   stats.seconds = seconds_since(start);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "solvers/core/NumberText.hpp"
 #include "solvers/lcp/LcpResidualInPlace.hpp"
 
 namespace talus::solvers {
@@ -96,8 +97,8 @@ SolverStats solve_psor(const LcpProblem& p, Vector& z, Vector& w, const PsorPara
   stats.counters.matvec_seconds = matvec_seconds;
   stats.residual = residual;  // the last sweep is always checked, so w and the residual belong to the final z
   if (stats.status == SolverStatus::MaxIterations && stats.message.empty())
-    stats.message = "PSOR: residual " + std::to_string(stats.residual) + " above tolerance " +
-                    std::to_string(params.tolerance) + " after " + std::to_string(sweep) + " sweeps";
+    stats.message = "PSOR: residual " + number_text(stats.residual) + " above tolerance " +
+                    number_text(params.tolerance) + " after " + std::to_string(sweep) + " sweeps";
   stats.seconds = elapsed();
   return stats;
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "solvers/core/NumberText.hpp"
 #include "solvers/matrixfree/GeneralContactSweep.hpp"
 #include "solvers/matrixfree/IsotropicContactSolve.hpp"
 #include "solvers/matrixfree/JointSweep.hpp"
@@ -183,7 +184,7 @@ void set_solve_outcome(solvers::SolverStats& stats, int sweeps, double residual,
     stats.status = solvers::SolverStatus::Converged;
   } else {
     stats.status = solvers::SolverStatus::MaxIterations;
-    stats.message = solver + ": residual " + std::to_string(residual) + " > tolerance " + std::to_string(tolerance) +
+    stats.message = solver + ": residual " + number_text(residual) + " > tolerance " + number_text(tolerance) +
                     " after " + detail;
   }
 }

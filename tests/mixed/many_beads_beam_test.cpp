@@ -1,6 +1,6 @@
-// A thousand beads (a 16 × 4 × 16 lattice, 3-D Coulomb friction) falling onto the FE cantilever on the small
-// path, whose assembled NSGS solves each step to its default tolerance of 1e-12. With some 2 700 contacts the
-// sweeps' exact residual and the solver's final independent check u = W r + q (the same residual, summed in
+// examples/beam_pile.yaml: a thousand beads (a 16 × 4 × 16 lattice, 3-D Coulomb friction) falling onto the FE
+// cantilever on the small path, whose assembled NSGS solves each step to its default tolerance of 1e-12. With
+// some 2 700 contacts the sweeps' exact residual and the solver's final independent check u = W r + q (the same residual, summed in
 // another order) can disagree by round-off around 1e-12: step 65 of this scene used to fail with "residual
 // 1.00004e-12 (tolerance 1e-12) … sweep residual and independent check disagree". The solver now sweeps on to a
 // target lowered by the disagreement (solvers/fc/Nsgs.cpp), so every step must converge by the final check.
@@ -9,27 +9,13 @@
 
 #include "apps/SceneLoader.hpp"
 #include "engine/MoreauJean.hpp"
+#include "tests/SceneText.hpp"
 
 using namespace talus;
 using namespace talus::app;
 
 TEST_CASE("a thousand beads on an FE cantilever: every NSGS step converges by its independent check", "[mixed]") {
-  const std::string text = R"(name: beam_pile
-gravity: [0.0, 0.0, -9.81]
-lattices:
-  - {name: c, corner: [0.02, -0.15, 0.075], counts: [16, 4, 16], radius: 0.004, density: 2500, spacing: 2.2,
-     jitter: 0.05, seed: 1}
-beams:
-  - {name: cantilever, origin: [-0.05, -0.12, 0.06], axis: [1.0, 0.0, 0.0], deflection: [0.0, 0.0, 1.0],
-     length: 0.2, elements: 10, width: 0.03, thickness: 0.004, young: 2.0e9, density: 1200,
-     rayleigh_stiffness: 2.0e-4}
-planes:
-  - {name: floor, normal: [0.0, 0.0, 1.0], offset: 0.0}
-contacts:
-  law: {type: newton_friction, e: 0.0, mu: 0.3, dim: 3}
-  detect: true
-integrator: {scheme: moreau_jean, h: 1.0e-3, t_end: 0.1}
-)";
+  const std::string text = test::read_text("examples/beam_pile.yaml");
   Scene scene = load_scene_from_string(text, "beam_pile.yaml");
   REQUIRE(scene.model.bodies.count() == 1024);
   MoreauJean scheme(scene.model, scene.integrator);

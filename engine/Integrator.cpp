@@ -83,13 +83,39 @@ std::string non_finite_dof(const Model& model, const DofLayout& layout, const Ve
   return "";
 }
 
+std::string interaction_label(const Model& model, int i) {
+  const Interaction& in = model.interactions[static_cast<size_t>(i)];
+  std::string out = std::to_string(i) + " '" + in.name + "'";
+  // A detected contact has no name of its own: say what it touches, and where (for ParaView), by the rigid body's
+  // index in the store (the scene's order of bodies) and its centre.
+  if (in.name != "detected" || in.systems.empty() || in.systems[0].family != SystemFamily::Rigid) return out;
+  const Index a = in.systems[0].index;
+  std::ostringstream os;
+  os.precision(4);
+  const Eigen::Vector3d& x = model.bodies.x[a];
+  os << " (body " << a << " at (" << x[0] << ", " << x[1] << ", " << x[2] << ") with ";
+  if (in.systems.size() == 1) {
+    if (const auto* plane = std::get_if<SphereContactRelation>(&in.relation))
+      os << "the plane n = (" << plane->plane_normal[0] << ", " << plane->plane_normal[1] << ", "
+         << plane->plane_normal[2] << "), offset " << plane->plane_offset;
+    else
+      os << "the world";
+  } else if (in.systems[1].family == SystemFamily::Rigid) {
+    os << "body " << in.systems[1].index;
+  } else if (in.systems[1].family == SystemFamily::Lti) {
+    os << "'" << model.lti[in.systems[1].index].name << "'";
+  } else {
+    os << "'" << model.nonlinear[in.systems[1].index].name << "'";
+  }
+  os << ")";
+  return out + os.str();
+}
+
 std::string interaction_names(const Model& model, const std::vector<int>& interactions) {
   constexpr size_t kListed = 8;
   std::string out;
-  for (size_t k = 0; k < interactions.size() && k < kListed; ++k) {
-    const int i = interactions[k];
-    out += (k ? ", " : "") + std::to_string(i) + " '" + model.interactions[static_cast<size_t>(i)].name + "'";
-  }
+  for (size_t k = 0; k < interactions.size() && k < kListed; ++k)
+    out += (k ? ", " : "") + interaction_label(model, interactions[k]);
   if (interactions.size() > kListed) out += ", … (" + std::to_string(interactions.size()) + " in all)";
   return out.empty() ? "none" : out;
 }

@@ -44,6 +44,9 @@ std::string non_finite_dof(const Model& model, const DofLayout& layout, const Ve
 // "3 'ball-floor', 5 'ball-wall'" (at most 8 listed), "none" for an empty list: names the interactions of a
 // one-step problem that was not solved.
 std::string interaction_names(const Model& model, const std::vector<int>& interactions);
+// One interaction as the lists above name it: its index and name, and for a detected contact the body (its index
+// and centre) and what it touches.
+std::string interaction_label(const Model& model, int interaction);
 
 class Integrator {
  public:

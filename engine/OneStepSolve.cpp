@@ -1,6 +1,8 @@
 // Builds the one-step LCP / friction-contact problem from the active rows and solves it (see OneStepSolve.hpp).
 #include "engine/OneStepSolve.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <variant>
@@ -46,14 +48,38 @@ void select_symmetric(const SparseMatrix& W, const std::vector<Index>& order, st
 std::string context(const OneStepSolveSettings& s) { return step_context(s.scheme, s.step, s.time, s.time + s.h); }
 
 // Under Keep, st.message becomes the failure's message and the caller goes on with the solver's last iterate.
+// `worst` (optional) names the contacts where the residual is left, largest first.
 void fail(const Model& model, const ConstraintRows& rows, const OneStepSolveSettings& s, const char* what,
-          solvers::SolverStats& st) {
+          solvers::SolverStats& st, const std::string& worst = "") {
   std::ostringstream os;
   os << context(s) << ": one-step " << what << " not solved: status " << solvers::to_string(st.status)
      << ", residual " << st.residual << " (tolerance " << s.tolerance << "), " << st.iterations << " iterations";
   if (!st.message.empty()) os << " (" << st.message << ")";
+  if (!worst.empty()) os << "; " << worst;
   os << "; active interactions: " << interaction_names(model, rows.interactions);
   solve_failed(s.on_failure, st, os.str());
+}
+
+// "largest contact residuals: 12 'detected' (body 431 at (…) with body 502) 3.1e-06, …": the kListed contacts of
+// a friction-contact problem (contact c = interaction rows.interactions[c]) whose natural-map error at r is the
+// largest. A solve that did not converge over thousands of contacts is then named where it is stuck.
+std::string worst_contacts(const Model& model, const ConstraintRows& rows, const solvers::FrictionContactProblem& fc,
+                           const Vector& r) {
+  constexpr size_t kListed = 3;
+  const Vector u = fc.W * r + fc.q;
+  const int d = fc.dim;
+  std::vector<std::pair<double, Index>> err;
+  for (Index c = 0; c < fc.contacts(); ++c)
+    err.emplace_back(std::sqrt(solvers::contact_residual_squared(r.data() + d * c, u.data() + d * c, d, fc.mu[c])), c);
+  const size_t k = std::min(kListed, err.size());
+  std::partial_sort(err.begin(), err.begin() + static_cast<std::ptrdiff_t>(k), err.end(),
+                    [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
+  std::ostringstream os;
+  os.precision(3);
+  os << "largest contact residuals:";
+  for (size_t i = 0; i < k; ++i)
+    os << (i ? ", " : " ") << interaction_label(model, rows.interactions[err[i].second]) << " " << err[i].first;
+  return os.str();
 }
 
 solvers::SolverStats solve_frictionless(const Model& model, const ConstraintRows& rows, const SparseMatrix& W,
@@ -233,7 +259,7 @@ solvers::SolverStats solve_frictional(const Model& model, const ConstraintRows& 
     np.tolerance = s.tolerance;
     np.max_iterations = s.max_iterations;
     st = solvers::nsgs(fc, ws.r, ws.u, np);
-    if (!st.converged()) fail(model, rows, s, "friction-contact problem (NSGS)", st);
+    if (!st.converged()) fail(model, rows, s, "friction-contact problem (NSGS)", st, worst_contacts(model, rows, fc, ws.r));
   }
   P.setZero(rows.rows());
   for (Index i = 0; i < static_cast<Index>(ws.order.size()); ++i)

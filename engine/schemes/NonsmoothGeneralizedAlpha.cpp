@@ -102,8 +102,9 @@ struct NonsmoothGeneralizedAlpha::Impl {
   static constexpr double kLargeResponses = 1e6;
   SparseMatrix S_matrix, S_inverse, M_inverse;
   bool inverses_current = false, sparse_responses = false;
-  SparseMatrix Jt_s, MinvJt_s, L_s, P_s, V_s, tmp_s, Rs_d, Rs_q, Rs_v, sel_d, sel_q, sel_v, A_s;
-  std::vector<Triplet> triplets_d, triplets_q, triplets_v;
+  SparseMatrixCol Jt_s, MinvJt_s;  // by columns: the assembly reads one row's column
+  SparseMatrix L_s, P_s, V_s, tmp_s, Rs_d, Rs_q, Rs_v, sel_d, sel_q, sel_v, A_s;
+  std::vector<Triplet> triplets_l, triplets_p, triplets_v, triplets_d, triplets_q, triplets_sel_v, padding;
   Vector dq_iterate, dq_origin;
   solvers::MixedFrictionContactProblem fc;
   Vector fc_r, fc_u;
@@ -337,24 +338,20 @@ struct NonsmoothGeneralizedAlpha::Impl {
   // A = Sel_d R_d + Sel_q R_q + Sel_v R_v with row-selection matrices, plus the padding slots' unit diagonal.
   void assemble_friction_sparse(double cq, double cv) {
     const Index n = n_vel(), N = Index(unknowns.size()), mB = sys.bilateral_rows();
-    triplets_d.clear(), triplets_q.clear(), triplets_v.clear();
     // Columns of L (Jᵀ of λ̃), P (M⁻¹Jᵀ of ν) and V (M⁻¹Jᵀ of Λ): column c is unknown c's.
-    SparseMatrixCol minv_jt_col = MinvJt_s;  // column access
-    SparseMatrixCol jt_col = Jt_s;
-    std::vector<Triplet> tl, tp, tv;
+    triplets_l.clear(), triplets_p.clear(), triplets_v.clear();
     for (Index c = 0; c < N; ++c) {
       const Unknown& u = unknowns[c];
-      if (u.kind == Unknown::Smooth)
-        for (SparseMatrixCol::InnerIterator e(jt_col, u.row); e; ++e) tl.emplace_back(int(e.row()), int(c), e.value());
-      if (u.kind == Unknown::Position || u.kind == Unknown::PositionTangent)
-        for (SparseMatrixCol::InnerIterator e(minv_jt_col, u.row); e; ++e) tp.emplace_back(int(e.row()), int(c), e.value());
-      if (u.kind == Unknown::Velocity)
-        for (SparseMatrixCol::InnerIterator e(minv_jt_col, u.row); e; ++e) tv.emplace_back(int(e.row()), int(c), e.value());
+      const bool smooth = u.kind == Unknown::Smooth, velocity = u.kind == Unknown::Velocity;
+      if (!smooth && !velocity && u.kind != Unknown::Position && u.kind != Unknown::PositionTangent) continue;
+      std::vector<Triplet>& out = smooth ? triplets_l : velocity ? triplets_v : triplets_p;
+      for (SparseMatrixCol::InnerIterator e(smooth ? Jt_s : MinvJt_s, u.row); e; ++e)
+        out.emplace_back(int(e.row()), int(c), e.value());
     }
     L_s.resize(n, N), P_s.resize(n, N), V_s.resize(n, N);
-    L_s.setFromTriplets(tl.begin(), tl.end());
-    P_s.setFromTriplets(tp.begin(), tp.end());
-    V_s.setFromTriplets(tv.begin(), tv.end());
+    L_s.setFromTriplets(triplets_l.begin(), triplets_l.end());
+    P_s.setFromTriplets(triplets_p.begin(), triplets_p.end());
+    V_s.setFromTriplets(triplets_v.begin(), triplets_v.end());
     tmp_s = L_s;
     if (Kt.nonZeros()) tmp_s -= SparseMatrix(Kt * P_s);
     if (Ct.nonZeros()) tmp_s -= SparseMatrix(Ct * V_s);
@@ -364,7 +361,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
     dq_iterate = q0 - qk;
     dq_origin = q0 - origin;
     fc.q.resize(N);
-    std::vector<Triplet> padding;
+    triplets_d.clear(), triplets_q.clear(), triplets_sel_v.clear(), padding.clear();
     for (Index i = 0; i < N; ++i) {
       const Unknown& u = unknowns[i];
       if (u.kind == Unknown::Padding) {
@@ -374,7 +371,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
       }
       const bool velocity = u.kind == Unknown::Smooth || u.kind == Unknown::Velocity;
       const SparseMatrix& J = u.kind == Unknown::PositionTangent && midpoint_slip ? rows_mid.J : rows.J;
-      std::vector<Triplet>& out = u.kind == Unknown::Smooth ? triplets_d : velocity ? triplets_v : triplets_q;
+      std::vector<Triplet>& out = u.kind == Unknown::Smooth ? triplets_d : velocity ? triplets_sel_v : triplets_q;
       const double scale = u.kind == Unknown::Smooth ? cv : 1.0;
       const Vector& base = velocity ? v0 : u.kind == Unknown::Position ? dq_iterate : dq_origin;
       double qi = u.offset;
@@ -389,7 +386,7 @@ struct NonsmoothGeneralizedAlpha::Impl {
     sel_d.resize(N, n), sel_q.resize(N, n), sel_v.resize(N, n);
     sel_d.setFromTriplets(triplets_d.begin(), triplets_d.end());
     sel_q.setFromTriplets(triplets_q.begin(), triplets_q.end());
-    sel_v.setFromTriplets(triplets_v.begin(), triplets_v.end());
+    sel_v.setFromTriplets(triplets_sel_v.begin(), triplets_sel_v.end());
     A_s.resize(N, N);
     A_s.setFromTriplets(padding.begin(), padding.end());
     A_s += SparseMatrix(sel_d * Rs_d);

@@ -7,10 +7,12 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
 #include "apps/GranularRun.hpp"
+#include "apps/MpiLaunch.hpp"
 #include "apps/PlotScript.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/RunOutputs.hpp"
@@ -110,17 +112,35 @@ Scene load_with_overrides(const std::string& file, const std::vector<std::string
   return scene;
 }
 
+// Under mpirun (MpiLaunch.hpp): the solve is spread over the ranks; rank 0 keeps the outputs and the log, the
+// others write into their scratch folders. The ranks' time split is printed at the end.
+int run_large_path(MpiLaunch& mpi, GranularRunOptions g, const std::function<int(const GranularRunOptions&)>& run) {
+  if (mpi.active()) {
+    g.distributed = mpi.solve();
+    if (mpi.rank() > 0) {
+      g.out_dir = mpi.scratch_folder();
+      g.quiet = true, g.tty = false, g.no_plot = true, g.overwrite = true;
+      g.profile.clear(), g.dump_fclib.clear();
+    }
+  }
+  const int status = run(g);
+  const std::string summary = mpi.summary();
+  if (!g.quiet) std::cerr << summary;
+  return status;
+}
+
 int run_command(const RunFlags& f) {
   const std::uint64_t max_memory = memory_limit(f.max_memory);
   if (is_granular_scene(f.scene) && !f.restart.empty())
     throw std::invalid_argument("--restart applies to single scenes; a granular scene restarts with --set restart=FILE");
+  MpiLaunch mpi;
   if (is_granular_scene(f.scene)) {
     StopSignals signals;
     GranularRunOptions g{f.out, f.sets, f.profile, f.dump_fclib, f.t_end, f.h, f.quiet,
                          isatty(STDERR_FILENO) == 1, f.no_plot, &g_stop};
     g.overwrite = f.overwrite;
     g.max_memory = max_memory;
-    return run_granular(f.scene, g, std::cerr);
+    return run_large_path(mpi, g, [&](const GranularRunOptions& o) { return run_granular(f.scene, o, std::cerr); });
   }
   RunOptions options;
   Scene scene = load_with_overrides(f.scene, f.sets, f.t_end, f.h, max_memory, options.overrides);
@@ -130,8 +150,13 @@ int run_command(const RunFlags& f) {
                          isatty(STDERR_FILENO) == 1, f.no_plot, &g_stop};
     g.overwrite = f.overwrite;
     g.max_memory = max_memory;
-    return run_large_path_scene(scene, g, f.restart, std::cerr);
+    return run_large_path(mpi, g, [&](const GranularRunOptions& o) {
+      return run_large_path_scene(scene, o, f.restart, std::cerr);
+    });
   }
+  if (mpi.size() > 1)
+    throw std::invalid_argument("mpirun: " + f.scene + " is a single scene on the small path, which runs on one "
+                                "process; granular scenes and integrator.path: large are spread over ranks");
   if (!f.dump_fclib.empty())
     throw std::invalid_argument("--dump-fclib applies to granular scenes and integrator.path: large (" + f.scene +
                                 " is neither)");

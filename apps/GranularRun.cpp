@@ -59,7 +59,7 @@ const std::initializer_list<std::string_view> kKeys = {
     "resort_every", "orifice_diameters", "angle",  "length_diameters", "ball_radius_factor", "ball_density",
     "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
     "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude", "anderson_memory", "anderson_every",
-    "mu_wall", "rolling_friction", "rolling_friction_wall", "materials", "contact_laws", "wall_material", "floor_material", "width", "layers", "capsules", "joints", "measure_region"};
+    "mu_wall", "rolling_friction", "rolling_friction_wall", "materials", "contact_laws", "wall_material", "floor_material", "width", "layers", "capsules", "joints", "measure_region", "partitions"};
 
 // The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
 // names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
@@ -539,6 +539,9 @@ RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const 
                             " × the " + std::to_string(cores) + " cores of this machine: more threads only wait)");
   }
   p.resort_every = static_cast<int>(s.integer("resort_every", 0, kIntMax, p.resort_every));
+  // Sweep blocks (solvers/matrixfree/SweepPartition.hpp); 0: by the bead count, and at least one per MPI rank.
+  // The result depends on the blocks, never on the thread or rank count: the same value gives the same bits.
+  p.partitions = static_cast<int>(s.integer("partitions", 0, 4096, p.partitions));
   {
     p.solver = granular_solver_from_name(
         s.choice("solver", granular_solver_names(), granular_solver_name(GranularSolver::Anderson)));
@@ -856,6 +859,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   const std::string& kind = plan.kind;
   const std::string& name = rs.name;
   GranularParameters p = rs.params;
+  p.distributed = o.distributed;
   const double t_end = rs.t_end;
   const double frame_every = rs.frame_every;
   const long dump_step = rs.dump_step;

@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+namespace talus::matrixfree {
+class PartitionedSolve;
+}
+
 namespace talus::app {
 
 // True when the file is YAML with a top-level `granular` key (never throws; false for unreadable files).
@@ -37,6 +41,7 @@ struct GranularRunOptions {
   // Fields added after `stop` so that talus_main.cpp's positional initialiser stays valid.
   bool overwrite = false;       // replace an earlier run's outputs in the output folder (else refuse)
   std::uint64_t max_memory = 0;  // bytes the scene may ask for (--max-memory); 0 = MemAvailable
+  matrixfree::PartitionedSolve* distributed = nullptr;  // under mpirun: the solve spread over ranks (MpiLaunch.hpp)
 };
 
 // Bytes a granular run holds at its peak for this many bodies (bench/granular: 1.2 KB of stepper buffers per

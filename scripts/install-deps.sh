@@ -7,6 +7,7 @@ packages=(
   libcli11-dev libyaml-cpp-dev libhdf5-dev libfclib-dev nlohmann-json3-dev libassimp-dev
   python3 python3-dev python3-matplotlib python3-numpy python3-h5py python3-scipy python3-pytest
   pybind11-dev python3-pybind11
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do

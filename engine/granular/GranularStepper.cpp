@@ -399,8 +399,9 @@ void GranularStepper::narrow() {
     else
       cand_a_[k] = -1, cand_b_[k] = wall_hits_[src - np].bead;
   }
-  build_sweep_layout(cand_a_.data(), cand_b_.data(), n, b.spheres(),
-                     params_.partitions > 0 ? params_.partitions : default_partitions(b.spheres()), layout_);
+  int partitions = params_.partitions > 0 ? params_.partitions : default_partitions(b.spheres());
+  if (params_.distributed && params_.partitions <= 0) partitions = std::max(partitions, params_.distributed->ranks());
+  build_sweep_layout(cand_a_.data(), cand_b_.data(), n, b.spheres(), partitions, layout_);
   contacts_.resize(n);
   keys_.resize(n);
   gaps_.resize(n);
@@ -682,6 +683,11 @@ void GranularStepper::solve(bool with_rolling) {
     p.anderson_stall = params_.anderson_stall;
     p.anderson_warm = params_.anderson_warm;
     p.threads = params_.threads;
+    if (params_.distributed && !p.nncg && general_.empty() && !joints && !rolling) {
+      report_.solver = params_.distributed->solve(contacts_, layout_, b, q_norm_, p);
+      report_.residual_checks = 0;
+      return;
+    }
     report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_, joints, rolling);
     report_.residual_checks = work_.residual_checks;
     return;

@@ -79,6 +79,7 @@
 #include "solvers/matrixfree/JointSweep.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
 #include "solvers/matrixfree/MultilevelNsgs.hpp"
+#include "solvers/matrixfree/PartitionedSolve.hpp"
 #include "solvers/matrixfree/RollingResistance.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
 #include "solvers/matrixfree/SweepPartition.hpp"
@@ -135,6 +136,11 @@ struct GranularParameters {
   bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
   FailurePolicy on_failure = FailurePolicy::RollBack;  // a step whose solve fails (header)
   MultilevelParameters multilevel;  // solver == Multilevel
+  // Under mpirun (issue 15): the bead contacts' solve spread over the processes, each holding the whole model
+  // (solvers/distributed/DistributedNsgs.hpp; not owned). Used for the matrix-free and Anderson solvers on steps
+  // without capsule contacts, joints or rolling resistance; other steps are solved whole on every process. The
+  // beads are then cut into at least ranks() sweep blocks.
+  PartitionedSolve* distributed = nullptr;
 };
 
 // The engine's one report (engine/StepReport.hpp: time, step, active = every contact of the step, solver

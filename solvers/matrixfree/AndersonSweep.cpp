@@ -23,6 +23,36 @@ void anderson_begin(const std::vector<SweepContact>& contacts, int memory, Ander
   w.stored = 0, w.next = 0, w.has_last = false, w.extrapolate = false, w.restarts = 0;
 }
 
+void anderson_coefficients(AndersonWorkspace& w, const double* sums, bool record, int slot, int columns) {
+  const int m = w.memory;
+  w.extrapolate = false;
+  if (record) {
+    Eigen::Matrix<double, AndersonWorkspace::kMaxMemory, 1> rhs;
+    for (int j = 0; j < columns; ++j) {
+      w.gram(slot, j) = w.gram(j, slot) = sums[j];
+      rhs[j] = sums[m + j];
+    }
+    w.stored = columns;
+    w.next = (slot + 1) % m;
+    // The least-squares problem through its Gram matrix with a relative Tikhonov shift: the differences of
+    // a converging sweep become nearly parallel, and the shift keeps γ bounded where they do.
+    const double scale = w.gram.diagonal().head(columns).maxCoeff();
+    if (scale > 0.0 && std::isfinite(scale)) {
+      using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, AndersonWorkspace::kMaxMemory,
+                                  AndersonWorkspace::kMaxMemory>;  // fixed storage: no allocation per sweep
+      using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, AndersonWorkspace::kMaxMemory, 1>;
+      Small a = w.gram.topLeftCorner(columns, columns);
+      a.diagonal().array() += 1e-10 * scale;
+      const SmallVector gamma = a.ldlt().solve(rhs.head(columns));
+      if (gamma.allFinite()) {
+        w.gamma.head(columns) = gamma;
+        w.extrapolate = true;
+      }
+    }
+  }
+  w.has_last = true;
+}
+
 void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, const BodyArrays& beads,
                    AndersonWorkspace& w) {
   const int n = static_cast<int>(contacts.size());
@@ -55,34 +85,10 @@ void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, co
   }
 #pragma omp single
   {
-    w.extrapolate = false;
-    if (record) {
-      Eigen::Matrix<double, AndersonWorkspace::kMaxMemory, 1> rhs;
-      for (int j = 0; j < columns; ++j) {
-        double g = 0.0, b = 0.0;
-        for (int k = 0; k < blocks; ++k) g += w.block_sums[k * 2 * m + j], b += w.block_sums[k * 2 * m + m + j];
-        w.gram(slot, j) = w.gram(j, slot) = g;
-        rhs[j] = b;
-      }
-      w.stored = columns;
-      w.next = (slot + 1) % m;
-      // The least-squares problem through its Gram matrix with a relative Tikhonov shift: the differences of
-      // a converging sweep become nearly parallel, and the shift keeps γ bounded where they do.
-      const double scale = w.gram.diagonal().head(columns).maxCoeff();
-      if (scale > 0.0 && std::isfinite(scale)) {
-        using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, AndersonWorkspace::kMaxMemory,
-                                    AndersonWorkspace::kMaxMemory>;  // fixed storage: no allocation per sweep
-        using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, AndersonWorkspace::kMaxMemory, 1>;
-        Small a = w.gram.topLeftCorner(columns, columns);
-        a.diagonal().array() += 1e-10 * scale;
-        const SmallVector gamma = a.ldlt().solve(rhs.head(columns));
-        if (gamma.allFinite()) {
-          w.gamma.head(columns) = gamma;
-          w.extrapolate = true;
-        }
-      }
-    }
-    w.has_last = true;
+    double sums[2 * AndersonWorkspace::kMaxMemory] = {};
+    for (int j = 0; j < (record ? columns : 0); ++j)
+      for (int k = 0; k < blocks; ++k) sums[j] += w.block_sums[k * 2 * m + j], sums[m + j] += w.block_sums[k * 2 * m + m + j];
+    anderson_coefficients(w, sums, record, slot, columns);
   }
   // r ← proj_K(G(r) − ΔG γ), the beads moved by the change; r is the next sweep's start. The interior of each
   // block, then the interface colours: the same conflict-free order as the sweep.

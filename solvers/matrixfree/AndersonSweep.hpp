@@ -58,6 +58,11 @@ inline void anderson_restart(AndersonWorkspace& work) {
   ++work.restarts;
 }
 
+// The extrapolation from the new Gram row sums[0..columns) and ΔFᵀf sums[m..m + columns) (summed over every
+// contact; record: a difference was recorded into ring slot `slot`): sets gram, gamma, stored, next, extrapolate
+// and has_last. Shared by anderson_step and the distributed sweep (solvers/distributed/DistributedNsgs.cpp).
+void anderson_coefficients(AndersonWorkspace& work, const double* sums, bool record, int slot, int columns);
+
 // After a sweep, inside the solver's parallel region (every thread calls it): records the sweep in the history
 // and, once there is one, moves the impulses to the extrapolated point and the beads with them.
 void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& layout, const BodyArrays& beads,

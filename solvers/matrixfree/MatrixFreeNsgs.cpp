@@ -23,16 +23,7 @@ constexpr int kBlock = 2048;  // contacts per residual block: fixed, so the sum'
 // With Rolling, the contact's rolling rows (RollingResistance.hpp) are solved right after its Coulomb rows.
 template <bool Relaxed, bool Rolling>
 inline void update(SweepContact& c, RollingContact* k, const BodyArrays& beads, double omega) {
-  const Eigen::Vector3d u = contact_velocity(c, beads);
-  Eigen::Vector3d r = c.r;
-  isotropic_local_solve(c.wn, c.wt, c.mu, u, r);
-  if constexpr (Relaxed) {
-    r = c.r + omega * (r - c.r);
-    project_isotropic(r, c.mu);
-  }
-  const Eigen::Vector3d dr = r - c.r;
-  c.r = r;
-  push_impulse(c, dr, beads);
+  sweep_update<Relaxed>(c, beads, omega);
   if constexpr (Rolling) rolling_update(c, *k, beads);
 }
 
@@ -256,9 +247,8 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
   double residual = empty ? 0.0 : INFINITY;
   bool done = empty;
   const int check_every = std::max(1, p.check_every);
-  // Residual checks: at check_every, then where the rate seen between the last two checks predicts the
-  // tolerance (a check costs about one sweep, so checking every sweep would double the cost and checking
-  // rarely overshoots). The schedule depends on residual values only, hence not on the thread count.
+  // Residual checks (next_residual_check): a check costs about one sweep, so checking every sweep would double
+  // the cost, and checking rarely overshoots.
   int next_check = check_every, last_check = 0;
   work.residual_checks = 0;
   work.history.clear();
@@ -291,18 +281,9 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
         anderson_restart(work.anderson);
         if (work.anderson.restarts >= p.anderson_restarts) anderson = false;
       }
-      int gap = check_every;
-      if (sweeps > last_check && residual < last_residual) {
-        const double rate = std::pow(residual / last_residual, 1.0 / (sweeps - last_check));
-        if (rate > 0.0 && rate < 1.0) {
-          // GS slows down as it goes, so the prediction is optimistic: never less than a quarter of the sweeps
-          // done (the checks then cost a few percent), never more than 8 check_every (bounded overshoot).
-          const double predicted = std::ceil(std::log(p.tolerance / residual) / std::log(rate));
-          gap = static_cast<int>(std::clamp(std::max(predicted, 0.25 * sweeps), 1.0, 8.0 * check_every));
-        }
-      }
+      next_check = next_residual_check(sweeps, last_check, residual, last_residual, p.tolerance, check_every,
+                                       p.max_sweeps);
       last_check = sweeps, last_residual = residual;
-      next_check = std::min(sweeps + gap, p.max_sweeps);
     }
   };
 #pragma omp parallel num_threads(p.threads) if (p.threads > 1)

@@ -32,12 +32,15 @@
 // Rolling resistance (`rolling`, RollingResistance.hpp): one record per contact, in the contacts' order; each
 // contact's rolling rows are solved right after its Coulomb rows and enter the common residual. Anderson is then
 // off too (the rolling impulses are not extrapolated); an empty or null `rolling` runs the code without it.
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "solvers/matrixfree/AndersonSweep.hpp"
 #include "solvers/matrixfree/ResidualSample.hpp"
 #include "solvers/matrixfree/BodyArrays.hpp"
+#include "solvers/matrixfree/IsotropicContactSolve.hpp"
 #include "solvers/matrixfree/RollingResistance.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
 #include "solvers/matrixfree/SweepPartition.hpp"
@@ -115,6 +118,41 @@ inline Eigen::Vector3d contact_velocity(const SweepContact& c, const BodyArrays&
   Eigen::Vector3d rel = beads.v[c.b] - c.rb * beads.w[c.b].cross(c.n);
   if (c.a >= 0) rel -= beads.v[c.a] + c.ra * beads.w[c.a].cross(c.n);
   return Eigen::Vector3d(c.n.dot(rel) + c.extra, c.t1.dot(rel), c.t2.dot(rel));
+}
+
+// One Gauss–Seidel update of a contact: the exact local solution from the beads' current velocities (Relaxed:
+// r ← proj_K(r + ω (r_local − r)), projected SOR), and the beads moved by the change. The one kernel of the
+// one-process and the distributed sweeps (solvers/distributed/DistributedNsgs.cpp).
+template <bool Relaxed>
+inline void sweep_update(SweepContact& c, const BodyArrays& beads, double omega) {
+  const Eigen::Vector3d u = contact_velocity(c, beads);
+  Eigen::Vector3d r = c.r;
+  isotropic_local_solve(c.wn, c.wt, c.mu, u, r);
+  if constexpr (Relaxed) {
+    r = c.r + omega * (r - c.r);
+    project_isotropic(r, c.mu);
+  }
+  const Eigen::Vector3d dr = r - c.r;
+  c.r = r;
+  push_impulse(c, dr, beads);
+}
+
+// When to evaluate the residual next (solve_matrix_free's schedule, shared with the distributed solve): after
+// check_every sweeps, then where the rate seen between the last two checks (last_residual at last_check sweeps,
+// residual now) predicts the tolerance — never sooner than a quarter of the sweeps done (GS slows down as it
+// goes, so the prediction is optimistic and the checks then cost a few percent), never later than 8 check_every
+// (bounded overshoot). Depends on residual values only, hence not on the thread or rank count.
+inline int next_residual_check(int sweeps, int last_check, double residual, double last_residual, double tolerance,
+                               int check_every, int max_sweeps) {
+  int gap = check_every;
+  if (sweeps > last_check && residual < last_residual) {
+    const double rate = std::pow(residual / last_residual, 1.0 / (sweeps - last_check));
+    if (rate > 0.0 && rate < 1.0) {
+      const double predicted = std::ceil(std::log(tolerance / residual) / std::log(rate));
+      gap = static_cast<int>(std::clamp(std::max(predicted, 0.25 * sweeps), 1.0, 8.0 * check_every));
+    }
+  }
+  return std::min(sweeps + gap, max_sweeps);
 }
 
 }  // namespace talus::matrixfree

@@ -1,0 +1,40 @@
+#pragma once
+// `mpirun -np R talus run SCENE` (issue 15): a process started by mpirun (OpenMPI's or MPICH's launcher sets
+// OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK) initialises MPI and hands the granular stepper the distributed
+// solve (solvers/distributed/DistributedNsgs.hpp). Every rank holds the whole model and steps it alike; rank 0
+// prints and writes the outputs, the other ranks write into a scratch folder that is removed afterwards. A talus
+// built without MPI, or started without mpirun, runs on one process as before.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace talus::matrixfree {
+class PartitionedSolve;
+}
+
+namespace talus::app {
+
+class MpiLaunch {
+ public:
+  MpiLaunch();   // MPI_Init when started by mpirun and built with MPI
+  ~MpiLaunch();  // MPI_Finalize; removes the scratch folder
+  MpiLaunch(const MpiLaunch&) = delete;
+  MpiLaunch& operator=(const MpiLaunch&) = delete;
+
+  bool active() const { return size_ > 0; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  matrixfree::PartitionedSolve* solve() const;
+  // A folder of this process's own for the outputs ranks > 0 do not keep (created on first call).
+  const std::filesystem::path& scratch_folder();
+  // Collective (every rank calls it): where the ranks' solve time went; the text on rank 0, empty elsewhere.
+  std::string summary();
+
+ private:
+  int rank_ = 0, size_ = 0;  // size 0: not under mpirun
+  struct State;
+  std::unique_ptr<State> state_;
+  std::filesystem::path scratch_;
+};
+
+}  // namespace talus::app

@@ -35,6 +35,7 @@
 #include "apps/Version.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "solvers/matrixfree/PartitionedSolve.hpp"
 #include "engine/joints/RigidJoint.hpp"
 #include "solvers/fc/FclibIO.hpp"
 
@@ -909,6 +910,15 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
         << (m.bodies.capsules() > 0 ? std::to_string(m.bodies.capsules()) + " capsules, " : "") << m.walls.size()
         << " walls, h = " << p.h << ", t_end = " << t_end << ", threads = " << p.threads
         << ", tolerance = " << p.tolerance << '\n';
+    if (p.distributed) {
+      std::string whole;
+      if (p.solver != GranularSolver::MatrixFree && p.solver != GranularSolver::Anderson)
+        whole = "the " + granular_solver_name(p.solver) + " solver";
+      else if (m.bodies.capsules() > 0 || !m.interactions.empty() || stepper.has_rolling_resistance())
+        whole = "steps with capsule contacts, joints or rolling resistance";
+      log << "talus: " << p.distributed->ranks() << " MPI ranks: the bead contacts' solve is spread over them"
+          << (whole.empty() ? "" : "; " + whole + ": solved whole on every rank (docs/distributed.md)") << '\n';
+    }
     if (t_final < t_end - 1e-6 * p.h)
       log << "talus: t_end is not a whole number of steps from t = " << t0 << ": the run ends at t = " << t_final << '\n';
   }

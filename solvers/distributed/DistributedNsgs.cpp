@@ -85,6 +85,7 @@ double DistributedNsgs::reduce_sum(double local) {
 }
 
 void DistributedNsgs::gather(std::vector<SweepContact>& contacts, const SweepLayout& L, const BodyArrays& bodies) {
+  if (size_ == 1) return;  // one rank holds everything already
   // The owned beads' velocities: contiguous ranges, in rank order.
   counts_.resize(size_), offsets_.resize(size_);
   for (int r = 0; r < size_; ++r) {
@@ -184,10 +185,16 @@ solvers::SolverStats DistributedNsgs::solve(std::vector<SweepContact>& contacts,
     auto colour = [&](int k) {
       double s = MPI_Wtime();
       const int a = plan_.mine_start[k], e = plan_.mine_start[k + 1];
-      if (backward)
-        for (int j = e - 1; j >= a; --j) f(plan_.mine[j], c1 - c0 + j);
-      else
+      // A proper colour's contacts share no bead: split among the threads; the overflow colour in order.
+      const bool overflow = L.interface.last_is_overflow && k == nc - 1;
+      if (parallel_interior && threads > 1 && !overflow && e - a > 256) {
+#pragma omp parallel for num_threads(threads) schedule(static)
         for (int j = a; j < e; ++j) f(plan_.mine[j], c1 - c0 + j);
+      } else if (backward) {
+        for (int j = e - 1; j >= a; --j) f(plan_.mine[j], c1 - c0 + j);
+      } else {
+        for (int j = a; j < e; ++j) f(plan_.mine[j], c1 - c0 + j);
+      }
       times_.sweep += lap(s);
       exchange(k + 1, bodies);
       times_.exchange += lap(s);

@@ -621,11 +621,10 @@ double integral(const Reader& r, const char* name, double x, double lo, double h
 
 }  // namespace
 
-void write_restart(const Path& file, const talus::Model& m, const contact::ContactCache* bead_cache,
-                   const contact::ContactCache* capsule_cache, const RunCounters* counters,
-                   const contact::ContactCache* bead_position_cache, const contact::ContactCache* capsule_position_cache,
+void write_restart(const Path& file, const talus::Model& m, const contact::ContactCache* cache,
+                   const RunCounters* counters, const contact::ContactCache* position_cache,
                    const std::vector<double>* joint_impulses, const std::vector<double>* joint_position_impulses,
-                   const contact::ContactCache* rolling_cache, const contact::ContactCache* capsule_rolling_cache) {
+                   const contact::ContactCache* rolling_cache) {
   if (const std::string bad = non_finite_body(m); !bad.empty())
     throw std::runtime_error(file.string() + ": not written: the state is not finite (" + bad + ")");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -649,24 +648,14 @@ void write_restart(const Path& file, const talus::Model& m, const contact::Conta
                              static_cast<double>(m.bodies.next_id[1])};
     root.matrix("clock", clock, 4, 1, "s, 1, 1, 1",
                 "time [s], step (steps taken since t = 0), next bead id, next capsule id");
-    if (bead_cache || capsule_cache) {
+    if (cache) {
       Group g(f, "contacts", true, file);
-      const contact::ContactCache empty;
-      write_cache(g.id, "beads", bead_cache ? *bead_cache : empty, "bead contacts (bead-bead, bead-wall, bead-box)", file);
-      write_cache(g.id, "capsules", capsule_cache ? *capsule_cache : empty, "contacts touching a capsule", file);
-      if (bead_position_cache || capsule_position_cache) {
-        write_cache(g.id, "bead_positions", bead_position_cache ? *bead_position_cache : empty,
-                    "bead contacts' position corrections (generalized-α)", file);
-        write_cache(g.id, "capsule_positions", capsule_position_cache ? *capsule_position_cache : empty,
-                    "position corrections of contacts touching a capsule (generalized-α)", file);
-      }
-      if ((rolling_cache && rolling_cache->size() > 0) || (capsule_rolling_cache && capsule_rolling_cache->size() > 0)) {
-        write_cache(g.id, "rolling", rolling_cache ? *rolling_cache : empty,
-                    "bead contacts' rolling impulses (torque impulse / R*, world vectors in the tangent plane)", file);
-        write_cache(g.id, "capsule_rolling", capsule_rolling_cache ? *capsule_rolling_cache : empty,
-                    "rolling impulses of the general contacts between a bead and an obstacle (drums, moving meshes)",
-                    file);
-      }
+      write_cache(g.id, "cache", *cache, "contacts, every kind (contact/ContactKey.hpp)", file);
+      if (position_cache)
+        write_cache(g.id, "position_cache", *position_cache, "contacts' position corrections (generalized-α)", file);
+      if (rolling_cache && rolling_cache->size() > 0)
+        write_cache(g.id, "rolling_cache", *rolling_cache,
+                    "contacts' rolling impulses (torque impulse / R*, world vectors in the tangent plane)", file);
     }
     if (joint_impulses && !joint_impulses->empty()) {
       Group g(f, "joints", true, file);
@@ -743,22 +732,42 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
     RestartExtras x;
     if (H5Lexists(f, "contacts", H5P_DEFAULT) > 0) {
       Group g(f, "contacts", false, file);
-      Group gb(g.id, "beads", false, file, "/contacts/"), gk(g.id, "capsules", false, file, "/contacts/");
-      x.bead_cache = Reader{gb.id, "/contacts/beads/", file}.cache("beads");
-      x.capsule_cache = Reader{gk.id, "/contacts/capsules/", file}.cache("capsules");
+      auto read_cache = [&](const char* name) {
+        Group c(g.id, name, false, file, "/contacts/");
+        return Reader{c.id, std::string("/contacts/") + name + "/", file}.cache(name);
+      };
+      // An archive of the two caches with their older keys (before the one key scheme): translated and merged.
+      auto read_legacy = [&](const char* beads, const char* capsules) {
+        CacheContent b = read_cache(beads), k = read_cache(capsules), out;
+        auto translate = [&](const CacheContent& c, const char* name, contact::ContactKey (*f)(std::uint64_t)) {
+          for (std::size_t i = 0; i < c.keys.size(); ++i) {
+            try {
+              out.keys.push_back(f(c.keys[i]));
+            } catch (const std::invalid_argument& e) {
+              throw std::runtime_error(file.string() + ": /contacts/" + name + "/keys row " + std::to_string(i) + ": " +
+                                       e.what());
+            }
+            out.impulses.push_back(c.impulses[i]);
+          }
+        };
+        translate(b, beads, contact::legacy_bead_key);
+        translate(k, capsules, contact::legacy_general_key);
+        return out;
+      };
+      if (H5Lexists(g.id, "cache", H5P_DEFAULT) > 0 || H5Lexists(g.id, "beads", H5P_DEFAULT) <= 0) {
+        x.cache = read_cache("cache");
+        if (H5Lexists(g.id, "position_cache", H5P_DEFAULT) > 0)
+          x.position_cache = read_cache("position_cache"), x.has_position_cache = true;
+        if (H5Lexists(g.id, "rolling_cache", H5P_DEFAULT) > 0)
+          x.rolling_cache = read_cache("rolling_cache"), x.has_rolling_cache = true;
+      } else {
+        x.cache = read_legacy("beads", "capsules");
+        if (H5Lexists(g.id, "bead_positions", H5P_DEFAULT) > 0)
+          x.position_cache = read_legacy("bead_positions", "capsule_positions"), x.has_position_cache = true;
+        if (H5Lexists(g.id, "rolling", H5P_DEFAULT) > 0)
+          x.rolling_cache = read_legacy("rolling", "capsule_rolling"), x.has_rolling_cache = true;
+      }
       x.has_contacts = true;
-      if (H5Lexists(g.id, "bead_positions", H5P_DEFAULT) > 0) {
-        Group gp(g.id, "bead_positions", false, file, "/contacts/"), gq(g.id, "capsule_positions", false, file, "/contacts/");
-        x.bead_position_cache = Reader{gp.id, "/contacts/bead_positions/", file}.cache("bead_positions");
-        x.capsule_position_cache = Reader{gq.id, "/contacts/capsule_positions/", file}.cache("capsule_positions");
-        x.has_position_caches = true;
-      }
-      if (H5Lexists(g.id, "rolling", H5P_DEFAULT) > 0) {
-        Group gr(g.id, "rolling", false, file, "/contacts/"), gc(g.id, "capsule_rolling", false, file, "/contacts/");
-        x.rolling_cache = Reader{gr.id, "/contacts/rolling/", file}.cache("rolling");
-        x.capsule_rolling_cache = Reader{gc.id, "/contacts/capsule_rolling/", file}.cache("capsule_rolling");
-        x.has_rolling_cache = true;
-      }
     }
     if (H5Lexists(f, "joints", H5P_DEFAULT) > 0) {
       Group g(f, "joints", false, file);

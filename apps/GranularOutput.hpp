@@ -79,12 +79,14 @@ struct CacheContent {
 // What read_restart gives back besides the model. has_contacts / has_counters are false for archives written
 // before those groups existed (the run then starts cold, and is not a bitwise continuation).
 struct RestartExtras {
-  CacheContent bead_cache, capsule_cache;
-  // Generalized-α's position-correction caches (GranularStepper::position_cache), when the run archived them.
-  CacheContent bead_position_cache, capsule_position_cache;
-  bool has_position_caches = false;
-  // The rolling resistance warm start (GranularStepper::rolling_cache, capsule_rolling_cache), when the run had it.
-  CacheContent rolling_cache, capsule_rolling_cache;
+  // The one contact cache (GranularStepper::contact_cache; contact/ContactKey.hpp). Archives written before it
+  // held a bead cache and a capsule cache under older keys: they are translated and merged.
+  CacheContent cache;
+  // Generalized-α's position-correction cache (GranularStepper::position_cache), when the run archived it.
+  CacheContent position_cache;
+  bool has_position_cache = false;
+  // The rolling resistance warm start (GranularStepper::rolling_cache), when the run had it.
+  CacheContent rolling_cache;
   bool has_rolling_cache = false;
   RunCounters counters;
   bool has_contacts = false, has_counters = false;
@@ -98,13 +100,11 @@ struct RestartExtras {
 // bodies is not "bead", so the archive of a scene without materials is what it was before they existed; read
 // back, an absent one means "bead", and the scene's table must hold every id.
 void write_restart(const std::filesystem::path& file, const talus::Model& model,
-                   const contact::ContactCache* bead_cache = nullptr, const contact::ContactCache* capsule_cache = nullptr,
-                   const RunCounters* counters = nullptr, const contact::ContactCache* bead_position_cache = nullptr,
-                   const contact::ContactCache* capsule_position_cache = nullptr,
+                   const contact::ContactCache* cache = nullptr, const RunCounters* counters = nullptr,
+                   const contact::ContactCache* position_cache = nullptr,
                    const std::vector<double>* joint_impulses = nullptr,
                    const std::vector<double>* joint_position_impulses = nullptr,
-                   const contact::ContactCache* rolling_cache = nullptr,
-                   const contact::ContactCache* capsule_rolling_cache = nullptr);
+                   const contact::ContactCache* rolling_cache = nullptr);
 // Replaces model's beads, capsules (none when the archive has none), time and step by the archive's, and
 // fills `extras` when given. The archive is validated before anything is replaced: finite values, positive
 // radii and masses, consistent sizes, unique ids below the next id, a finite clock >= 0, strictly increasing

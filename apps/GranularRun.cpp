@@ -880,17 +880,9 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
                                 "form has no rows for");
   if (!o.dump_fclib.empty()) fs::create_directories(o.dump_fclib);
   RunCounters counters;
-  if (extras.has_contacts) {
-    extras.bead_cache.load_into(stepper.contact_cache());
-    extras.capsule_cache.load_into(stepper.capsule_contact_cache());
-  }
-  if (extras.has_position_caches) {
-    extras.bead_position_cache.load_into(stepper.position_cache());
-    extras.capsule_position_cache.load_into(stepper.capsule_position_cache());
-  }
-  if (extras.has_rolling_cache)
-    extras.rolling_cache.load_into(stepper.rolling_cache()),
-        extras.capsule_rolling_cache.load_into(stepper.capsule_rolling_cache());
+  if (extras.has_contacts) extras.cache.load_into(stepper.contact_cache());
+  if (extras.has_position_cache) extras.position_cache.load_into(stepper.position_cache());
+  if (extras.has_rolling_cache) extras.rolling_cache.load_into(stepper.rolling_cache());
   if (extras.has_counters) counters = extras.counters;
   if (extras.has_joints) stepper.restore_joint_impulses(extras.joint_impulses, extras.joint_position_impulses);
   if (!restart.empty() && !o.quiet && !extras.has_contacts)
@@ -1028,10 +1020,9 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   auto save_restart = [&] {
     const auto t0 = ProfileClock::now();
     const bool ga = p.scheme == GranularScheme::GeneralizedAlpha;
-    write_restart(out / "restart.h5", m, &stepper.contact_cache(), &stepper.capsule_contact_cache(), &counters,
-                  ga ? &stepper.position_cache() : nullptr, ga ? &stepper.capsule_position_cache() : nullptr,
+    write_restart(out / "restart.h5", m, &stepper.contact_cache(), &counters, ga ? &stepper.position_cache() : nullptr,
                   &stepper.joint_impulses(), ga ? &stepper.joint_position_impulses() : nullptr,
-                  &stepper.rolling_cache(), &stepper.capsule_rolling_cache());
+                  &stepper.rolling_cache());
     written("restart.h5");
     restart_step = m.step;
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);

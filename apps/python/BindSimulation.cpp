@@ -171,22 +171,18 @@ class Simulation {
     if (!granular_) throw std::invalid_argument("write_restart: restart archives are written for the large path here "
                                                 "(a small-path scene: talus.run_scene writes restart.h5)");
     granular::GranularStepper& s = granular_->stepper();
-    app::write_restart(file, *model_, &s.contact_cache(), &s.capsule_contact_cache(), nullptr, &s.position_cache(),
-                       &s.capsule_position_cache(), &s.joint_impulses(), &s.joint_position_impulses(),
-                       &s.rolling_cache(), &s.capsule_rolling_cache());
+    app::write_restart(file, *model_, &s.contact_cache(), nullptr, &s.position_cache(), &s.joint_impulses(),
+                       &s.joint_position_impulses(), &s.rolling_cache());
   }
   void read_restart(const std::string& file) {
     if (!granular_) throw std::invalid_argument("read_restart: the large path's archives only");
     app::RestartExtras extras;
     app::read_restart(file, *model_, &extras);
     granular::GranularStepper& s = granular_->stepper();
-    if (extras.has_contacts) extras.bead_cache.load_into(s.contact_cache()), extras.capsule_cache.load_into(s.capsule_contact_cache());
-    if (extras.has_position_caches)
-      extras.bead_position_cache.load_into(s.position_cache()),
-          extras.capsule_position_cache.load_into(s.capsule_position_cache());
+    if (extras.has_contacts) extras.cache.load_into(s.contact_cache());
+    if (extras.has_position_cache) extras.position_cache.load_into(s.position_cache());
     if (extras.has_joints) s.restore_joint_impulses(extras.joint_impulses, extras.joint_position_impulses);
-    if (extras.has_rolling_cache)
-      extras.rolling_cache.load_into(s.rolling_cache()), extras.capsule_rolling_cache.load_into(s.capsule_rolling_cache());
+    if (extras.has_rolling_cache) extras.rolling_cache.load_into(s.rolling_cache());
     contacts_valid_ = false;
   }
 

@@ -10,14 +10,23 @@ namespace talus {
 
 namespace {
 
+// The keys of contact/ContactKey.hpp, with the bodies' kinds (their shape groups) and ids: a pair in id order.
+contact::KeyBody key_kind(const RigidBodies& b, int i) { return static_cast<contact::KeyBody>(b.kind(i)); }
+
 contact::ContactKey sphere_pair_key(const RigidBodies& b, int i, int j) {
-  const std::uint32_t a = b.id[i], c = b.id[j];
-  return contact::bead_pair_key(std::min(a, c), std::max(a, c));
+  if (b.id[i] > b.id[j]) std::swap(i, j);
+  return contact::pair_key(key_kind(b, i), b.id[i], key_kind(b, j), b.id[j]);
 }
 
-// The key of a sphere–beam pair: the beam's index in Model::detection.beams as a wall with feature 1 (planes
-// use feature 0), so beam and plane keys never meet.
-contact::ContactKey beam_key(int beam, std::uint32_t sphere_id) { return contact::bead_wall_key(beam, 1, sphere_id); }
+// A sphere against the beam of index `beam` in Model::detection.beams, or the plane of index `plane`.
+contact::ContactKey beam_key(const RigidBodies& b, int beam, int sphere) {
+  return contact::obstacle_key(contact::KeyObstacle::Beam, static_cast<std::uint32_t>(beam), 0, key_kind(b, sphere),
+                               b.id[sphere]);
+}
+contact::ContactKey plane_key(const RigidBodies& b, int plane, int sphere) {
+  return contact::obstacle_key(contact::KeyObstacle::Plane, static_cast<std::uint32_t>(plane), 0, key_kind(b, sphere),
+                               b.id[sphere]);
+}
 
 // Pairs of rigid bodies joined by a listed interaction: joints, listed sphere–sphere contacts.
 void collect_excluded(const Model& model, std::vector<contact::ContactKey>& out) {
@@ -39,7 +48,7 @@ contact::ContactKey existing_key(const Model& model, const Interaction& in) {
     int beam = 0;
     for (std::size_t p = 0; p < model.detection.beams.size(); ++p)
       if (model.detection.beams[p].lti == in.systems[1].index) beam = static_cast<int>(p);
-    return beam_key(beam, model.bodies.id[a]);
+    return beam_key(model.bodies, beam, a);
   }
   if (in.systems.size() == 2) return sphere_pair_key(model.bodies, a, static_cast<int>(in.systems[1].index));
   const auto& rel = std::get<SphereContactRelation>(in.relation);
@@ -48,7 +57,7 @@ contact::ContactKey existing_key(const Model& model, const Interaction& in) {
     if (model.detection.planes[p].normal == rel.plane_normal &&
         model.detection.planes[p].offset == rel.plane_offset)
       plane = static_cast<int>(p);
-  return contact::bead_wall_key(plane, 0, model.bodies.id[a]);
+  return plane_key(model.bodies, plane, a);
 }
 
 // Position of the last step's interaction with this key in ws.previous, or −1.
@@ -132,7 +141,7 @@ void detect_beam_pairs(Model& model, SmallPathDetection& ws, double h, double ma
       }
       if (!near) continue;
       // Narrow phase: the gap on the sphere's side, the side of a persisting pair kept (BeamSphereContact.hpp).
-      const contact::ContactKey key = beam_key(static_cast<int>(p), b.id[i]);
+      const contact::ContactKey key = beam_key(b, static_cast<int>(p), i);
       const int old = previous_of(ws, key);
       const Vector& q = model.lti[d.beams[p].lti].q;
       const double side = old >= 0 ? std::get<BeamSphereContactRelation>(ws.previous[old].relation).side
@@ -225,7 +234,7 @@ bool detect_contacts(Model& model, SmallPathDetection& ws, double h) {
     for (std::size_t p = 0; p < d.planes.size(); ++p) {
       const ContactPlane& pl = d.planes[p];
       if (pl.normal.dot(ws.x[k]) - pl.offset - ws.radius[k] <= ws.reach)
-        append(contact::bead_wall_key(static_cast<int>(p), 0, b.id[d.spheres[k]]), d.spheres[k], &pl, -1);
+        append(plane_key(b, static_cast<int>(p), d.spheres[k]), d.spheres[k], &pl, -1);
     }
 
   if (!d.beams.empty()) detect_beam_pairs(model, ws, h, margin, vmax);

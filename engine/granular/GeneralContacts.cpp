@@ -10,24 +10,20 @@ void prepare_general_contact(GeneralContact& c, const Eigen::Vector3d& normal, c
   matrixfree::prepare_general_contact(c, f.n, f.t1, f.t2, pa, pb, mu, body_arrays(bodies));
 }
 
-void store_general_cache(GeneralContactSet& set) { store_general_cache(set, set.cache); }
-
-void store_general_cache(GeneralContactSet& set, contact::ContactCache& cache) {
+void general_world_impulses(GeneralContactSet& set) {
   set.world_impulses.resize(set.contacts.size());
   for (std::size_t k = 0; k < set.contacts.size(); ++k) {
     const GeneralContact& c = set.contacts[k];
     set.world_impulses[k] = c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2;
   }
-  cache.store(set.keys.data(), set.world_impulses.data(), set.keys.size());
 }
 
-void store_general_rolling_cache(GeneralContactSet& set) {
+void general_world_rolling(GeneralContactSet& set) {
   set.world_impulses.resize(set.contacts.size());
   for (std::size_t k = 0; k < set.contacts.size(); ++k) {
     const GeneralContact& c = set.contacts[k];
     set.world_impulses[k] = c.roll.rho[0] * c.t1 + c.roll.rho[1] * c.t2;
   }
-  set.rolling_cache.store(set.keys.data(), set.world_impulses.data(), set.keys.size());
 }
 
 }  // namespace talus::granular

@@ -67,17 +67,17 @@ double second_order_drift(const GeneralCandidate& g, const Model& m, const std::
     gap = pick(contact::capsule_capsule_points(advanced(caps, g.a, h), b, pts));
   } else if (g.kind_a == BodyKind::Fixed && g.kind_b == BodyKind::Sphere) {
     // A bead in a drum: inside a concave surface a straight path leaves it, so the gap closes by ~(v_T h)²/2R.
-    const contact::Drum& drum = m.drums[((g.key >> 26) & 0x3ffffff) - kDrumKeyBase];
+    const contact::Drum& drum = m.drums[contact::obstacle_index(g.key)];
     if (contact::sphere_drum_point(drum, caps.x[g.b] + h * caps.v[g.b], caps.radius[g.b], pts[0])) gap = pts[0].gap;
-  } else if (g.key >> 62 == static_cast<std::uint64_t>(KeyKind::Wall)) {
-    gap = pick(contact::capsule_wall_points(walls[(g.key >> 26) & 0x3ffffff], advanced(caps, g.b, h), pts));
-  } else if (const std::uint32_t id = (g.key >> 26) & 0x3ffffff; id >= kConeKeyBase) {
-    const contact::Cone& cone = m.cones[id - kConeKeyBase];
+  } else if (contact::obstacle_kind(g.key) == contact::KeyObstacle::Plane) {
+    gap = pick(contact::capsule_wall_points(walls[contact::obstacle_index(g.key)], advanced(caps, g.b, h), pts));
+  } else if (contact::obstacle_kind(g.key) == contact::KeyObstacle::Cone) {
+    const contact::Cone& cone = m.cones[contact::obstacle_index(g.key)];
     contact::CapsuleShape b = advanced(caps, g.b, h);
     if (m.periodic.any()) b.centre = cone.base + m.periodic.minimum_image(b.centre - cone.base);
     gap = pick(contact::capsule_cone_points(cone, b, pts));
   } else {
-    const contact::Box& box = m.boxes[(g.key >> 26) & 0x3ffffff];
+    const contact::Box& box = m.boxes[contact::obstacle_index(g.key)];
     contact::CapsuleShape b = advanced(caps, g.b, h);
     if (m.periodic.any()) b.centre = box.centre + m.periodic.minimum_image(b.centre - box.centre);
     gap = pick(contact::capsule_box_points(box, b, pts));
@@ -98,7 +98,8 @@ void detect_drum_contacts(const Model& m, double margin, std::vector<GeneralCand
       g.a = -1, g.b = j, g.kind_a = BodyKind::Fixed, g.kind_b = BodyKind::Sphere;
       const ContactLaw& law = m.materials.law(m.material_of_drum(d), beads.material[j]);
       g.point = cp, g.mu = law.mu, g.e = law.e, g.rolling = law.rolling;
-      g.key = general_key(KeyKind::Box, kDrumKeyBase + static_cast<std::uint32_t>(d), KeyKind::Sphere, beads.id[j], 0);
+      g.key = contact::obstacle_key(contact::KeyObstacle::Drum, static_cast<std::uint32_t>(d), 0, contact::KeyBody::Sphere,
+                                    beads.id[j]);
       g.wall_velocity = drum.velocity_at(beads.x[j] + cp.pb);
       g.wall_spin = drum.angular_velocity * drum.axis;
       out.push_back(g);
@@ -157,7 +158,7 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
             periodic ? Eigen::Vector3d(ci.centre + m.periodic.minimum_image(beads.x[j] - ci.centre)) : beads.x[j];
         if (contact::capsule_sphere_point(ci, xj, beads.radius[j], pts[0]) && pts[0].gap <= margin)
           emit(BodyKind::Capsule, i, BodyKind::Sphere, j, pts[0],
-               general_key(KeyKind::Capsule, caps.id[i], KeyKind::Sphere, beads.id[j], 0), 0.0,
+               contact::pair_key(contact::KeyBody::Capsule, caps.id[i], contact::KeyBody::Sphere, beads.id[j]), 0.0,
                m.materials.law(caps.material[i], beads.material[j]));
       });
       // Capsules with a larger id (each pair once, a = the smaller id).
@@ -171,7 +172,9 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
         for (int p = 0; p < k; ++p)
           if (pts[p].gap <= margin)
             emit(BodyKind::Capsule, i, BodyKind::Capsule, j, pts[p],
-                 general_key(KeyKind::Capsule, caps.id[i], KeyKind::Capsule, caps.id[j], pts[p].feature), 0.0,
+                 contact::pair_key(contact::KeyBody::Capsule, caps.id[i], contact::KeyBody::Capsule, caps.id[j],
+                                   pts[p].feature),
+                 0.0,
                  m.materials.law(caps.material[i], caps.material[j]));
       }
       for (int w = 0; w < nw; ++w) {
@@ -180,7 +183,8 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
         for (int p = 0; p < k; ++p)
           if (pts[p].gap <= margin + h * std::abs(wall_speed[w]))
             emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, pts[p],
-                 general_key(KeyKind::Wall, static_cast<std::uint32_t>(w), KeyKind::Capsule, caps.id[i], pts[p].feature),
+                 contact::obstacle_key(contact::KeyObstacle::Plane, static_cast<std::uint32_t>(w), pts[p].feature,
+                                       contact::KeyBody::Capsule, caps.id[i]),
                  wall_speed[w], m.materials.law(m.material_of_wall(w), caps.material[i]));
       }
       // Fixed meshes (moving ones meet beads only): the capsule's image nearest to the mesh's box.
@@ -197,9 +201,9 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
                                      [&](contact::ContactPoint cp, int local, int f) {
                                        if (cp.gap > margin) return;
                                        cp.feature = local;
-                                       const contact::ContactKey key = general_key(
-                                           KeyKind::Wall, kMovingMeshKeyBase + mesh_feature_offset[k] + static_cast<std::uint32_t>(f),
-                                           KeyKind::Capsule, caps.id[i], local);
+                                       const contact::ContactKey key = contact::mesh_point_key(
+                                           mesh_feature_offset[k] + static_cast<std::uint32_t>(f), local,
+                                           contact::KeyBody::Capsule, caps.id[i]);
                                        emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, cp, key, 0.0, law);
                                        out.back().mesh = k, out.back().feature = f;
                                      });
@@ -212,8 +216,8 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
         for (int p = 0; p < k; ++p)
           if (pts[p].gap <= margin)
             emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, pts[p],
-                 general_key(KeyKind::Box, kConeKeyBase + static_cast<std::uint32_t>(kc), KeyKind::Capsule,
-                             caps.id[i], pts[p].feature),
+                 contact::obstacle_key(contact::KeyObstacle::Cone, static_cast<std::uint32_t>(kc), pts[p].feature,
+                                       contact::KeyBody::Capsule, caps.id[i]),
                  0.0, m.materials.law(m.material_of_cone(kc), caps.material[i]));
       }
       for (int bx = 0; bx < static_cast<int>(m.boxes.size()); ++bx) {
@@ -226,7 +230,8 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
         for (int p = 0; p < k; ++p)
           if (pts[p].gap <= margin)
             emit(BodyKind::Fixed, -1, BodyKind::Capsule, i, pts[p],
-                 general_key(KeyKind::Box, static_cast<std::uint32_t>(bx), KeyKind::Capsule, caps.id[i], pts[p].feature),
+                 contact::obstacle_key(contact::KeyObstacle::Box, static_cast<std::uint32_t>(bx), pts[p].feature,
+                                       contact::KeyBody::Capsule, caps.id[i]),
                  0.0, m.materials.law(m.material_of_box(bx), caps.material[i]));
       }
     }
@@ -237,6 +242,7 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
 
 double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
                               const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set,
+                              const contact::ContactCache& cache, const contact::ContactCache& rolling_cache,
                               bool generalized_alpha) {
   const int n = static_cast<int>(buf.all.size());
   if (n == 0 && set.contacts.empty()) return 0.0;  // a bead-only step: nothing to colour
@@ -297,7 +303,7 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
     // A moving surface's tangential velocity: the contact's relative velocity is the bead's minus the surface's.
     c.extra_t = Eigen::Vector2d(-c.t1.dot(g.wall_velocity), -c.t2.dot(g.wall_velocity));
     if (generalized_alpha) set.position_extra[s] += drift;
-    const Eigen::Vector3d R = set.cache.find(g.key);
+    const Eigen::Vector3d R = cache.find(g.key);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
     solvers::project_on_cone(r.data(), 3, g.mu);
     c.r = r;
@@ -308,7 +314,7 @@ double build_general_contacts(GeneralDetectionBuffers& buf, const Model& m,
       c.roll.radius = m.bodies.radius[c.b];
       c.roll.mu = g.rolling;
       c.roll.w = c.roll.radius * c.roll.radius * m.bodies.inv_inertia[c.b];
-      const Eigen::Vector3d P = set.rolling_cache.find(g.key);
+      const Eigen::Vector3d P = rolling_cache.find(g.key);
       c.roll.rho = project_on_disk(Eigen::Vector2d(P.dot(c.t1), P.dot(c.t2)), c.roll.mu * r[0]);
       c.roll_surface = c.roll.radius * Eigen::Vector2d(c.t1.dot(g.wall_spin), c.t2.dot(g.wall_spin));
     }

@@ -52,9 +52,11 @@ void detect_general_contacts(const Model& m, const contact::CellGrid& grid,
 // Must run before the free velocities are added (it reads v_k). Returns the largest penetration (−gap, >= 0).
 // With generalized_alpha the targets are that scheme's (GranularStepper.hpp) and set.position_extra is filled.
 // A bead's contact with an obstacle whose law has rolling resistance gets its rolling record (GeneralContact::roll),
-// warm-started from set.rolling_cache.
+// warm-started from rolling_cache. Warm starts: the impulses stored under the contacts' keys in `cache` (the
+// stepper's one cache of every contact).
 double build_general_contacts(GeneralDetectionBuffers& buffers, const Model& m,
                               const std::vector<contact::Wall>& walls_now, double h, GeneralContactSet& set,
+                              const contact::ContactCache& cache, const contact::ContactCache& rolling_cache,
                               bool generalized_alpha = false);
 
 // max over capsules of |v| + |ω| (half length + radius): a bound on their surface points' speed.

@@ -68,6 +68,14 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
                                 std::to_string(AndersonWorkspace::kMaxMemory) + "]");
   if (params_.partitions < 0) throw std::invalid_argument("granular: partitions must be >= 0 (0 = automatic)");
   if (params_.threads < 1) throw std::invalid_argument("granular: threads must be >= 1");
+  // The contact keys (contact/ContactKey.hpp) hold body ids below 2^28 and obstacle indices below 2^20.
+  for (int kind = 0; kind < kShapeKinds; ++kind)
+    if (m_.bodies.next_id[kind] > contact::kKeyBodyIds)
+      throw std::invalid_argument("granular: body ids reach " + std::to_string(m_.bodies.next_id[kind]) +
+                                  ": the contact cache's keys hold ids below 2^28");
+  if (m_.walls.size() + m_.boxes.size() + m_.cones.size() + m_.drums.size() >= contact::kKeyObstacleIndices)
+    throw std::invalid_argument("granular: more than 2^20 walls, boxes, cones or drums (the contact cache's keys "
+                                "hold obstacle indices below 2^20)");
   // One model for every integrator, but not yet one step for all of it: this stepper integrates the sphere and
   // capsule groups against obstacles and each other; systems and bodies of the small-system path are refused.
   // Joints between capsules (or a capsule and the world) are stepped with the contacts (header).
@@ -299,7 +307,9 @@ Eigen::Vector3d GranularStepper::mesh_position(int k, int i) const {
 Eigen::Vector3d GranularStepper::mesh_warm_start(int k, int feature, std::uint32_t id) const {
   const contact::TriangleMesh& m = *m_.meshes[k];
   const std::uint32_t off = mesh_feature_offset_[k];
-  const auto find = [&](int f) { return cache_.find(contact::bead_mesh_key(off + static_cast<std::uint32_t>(f), id)); };
+  const auto find = [&](int f) {
+    return cache_.find(contact::mesh_key(off + static_cast<std::uint32_t>(f), contact::KeyBody::Sphere, id));
+  };
   Eigen::Vector3d r = find(feature);
   if (r != Eigen::Vector3d::Zero()) return r;
   const int T = m.faces(), E = m.edges();
@@ -440,7 +450,7 @@ void GranularStepper::narrow() {
       }
       law = laws.law(b.material[ia], b.material[ib]);
       c.a = ia, c.b = ib, c.ra = b.radius[ia], c.rb = b.radius[ib], c.mu = law.mu;
-      keys_[s] = contact::bead_pair_key(b.id[ia], b.id[ib]);
+      keys_[s] = contact::pair_key(contact::KeyBody::Sphere, b.id[ia], contact::KeyBody::Sphere, b.id[ib]);
     } else {
       const WallHit& w = wall_hits_[src - np];
       const int nb = static_cast<int>(m_.boxes.size());
@@ -459,16 +469,18 @@ void GranularStepper::narrow() {
                                                             : m_.material_of_mesh(w.wall - nw - nb - nc));
       c.a = -1, c.b = w.bead, c.ra = 0.0, c.rb = b.radius[w.bead], c.mu = law.mu;
       if (w.wall < nw) {
-        keys_[s] = contact::bead_wall_key(w.wall, w.feature, b.id[w.bead]);
+        keys_[s] = contact::obstacle_key(contact::KeyObstacle::Plane, w.wall, w.feature, contact::KeyBody::Sphere,
+                                         b.id[w.bead]);
         wall_speed = wall_speed_[w.wall];
       } else if (w.wall < nw + nb) {
-        keys_[s] = contact::bead_box_key(w.wall - nw, b.id[w.bead]);
+        keys_[s] = contact::obstacle_key(contact::KeyObstacle::Box, w.wall - nw, 0, contact::KeyBody::Sphere, b.id[w.bead]);
       } else if (mesh) {
         const int k = w.wall - nw - nb - nc;
-        keys_[s] = contact::bead_mesh_key(mesh_feature_offset_[k] + static_cast<std::uint32_t>(w.feature), b.id[w.bead]);
+        keys_[s] = contact::mesh_key(mesh_feature_offset_[k] + static_cast<std::uint32_t>(w.feature),
+                                     contact::KeyBody::Sphere, b.id[w.bead]);
       } else {
         const int k = w.wall - nw - nb;
-        keys_[s] = contact::bead_cone_key(k, b.id[w.bead]);
+        keys_[s] = contact::obstacle_key(contact::KeyObstacle::Cone, k, 0, contact::KeyBody::Sphere, b.id[w.bead]);
         const contact::Cone& cone = m_.cones[k];
         const Eigen::Vector3d& v = b.v[w.bead];
         const Eigen::Vector3d x = (periodic ? Eigen::Vector3d(cone.base + m_.periodic.minimum_image(b.x[w.bead] - cone.base))
@@ -535,7 +547,7 @@ void GranularStepper::narrow() {
       k.rho = project_on_disk(Eigen::Vector2d(P.dot(c.t1), P.dot(c.t2)), k.mu * r[0]);
     }
   }
-  report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, ga));
+  report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, cache_, rolling_cache_, ga));
   if (!m_.interactions.empty()) build_joints();
   // Anderson sweeps them too, without extrapolating (MatrixFreeNsgs.hpp).
   if (!general_.empty() && params_.solver != GranularSolver::MatrixFree && params_.solver != GranularSolver::Anderson)
@@ -740,7 +752,7 @@ void GranularStepper::correct_positions() {
     GeneralContact& c = general_.contacts[k];
     general_.velocity_r[k] = c.r;
     c.extra = general_.position_extra[k];
-    const Eigen::Vector3d R = general_.position_cache.find(general_.keys[k]);
+    const Eigen::Vector3d R = position_cache_.find(general_.keys[k]);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
     solvers::project_on_cone(r.data(), 3, c.local.mu);
     c.r = r;
@@ -773,8 +785,9 @@ void GranularStepper::correct_positions() {
     world_impulses_[k] = c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2;
     c.r = velocity_r_[k];
   }
-  position_cache_.store(keys_.data(), world_impulses_.data(), keys_.size());
-  store_general_cache(general_, general_.position_cache);
+  general_world_impulses(general_);
+  position_cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), general_.keys.data(),
+                        general_.world_impulses.data(), general_.keys.size());
   for (int k = 0; k < ng; ++k) general_.contacts[k].r = general_.velocity_r[k];
   b.v.swap(v_end_), b.w.swap(w_end_);
   // One report for the two solves: sweeps and time summed, the larger residual, the first failure.
@@ -809,12 +822,17 @@ void GranularStepper::integrate() {
     const SweepContact& c = contacts_[k];
     world_impulses_[k] = c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2;
   }
-  cache_.store(keys_.data(), world_impulses_.data(), keys_.size());
+  // One cache for the bead contacts and the contacts touching a capsule or met by a drum or moving mesh.
+  general_world_impulses(general_);
+  cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), general_.keys.data(), general_.world_impulses.data(),
+               general_.keys.size());
   if (has_rolling_) {
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
     for (int k = 0; k < nc; ++k)
       world_impulses_[k] = rolling_[k].rho[0] * contacts_[k].t1 + rolling_[k].rho[1] * contacts_[k].t2;
-    rolling_cache_.store(keys_.data(), world_impulses_.data(), keys_.size());
+    general_world_rolling(general_);
+    rolling_cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), general_.keys.data(),
+                         general_.world_impulses.data(), general_.keys.size());
   }
 }
 
@@ -866,8 +884,6 @@ const GranularStepReport& GranularStepper::step() {
   if (generalized_alpha()) correct_positions();
   t0 = stamp(Phase::Solve, t0);
   integrate();
-  store_general_cache(general_);
-  if (has_rolling_) store_general_rolling_cache(general_);
   wrap_positions();
   stamp(Phase::Integration, t0);
   m_.time += h;

@@ -181,13 +181,11 @@ class GranularStepper {
   const std::vector<ResidualSample>& residual_history() const {
     return params_.solver == GranularSolver::Multilevel ? multilevel_.fine.history : work_.history;
   }
-  // The warm start kept between steps (restart archives save and restore it): bead contacts, and contacts
-  // touching a capsule.
+  // The warm start kept between steps (restart archives save and restore it): one cache of every contact, bead
+  // contacts and those touching a capsule or met by a drum or a moving mesh alike (contact/ContactKey.hpp).
   contact::ContactCache& contact_cache() { return cache_; }
-  contact::ContactCache& capsule_contact_cache() { return general_.cache; }
-  // Generalized-α: the position corrections' warm start (impulse-like ν, world frame), bead and capsule contacts.
+  // Generalized-α: the position corrections' warm start (impulse-like ν, world frame), every contact.
   contact::ContactCache& position_cache() { return position_cache_; }
-  contact::ContactCache& capsule_position_cache() { return general_.position_cache; }
   // The model's joints (all its interactions), in their order: joint k's rows are [joint_row_start()[k],
   // joint_row_start()[k + 1]) of joint_impulses(), the last step's impulses of the velocity problem (the force
   // over the step is impulse / h; a driver's row is its torque about its axis times h). Also the warm start.
@@ -209,9 +207,8 @@ class GranularStepper {
   // (GeneralContact::roll).
   bool has_rolling_resistance() const { return has_rolling_; }
   const RollingContacts& rolling_contacts() const { return rolling_; }
+  // (general contacts between a bead and an obstacle, drums and moving meshes, included).
   contact::ContactCache& rolling_cache() { return rolling_cache_; }
-  // The same for the general contacts between a bead and an obstacle (drums, moving meshes).
-  contact::ContactCache& capsule_rolling_cache() { return general_.rolling_cache; }
   // Forget the warm start (after beads were added, for instance: not needed, keys stay valid).
   void clear_cache() { cache_.clear(); }
 

@@ -91,8 +91,9 @@ void detect_moving_mesh_contacts(const Model& m, const std::vector<contact::Mesh
     g.point = cp;
     const ContactLaw& law = m.materials.law(m.material_of_mesh(k), b.material[j]);
     g.mu = law.mu, g.e = law.e, g.rolling = law.rolling;
-    g.key = general_key(KeyKind::Wall, kMovingMeshKeyBase + feature_offset[k] + static_cast<std::uint32_t>(f),
-                        kind == BodyKind::Sphere ? KeyKind::Sphere : KeyKind::Capsule, b.id[j], sub);
+    g.key = contact::mesh_point_key(feature_offset[k] + static_cast<std::uint32_t>(f), sub,
+                                    kind == BodyKind::Sphere ? contact::KeyBody::Sphere : contact::KeyBody::Capsule,
+                                    b.id[j]);
     g.mesh = k, g.feature = f;
     return g;
   };

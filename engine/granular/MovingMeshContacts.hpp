@@ -29,9 +29,9 @@ MeshPose mesh_pose(const Model& m, int k, double time);
 // prescribed motion, or one carried already.
 void attach_mesh_to_capsule(Model& m, int k, int body);
 
-// Cache keys of moving meshes' contacts: the wall kind with ids from kMovingMeshKeyBase + the feature's number
-// among all meshes' features (below 2^25).
-constexpr std::uint32_t kMovingMeshKeyBase = 1u << 25;
+// Cache keys of moving meshes' contacts, and of capsules against meshes: contact::mesh_point_key, the feature's
+// number among all meshes' features (below 2^25) and the point's.
+constexpr std::uint32_t kMovingMeshKeyBase = contact::kKeyMeshPointFeatures;
 
 // How far a point of mesh k's surface moves in a step of h at most (a carried mesh: with its capsule's
 // start-of-step velocities).

@@ -7,11 +7,13 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <sstream>
 
 #include "apps/GranularOutput.hpp"
@@ -86,8 +88,8 @@ void require_same(const Final& a, const Final& b) {
   CHECK(same_bits(a.model.bodies.x, b.model.bodies.x));
   CHECK(same_bits(a.model.bodies.v, b.model.bodies.v));
   CHECK(same_bits(a.model.bodies.w, b.model.bodies.w));
-  CHECK(same_bits(a.extras.bead_cache.keys, b.extras.bead_cache.keys));
-  CHECK(same_bits(a.extras.bead_cache.impulses, b.extras.bead_cache.impulses));
+  CHECK(same_bits(a.extras.cache.keys, b.extras.cache.keys));
+  CHECK(same_bits(a.extras.cache.impulses, b.extras.cache.impulses));
 }
 
 }  // namespace
@@ -100,7 +102,7 @@ TEST_CASE("a granular run to T and a run to T/2 plus a restart to T end bitwise 
   const auto [straight, half, restarted] =
       straight_and_restarted(scene, dir, {"n=300", "resort_every=25", "frame_every=0.05"}, "0.12", "0.24");
   REQUIRE(half.extras.has_contacts);
-  REQUIRE(half.extras.bead_cache.keys.size() > 300);  // the pile is in contact at T/2: the warm start matters
+  REQUIRE(half.extras.cache.keys.size() > 300);  // the pile is in contact at T/2: the warm start matters
   CHECK(half.model.step == 120);
   CHECK(straight.model.step == 240);
   require_same(straight, restarted);
@@ -124,11 +126,11 @@ TEST_CASE("a generalized-α run restarted at T/2 ends bitwise as the straight ru
   const fs::path scene = fs::path(TALUS_SOURCE_DIR) / "examples" / "bead_stack.yaml";
   const auto [straight, half, restarted] = straight_and_restarted(
       scene, dir, {"n=200", "resort_every=25", "frame_every=0.05", "scheme=generalized_alpha"}, "0.1", "0.2");
-  REQUIRE(half.extras.has_position_caches);
-  REQUIRE(half.extras.bead_position_cache.keys.size() > 200);
+  REQUIRE(half.extras.has_position_cache);
+  REQUIRE(half.extras.position_cache.keys.size() > 200);
   require_same(straight, restarted);
-  CHECK(same_bits(straight.extras.bead_position_cache.keys, restarted.extras.bead_position_cache.keys));
-  CHECK(same_bits(straight.extras.bead_position_cache.impulses, restarted.extras.bead_position_cache.impulses));
+  CHECK(same_bits(straight.extras.position_cache.keys, restarted.extras.position_cache.keys));
+  CHECK(same_bits(straight.extras.position_cache.impulses, restarted.extras.position_cache.impulses));
 
   // Without the position caches (velocity caches only) the continuation ends elsewhere.
   Model cold = half.model;
@@ -136,7 +138,7 @@ TEST_CASE("a generalized-α run restarted at T/2 ends bitwise as the straight ru
   p.scheme = GranularScheme::GeneralizedAlpha;
   p.resort_every = 25;
   GranularStepper stepper(cold, p);
-  half.extras.bead_cache.load_into(stepper.contact_cache());
+  half.extras.cache.load_into(stepper.contact_cache());
   while (cold.step < straight.model.step) REQUIRE(stepper.step().solver.converged());
   CHECK_FALSE(same_bits(cold.bodies.x, straight.model.bodies.x));
   fs::remove_all(dir.parent_path());
@@ -174,7 +176,9 @@ TEST_CASE("a silo with capsules restarted during its outflow ends bitwise as the
   const Final restarted = final_state(dir / "second" / "restart.h5");
   REQUIRE(half.extras.counters.removed > 0);
   REQUIRE(straight.extras.counters.removed > half.extras.counters.removed);
-  REQUIRE(half.extras.capsule_cache.keys.size() > 0);
+  REQUIRE(std::count_if(half.extras.cache.keys.begin(), half.extras.cache.keys.end(), [](talus::contact::ContactKey k) {
+            return talus::contact::key_touches(k, talus::contact::KeyBody::Capsule);
+          }) > 0);
   require_same(straight, restarted);
   const talus::RigidBodies &a = straight.model.bodies, &b = restarted.model.bodies;
   REQUIRE(a.capsules() > 0);
@@ -183,8 +187,6 @@ TEST_CASE("a silo with capsules restarted during its outflow ends bitwise as the
   CHECK(same_bits(a.v, b.v));
   CHECK(same_bits(a.w, b.w));
   CHECK(same_bits(a.q, b.q));
-  CHECK(same_bits(straight.extras.capsule_cache.keys, restarted.extras.capsule_cache.keys));
-  CHECK(same_bits(straight.extras.capsule_cache.impulses, restarted.extras.capsule_cache.impulses));
   // The outflow count and history go on from the archive's.
   CHECK(straight.extras.counters.removed == restarted.extras.counters.removed);
   CHECK(straight.extras.counters.discharge == restarted.extras.counters.discharge);
@@ -245,7 +247,7 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
   REQUIRE(stepper.contact_cache().size() > 0);
   const fs::path good = dir / "good.h5";
   RunCounters counters;
-  write_restart(good, sc.model, &stepper.contact_cache(), &stepper.capsule_contact_cache(), &counters);
+  write_restart(good, sc.model, &stepper.contact_cache(), &counters);
   REQUIRE(read_error(good).empty());
   const int n = sc.model.bodies.spheres();
 
@@ -266,7 +268,7 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
       {"/beads/v", 4, inf, "dataset /beads/v: row 1 column 1 is inf (expected a finite number)"},
       {"/beads/x", 2, nan, "dataset /beads/x: row 0 column 2 is nan (expected a finite number)"},
       {"/beads/id", 1, nan, "dataset /beads/id: row 1 is nan (expected an integer id in [0, 2^32))"},
-      {"/contacts/beads/impulses", 0, nan, "dataset /contacts/beads/impulses: row 0 column 0 is nan"},
+      {"/contacts/cache/impulses", 0, nan, "dataset /contacts/cache/impulses: row 0 column 0 is nan"},
       // A radius scaled alone: the mass and inertia still describe the bead as it was.
       {"/beads/radius", 2, 1.0, "dataset /beads/radius: row 2 is 1 but the bead's mass and inverse inertia"},
   };
@@ -317,9 +319,9 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
     const fs::path bad = dir / "bad.h5";
     fs::copy_file(good, bad, fs::copy_options::overwrite_existing);
     const hid_t f = H5Fopen(bad.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    REQUIRE(H5Ldelete(f, "/contacts/capsules", H5P_DEFAULT) >= 0);
+    REQUIRE(H5Ldelete(f, "/contacts/cache", H5P_DEFAULT) >= 0);
     H5Fclose(f);
-    CHECK(read_error(bad) == bad.string() + ": no group /contacts/capsules");
+    CHECK(read_error(bad) == bad.string() + ": no group /contacts/cache");
   }
   // A file that is not HDF5, and one without /beads.
   {
@@ -428,7 +430,7 @@ TEST_CASE("a run with rolling resistance restarts bit for bit: the rolling warm 
   p.resort_every = 25;
   p.solver = GranularSolver::Anderson;
   GranularStepper stepper(cold, p);
-  half.extras.bead_cache.load_into(stepper.contact_cache());
+  half.extras.cache.load_into(stepper.contact_cache());
   while (cold.step < 240) REQUIRE(stepper.step().solver.converged());
   CHECK_FALSE(same_bits(cold.bodies.x, straight.model.bodies.x));
   fs::remove_all(dir.parent_path());
@@ -440,8 +442,114 @@ TEST_CASE("a drum with rolling resistance at its wall restarts bit for bit", "[a
   const fs::path scene = fs::path(TALUS_SOURCE_DIR) / "examples" / "drum.yaml";
   const auto [straight, half, restarted] = straight_and_restarted(scene, dir, {"frame_every=0.05"}, "0.1", "0.2");
   REQUIRE(half.extras.has_rolling_cache);
-  CHECK(half.extras.capsule_rolling_cache.keys.size() > 20);
+  // The drum's contacts (general contacts) are in the one rolling cache beside the bead pairs.
+  const auto& keys = half.extras.rolling_cache.keys;
+  CHECK(std::count_if(keys.begin(), keys.end(), [](talus::contact::ContactKey k) {
+          return talus::contact::is_obstacle_key(k) &&
+                 talus::contact::obstacle_kind(k) == talus::contact::KeyObstacle::Drum;
+        }) > 20);
   require_same(straight, restarted);
-  CHECK(same_bits(straight.extras.capsule_rolling_cache.impulses, restarted.extras.capsule_rolling_cache.impulses));
+  CHECK(same_bits(straight.extras.rolling_cache.keys, restarted.extras.rolling_cache.keys));
+  CHECK(same_bits(straight.extras.rolling_cache.impulses, restarted.extras.rolling_cache.impulses));
+  fs::remove_all(dir.parent_path());
+}
+
+namespace {
+
+void write_u64(hid_t parent, const char* name, const std::vector<std::uint64_t>& v) {
+  const hsize_t dims[1] = {v.size()};
+  const hid_t space = H5Screate_simple(1, dims, nullptr);
+  const hid_t d = H5Dcreate2(parent, name, H5T_STD_U64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  REQUIRE(d >= 0);
+  if (!v.empty()) REQUIRE(H5Dwrite(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
+  H5Dclose(d), H5Sclose(space);
+}
+
+void write_rows3(hid_t parent, const char* name, const std::vector<Eigen::Vector3d>& v) {
+  const hsize_t dims[2] = {v.size(), 3};
+  std::vector<double> flat;
+  for (const Eigen::Vector3d& x : v) flat.insert(flat.end(), {x[0], x[1], x[2]});
+  const hid_t space = H5Screate_simple(2, dims, nullptr);
+  const hid_t d = H5Dcreate2(parent, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  REQUIRE(d >= 0);
+  if (!v.empty()) REQUIRE(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, flat.data()) >= 0);
+  H5Dclose(d), H5Sclose(space);
+}
+
+}  // namespace
+
+TEST_CASE("an archive of the two caches under their older keys is read into the one cache", "[apps][granular][restart]") {
+  // Archives written before the one key scheme (contact/ContactKey.hpp) held /contacts/beads under the old bead
+  // keys — bead pairs (id a << 32 | id b) and tagged walls (0x80000000 | wall << 1 | feature in the high word) —
+  // and /contacts/capsules. One is made here from a new archive with those formulas; it must read back as the
+  // same cache, key for key and bit for bit.
+  namespace ck = talus::contact;
+  const fs::path dir = scratch_dir("legacy_keys");
+  BeadSpec spec;
+  spec.n = 64;
+  GranularScene sc = bead_stack(spec);
+  GranularStepper stepper(sc.model, GranularParameters{});
+  for (int k = 0; k < 150; ++k) REQUIRE(stepper.step().solver.converged());
+  const fs::path now = dir / "now.h5", old = dir / "old.h5";
+  write_restart(now, sc.model, &stepper.contact_cache());
+  RestartExtras a;
+  Model ma = sc.model;
+  read_restart(now, ma, &a);
+  REQUIRE(a.cache.keys.size() > 64);
+  std::vector<std::uint64_t> legacy;
+  int pairs = 0, walls = 0;
+  for (ck::ContactKey k : a.cache.keys) {
+    if (!ck::is_obstacle_key(k)) {
+      legacy.push_back(((k >> 33) & (ck::kKeyBodyIds - 1)) << 32 | ((k >> 3) & (ck::kKeyBodyIds - 1)));
+      ++pairs;
+    } else {
+      REQUIRE(ck::obstacle_kind(k) == ck::KeyObstacle::Plane);
+      const std::uint64_t tag = 0x80000000u | (ck::obstacle_index(k) << 1) | ((k >> 32) & 0xff);
+      legacy.push_back(tag << 32 | (k & 0x3fffffff));
+      ++walls;
+    }
+  }
+  REQUIRE(pairs > 0);
+  REQUIRE(walls > 0);
+  fs::copy_file(now, old, fs::copy_options::overwrite_existing);
+  {
+    const hid_t f = H5Fopen(old.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(H5Ldelete(f, "/contacts/cache", H5P_DEFAULT) >= 0);
+    const hid_t g = H5Gopen2(f, "/contacts", H5P_DEFAULT);
+    for (const char* name : {"beads", "capsules"}) {
+      const hid_t c = H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      // The old archives held each group's keys strictly increasing.
+      std::vector<std::size_t> order(name[0] == 'b' ? legacy.size() : 0);
+      std::iota(order.begin(), order.end(), 0);
+      std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return legacy[i] < legacy[j]; });
+      std::vector<std::uint64_t> keys;
+      std::vector<Eigen::Vector3d> impulses;
+      for (std::size_t i : order) keys.push_back(legacy[i]), impulses.push_back(a.cache.impulses[i]);
+      write_u64(c, "keys", keys);
+      write_rows3(c, "impulses", impulses);
+      H5Gclose(c);
+    }
+    H5Gclose(g), H5Fclose(f);
+  }
+  RestartExtras b;
+  Model mb = sc.model;
+  read_restart(old, mb, &b);
+  REQUIRE(b.has_contacts);
+  ck::ContactCache ca, cb;
+  a.cache.load_into(ca), b.cache.load_into(cb);
+  CHECK(same_bits(ca.keys(), cb.keys()));
+  CHECK(same_bits(ca.impulses(), cb.impulses()));
+  // A key the new scheme cannot hold is refused naming the archive and the row.
+  {
+    const hid_t f = H5Fopen(old.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(H5Ldelete(f, "/contacts/capsules/keys", H5P_DEFAULT) >= 0);
+    REQUIRE(H5Ldelete(f, "/contacts/capsules/impulses", H5P_DEFAULT) >= 0);
+    const hid_t c = H5Gopen2(f, "/contacts/capsules", H5P_DEFAULT);
+    // A general key of a wall (kind 0) and a sphere (kind 2) whose obstacle side names a sphere kind twice.
+    write_u64(c, "keys", {(std::uint64_t{2} << 62) | (std::uint64_t{0} << 60) | 5});
+    write_rows3(c, "impulses", {Eigen::Vector3d::Zero()});
+    H5Gclose(c), H5Fclose(f);
+    CHECK(read_error(old).rfind(old.string() + ": /contacts/capsules/keys row 0: contact key ", 0) == 0);
+  }
   fs::remove_all(dir.parent_path());
 }

@@ -173,7 +173,7 @@ TEST_CASE("a large-path scene writes the granular run's files and restarts bit f
   CHECK(same_bits(a.bodies.x, b.bodies.x));
   CHECK(same_bits(a.bodies.v, b.bodies.v));
   CHECK(same_bits(a.bodies.w, b.bodies.w));
-  CHECK(same_bits(ea.bead_cache.impulses, eb.bead_cache.impulses));
+  CHECK(same_bits(ea.cache.impulses, eb.cache.impulses));
   // The continued run started where the half run ended, not at t = 0.
   nlohmann::json c;
   std::ifstream(dir / "continued" / "granular.json") >> c;

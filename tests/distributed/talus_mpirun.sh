@@ -2,7 +2,8 @@
 # `mpirun -np R talus run SCENE` end to end (issue 15 item 5), run by ctest: the README's scene for 0.05 s with
 # plain sweeps and four sweep blocks, once on one process and once on 1, 2 and 3 ranks. The restart archives must
 # hold the same bits (h5 datasets compared one by one), rank 0 alone writes the outputs and prints the ranks'
-# time split, and no rank leaves its scratch folder behind.
+# time split, and no rank leaves its scratch folder behind. A run stopped at T/2 on two ranks and restarted on
+# three ends in the one-process run's bits too.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
 talus=$1; mpirun=$2; python=$3; src=$4
@@ -29,3 +30,15 @@ if not names or bad:
 print(f"{sys.argv[2]}: {len(names)} datasets, the same bits as the one-process run")
 PY
 done
+# Restartable on another rank count: to 0.025 s on two ranks, then on to 0.05 s on three: the one-process run's bits.
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${args[@]}" --set t_end=0.025 --out "$work/half" 2> "$work/half.log"
+"$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${args[@]}" --set restart="$work/half/restart.h5" \
+  --out "$work/rest" 2> "$work/rest.log" || { cat "$work/rest.log"; exit 1; }
+"$python" - "$work/one/restart.h5" "$work/rest/restart.h5" <<'PY'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+for n in ("beads/x", "beads/v", "beads/w", "contacts/cache/keys", "contacts/cache/impulses"):
+    if not np.array_equal(a[n][()], b[n][()]):
+        sys.exit(f"restarted on 3 ranks from 2: {n} differs from the one-process run")
+print("2 ranks to T/2, then 3 ranks to T: the one-process run's bits")
+PY

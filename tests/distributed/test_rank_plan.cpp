@@ -123,25 +123,31 @@ TEST_CASE("rank plan: emulated ranks sweep the same bits as one process") {
           CHECK(it->bodies == l.bodies);
         }
 
-    std::vector<SweepContact> contacts = pile.contacts;
-    std::vector<RankCopy> copies(R, RankCopy{pile.model.bodies.v, pile.model.bodies.w});
+    // kSweeps sweeps of the emulated ranks; with_halo false leaves out the exchange after the interior sweep.
     const SweepLayout& L = pile.layout;
-    for (int s = 0; s < kSweeps; ++s) {
-      for (int r = 0; r < R; ++r) {
-        const matrixfree::BodyArrays view = view_of(pile.model, copies[r]);
-        for (int i = plans[r].contact_begin[r]; i < plans[r].contact_begin[r + 1]; ++i)
-          matrixfree::sweep_update<false>(contacts[i], view, 1.0);
-      }
-      exchange(plans, copies, 0);
-      for (int k = 0; k < L.interface_colours(); ++k) {
+    auto emulate = [&](bool with_halo, std::vector<SweepContact>& contacts, std::vector<RankCopy>& copies) {
+      contacts = pile.contacts;
+      copies.assign(R, RankCopy{pile.model.bodies.v, pile.model.bodies.w});
+      for (int s = 0; s < kSweeps; ++s) {
         for (int r = 0; r < R; ++r) {
           const matrixfree::BodyArrays view = view_of(pile.model, copies[r]);
-          for (int j = plans[r].mine_start[k]; j < plans[r].mine_start[k + 1]; ++j)
-            matrixfree::sweep_update<false>(contacts[plans[r].mine[j]], view, 1.0);
+          for (int i = plans[r].contact_begin[r]; i < plans[r].contact_begin[r + 1]; ++i)
+            matrixfree::sweep_update<false>(contacts[i], view, 1.0);
         }
-        exchange(plans, copies, k + 1);
+        if (with_halo) exchange(plans, copies, 0);
+        for (int k = 0; k < L.interface_colours(); ++k) {
+          for (int r = 0; r < R; ++r) {
+            const matrixfree::BodyArrays view = view_of(pile.model, copies[r]);
+            for (int j = plans[r].mine_start[k]; j < plans[r].mine_start[k + 1]; ++j)
+              matrixfree::sweep_update<false>(contacts[plans[r].mine[j]], view, 1.0);
+          }
+          exchange(plans, copies, k + 1);
+        }
       }
-    }
+    };
+    std::vector<SweepContact> contacts;
+    std::vector<RankCopy> copies;
+    emulate(true, contacts, copies);
     int differing_contacts = 0, differing_bodies = 0;
     for (int i = 0; i < n; ++i) differing_contacts += contacts[i].r != reference[i].r;
     for (int r = 0; r < R; ++r)
@@ -154,24 +160,9 @@ TEST_CASE("rank plan: emulated ranks sweep the same bits as one process") {
 
     // Leaving out one phase's exchange must break it (the test can fail).
     if (R == 2) {
-      std::vector<SweepContact> c2 = pile.contacts;
-      std::vector<RankCopy> k2(R, RankCopy{pile.model.bodies.v, pile.model.bodies.w});
-      for (int s = 0; s < kSweeps; ++s) {
-        for (int r = 0; r < R; ++r) {
-          const matrixfree::BodyArrays view = view_of(pile.model, k2[r]);
-          for (int i = plans[r].contact_begin[r]; i < plans[r].contact_begin[r + 1]; ++i)
-            matrixfree::sweep_update<false>(c2[i], view, 1.0);
-        }
-        // no halo exchange after the interior
-        for (int k = 0; k < L.interface_colours(); ++k) {
-          for (int r = 0; r < R; ++r) {
-            const matrixfree::BodyArrays view = view_of(pile.model, k2[r]);
-            for (int j = plans[r].mine_start[k]; j < plans[r].mine_start[k + 1]; ++j)
-              matrixfree::sweep_update<false>(c2[plans[r].mine[j]], view, 1.0);
-          }
-          exchange(plans, k2, k + 1);
-        }
-      }
+      std::vector<SweepContact> c2;
+      std::vector<RankCopy> k2;
+      emulate(false, c2, k2);
       int wrong = 0;
       for (int i = 0; i < n; ++i) wrong += c2[i].r != reference[i].r;
       CHECK(wrong > 0);

@@ -547,7 +547,8 @@ void GranularStepper::narrow() {
       k.rho = project_on_disk(Eigen::Vector2d(P.dot(c.t1), P.dot(c.t2)), k.mu * r[0]);
     }
   }
-  report_.max_penetration = std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, cache_, rolling_cache_, ga));
+  report_.max_penetration =
+      std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, cache_, rolling_cache_, ga));
   if (!m_.interactions.empty()) build_joints();
   // Anderson sweeps them too, without extrapolating (MatrixFreeNsgs.hpp).
   if (!general_.empty() && params_.solver != GranularSolver::MatrixFree && params_.solver != GranularSolver::Anderson)

@@ -104,7 +104,8 @@ void DistributedNsgs::gather(std::vector<SweepContact>& contacts, const SweepLay
 
   // The impulses of the contacts each rank swept: its interior range, then its interface contacts in sweep order.
   const int base = L.interface_begin();
-  std::vector<int> interface_count(size_, 0);
+  std::vector<int>& interface_count = interface_count_;  // member scratch: no allocation per solve
+  interface_count.assign(size_, 0);
   for (const std::int8_t s : plan_.solver) ++interface_count[s];
   int offset = 0;
   for (int r = 0; r < size_; ++r) {
@@ -124,7 +125,8 @@ void DistributedNsgs::gather(std::vector<SweepContact>& contacts, const SweepLay
   unpack_.resize(offset);
   MPI_Allgatherv(pack_.data(), counts_[rank_], MPI_DOUBLE, unpack_.data(), counts_.data(), offsets_.data(), MPI_DOUBLE,
                  comm_);
-  std::vector<const double*> from(size_);
+  std::vector<const double*>& from = from_;
+  from.resize(size_);
   for (int r = 0; r < size_; ++r) {
     from[r] = unpack_.data() + offsets_[r];
     for (int i = plan_.contact_begin[r]; i < plan_.contact_begin[r + 1]; ++i, from[r] += 3)

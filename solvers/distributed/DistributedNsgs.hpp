@@ -59,7 +59,8 @@ class DistributedNsgs final : public matrixfree::PartitionedSolve {
   std::vector<MPI_Request> requests_;
   std::vector<double> gathered_;  // reduce_sums: every rank's partial sums
   std::vector<double> pack_, unpack_;
-  std::vector<int> counts_, offsets_;
+  std::vector<int> counts_, offsets_, interface_count_;
+  std::vector<const double*> from_;
   // Anderson, per contact of this rank (interior, then its interface contacts): r_k, f, G and the differences.
   std::vector<Eigen::Vector3d> history_;
   std::vector<std::int32_t> owned_contacts_;

@@ -1434,7 +1434,7 @@ void SceneBuilder::read_integrator(const Field& f) {
   in_.expect_map(f, {"scheme", "path", "h", "theta", "gamma", "variant", "solver", "tolerance", "max_iterations",
                      "newton_tolerance", "newton_max_iterations", "t_end", "newmark_gamma", "newmark_beta",
                      "hht_alpha", "rho_infinity", "sp_theta", "dae_method", "dae_tolerance", "max_sweeps", "threads",
-                     "anderson_memory", "anderson_every"});
+                     "anderson_memory", "anderson_every", "anderson_warm", "contact_order", "partitions"});
   if (large_) return read_large_path_integrator(f);
   SchemeChoice& c = scene_.scheme;
   c.kind = SchemeKind::MoreauJean;
@@ -1462,7 +1462,8 @@ void SceneBuilder::read_integrator(const Field& f) {
       continue;
     }
     if (k == "dae_method" || k == "dae_tolerance") in_.fail(key, "is only read with scheme: event_driven");
-    for (std::string_view large_key : {"max_sweeps", "threads", "anderson_memory", "anderson_every"})
+    for (std::string_view large_key :
+         {"max_sweeps", "threads", "anderson_memory", "anderson_every", "anderson_warm", "contact_order", "partitions"})
       if (k == large_key) in_.fail(key, "is only read with path: large (the granular stepper's setting)");
     in_.fail(key, what);
   }
@@ -1522,8 +1523,10 @@ void SceneBuilder::read_integrator(const Field& f) {
 // The large path's settings (engine/granular/GranularStepper.hpp GranularParameters; the keys and defaults
 // of the granular scenes, docs/granular.md): its two schemes and its matrix-free solvers.
 void SceneBuilder::read_large_path_integrator(const Field& f) {
-  static constexpr std::string_view keys[] = {"scheme",    "path",    "h",         "t_end",           "solver",
-                                              "tolerance", "max_sweeps", "threads", "anderson_memory", "anderson_every"};
+  static constexpr std::string_view keys[] = {"scheme",         "path",          "h",          "t_end",
+                                              "solver",         "tolerance",     "max_sweeps", "threads",
+                                              "anderson_memory", "anderson_every", "anderson_warm", "contact_order",
+                                              "partitions"};
   for (auto it = f.node.begin(); it != f.node.end(); ++it) {
     const std::string k = it->first.Scalar();
     if (std::find(std::begin(keys), std::end(keys), k) != std::end(keys)) continue;
@@ -1565,6 +1568,13 @@ void SceneBuilder::read_large_path_integrator(const Field& f) {
   if (auto x = in_.optional(f, "anderson_memory"))
     p.anderson_memory = count(*x, 1, matrixfree::AndersonWorkspace::kMaxMemory);
   if (auto x = in_.optional(f, "anderson_every")) p.anderson_every = count(*x, 1, 4);
+  if (auto x = in_.optional(f, "anderson_warm")) p.anderson_warm = in_.non_negative(*x);
+  if (auto x = in_.optional(f, "contact_order"))
+    p.contact_order = in_.choice<granular::GranularParameters::ContactOrder>(
+        *x, {{"detection", granular::GranularParameters::ContactOrder::Detection},
+             {"bottom_up", granular::GranularParameters::ContactOrder::BottomUp},
+             {"top_down", granular::GranularParameters::ContactOrder::TopDown}});
+  if (auto x = in_.optional(f, "partitions")) p.partitions = count(*x, 0, 4096);
   large.events = outflow_;
   large.pours = timed_pours_;
   scene_.large_path = large;

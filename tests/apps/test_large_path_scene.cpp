@@ -209,7 +209,8 @@ TEST_CASE("keys the large path does not read are refused at their line", "[apps]
       error("h: 1.0e-3", "h: 1.0e-3, theta: 0.5"),
       Catch::StartsWith("s.yaml:14:") &&
           Catch::EndsWith("field 'integrator.theta': is not read by path: large (its keys: scheme, path, h, "
-                          "t_end, solver, tolerance, max_sweeps, threads, anderson_memory, anderson_every)"));
+                          "t_end, solver, tolerance, max_sweeps, threads, anderson_memory, anderson_every, "
+                          "anderson_warm, contact_order, partitions)"));
   CHECK_THAT(error("scheme: moreau_jean", "scheme: newmark"),
              Catch::StartsWith("s.yaml:14:") &&
                  Catch::Contains("field 'integrator.scheme': unknown value 'newmark'"));

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "apps/ResourceLimits.hpp"
+#include "engine/detection/BeamSphereContact.hpp"
 #include "engine/granular/MovingMeshContacts.hpp"
 
 namespace talus::app {
@@ -174,6 +175,65 @@ void write_capsules_vtp(const std::filesystem::path& file, const Model& m, const
   data_array(o, "contact_force", 3, n, [&](int i, int c) { return force[c0 + i][c]; });
   data_array(o, "id", 1, n, [&](int i, int) { return static_cast<double>(k.id[c0 + i]); });
   o << "</PointData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
+  finish(o, file);
+}
+
+void write_bodies_vtp(const std::filesystem::path& file, const Model& m) {
+  // The general group of the one store (the small path's rigid bodies), numbered from 0 in the file.
+  const RigidBodies& k = m.bodies;
+  const int g0 = k.group_begin(ShapeKind::General), n = k.general();
+  std::ofstream o = open_out(file);
+  piece_header(o, "NumberOfVerts", n, n);
+  o << "<Points>\n";
+  data_array(o, "points", 3, n, [&](int i, int c) { return k.x[g0 + i][c]; });
+  o << "</Points>\n";
+  cells(o, "Verts", n, 1);
+  o << "<PointData Scalars=\"radius\" Vectors=\"velocity\">\n";
+  data_array(o, "radius", 1, n, [&](int i, int) { return k.radius[g0 + i]; });
+  data_array(o, "orientation", 4, n, [&](int i, int c) { return c == 0 ? k.q[g0 + i].w() : k.q[g0 + i].vec()[c - 1]; });
+  data_array(o, "velocity", 3, n, [&](int i, int c) { return k.v[g0 + i][c]; });
+  data_array(o, "angular_velocity", 3, n, [&](int i, int c) { return k.w[g0 + i][c]; });
+  data_array(o, "id", 1, n, [&](int i, int) { return static_cast<double>(k.id[g0 + i]); });
+  o << "</PointData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
+  finish(o, file);
+}
+
+void write_beams_vtp(const std::filesystem::path& file, const Model& m) {
+  // Each beam's deformed centreline as one polyline, kPerElement segments per element (the Hermite cubic
+  // between nodes is smooth, so a few segments draw it).
+  constexpr int kPerElement = 8;
+  const std::vector<ContactBeam>& beams = m.detection.beams;
+  std::vector<Eigen::Vector3d> points;
+  std::vector<double> deflection, speed;
+  std::vector<int> offsets;
+  for (const ContactBeam& beam : beams) {
+    const BeamContactGeometry& g = beam.geometry;
+    const LagrangianLti& sys = m.lti[static_cast<std::size_t>(beam.lti)];
+    const int n = kPerElement * g.elements;
+    for (int k = 0; k <= n; ++k) {
+      const double s = g.length * k / n;
+      const double w = beam_deflection_at(g, sys.q, s)[0];
+      points.push_back(g.origin + s * g.axis + w * g.deflection);
+      deflection.push_back(w);
+      speed.push_back(beam_deflection_at(g, sys.v, s)[0]);  // linear in q: the same map gives ẇ(s)
+    }
+    offsets.push_back(static_cast<int>(points.size()));
+  }
+  const int np = static_cast<int>(points.size()), nb = static_cast<int>(beams.size());
+  std::ofstream o = open_out(file);
+  piece_header(o, "NumberOfLines", np, nb);
+  o << "<Points>\n";
+  data_array(o, "points", 3, np, [&](int i, int c) { return points[i][c]; });
+  o << "</Points>\n<Lines>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
+  for (int i = 0; i < np; ++i) o << i << '\n';
+  o << "</DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n";
+  for (int off : offsets) o << off << '\n';
+  o << "</DataArray>\n</Lines>\n<PointData Scalars=\"deflection\">\n";
+  data_array(o, "deflection", 1, np, [&](int i, int) { return deflection[i]; });
+  data_array(o, "deflection_velocity", 1, np, [&](int i, int) { return speed[i]; });
+  o << "</PointData>\n<CellData Scalars=\"beam\">\n";
+  data_array(o, "beam", 1, nb, [&](int i, int) { return static_cast<double>(i); });
+  o << "</CellData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
   finish(o, file);
 }
 

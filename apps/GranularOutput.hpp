@@ -12,7 +12,12 @@
 //                       by axis)
 //   meshes.vtp          (scenes with meshes) their triangles, once: cell data mesh (its index in the scene);
 //                       with a moving mesh, meshes_NNNNN.vtp per frame and meshes.pvd instead
-//   beads.pvd, contacts.pvd, capsules.pvd  collections indexing the frames by time (open these in ParaView)
+//   bodies_NNNNN.vtp    (small-path scenes with rigid bodies) PolyData points at the bodies' centres of mass, point
+//                       data: radius, orientation, velocity, angular_velocity, id
+//   beams_NNNNN.vtp     (small-path scenes with FE beams) each beam's deformed centreline, a polyline with point data
+//                       deflection and deflection_velocity
+//   beads.pvd, contacts.pvd, capsules.pvd, bodies.pvd, beams.pvd  collections indexing the frames by time (open these in
+//                       ParaView); apps/FrameSeries.hpp writes them
 //   restart.h5          /beads/{x, v, w, radius, mass, inv_mass, inv_inertia, id, [material]} (N×3 or N),
 //                       /capsules/{x, v, w, q (N×4, w x y z), radius, half_length, mass, inv_mass, inertia (N×3,
 //                       principal), id, [material]} when
@@ -56,6 +61,13 @@ void write_capsules_vtp(const std::filesystem::path& file, const talus::Model& m
 void write_contacts_vtp(const std::filesystem::path& file, const talus::Model& model,
                         const FrameContacts& contacts, double h);
 void write_meshes_vtp(const std::filesystem::path& file, const talus::Model& model);
+// The small path's rigid bodies (the store's general group): points at the centres of mass, point data radius
+// (0 for a body that is not a sphere), orientation (w, x, y, z), velocity, angular_velocity (world), id.
+void write_bodies_vtp(const std::filesystem::path& file, const talus::Model& model);
+// The finite-element beams the bodies may touch (Model::detection.beams): each deformed centreline as one
+// polyline, point data deflection w and its rate ẇ (along the beam's deflection direction), cell data beam (its
+// index in the scene's beams).
+void write_beams_vtp(const std::filesystem::path& file, const talus::Model& model);
 // (time, file name relative to the .pvd) pairs.
 void write_pvd(const std::filesystem::path& file, const std::vector<std::pair<double, std::string>>& frames);
 

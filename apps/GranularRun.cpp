@@ -24,9 +24,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include "apps/FrameSeries.hpp"
 #include "apps/GranularOutput.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/ResourceLimits.hpp"
+#include "apps/RunLoop.hpp"
 #include "apps/RunOutputs.hpp"
 #include "apps/Scene.hpp"
 #include "apps/SceneError.hpp"
@@ -595,12 +597,6 @@ void restore(const FailAt& fail, const std::string& restart, Model& m, RestartEx
     for (SystemRef& ref : in.systems) ref.index += m.bodies.nonsphere_begin() - capsules_begin;
 }
 
-std::string frame_name(const char* stem, int frame) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%s_%05d.vtp", stem, frame);
-  return b;
-}
-
 std::string num(double x) {
   char b[64];
   std::snprintf(b, sizeof b, "%.9g", x);
@@ -633,11 +629,13 @@ long planned_steps(const Settings& s, const GranularRunOptions& o, const RunSett
       r, t0);
 }
 
-// The files a granular run writes into its folder (and their temporary names), recognised by name.
-bool is_run_file(const std::string& name) {
-  static const std::regex re(
-      R"(\.?((beads|contacts|capsules)(_[0-9]+\.vtp|\.pvd)|restart\.h5|granular\.json|profile\.txt|discharge\.csv|joints\.csv|measures\.csv|meshes(_[0-9]+)?\.vtp|meshes\.pvd|snapshot\.png)(\.tmp)?|\.snapshot\.tmp\.png)");
-  return std::regex_match(name, re);
+// A file a granular run was stopped in the middle of writing (GranularOutput.hpp's .NAME.tmp, the snapshot's
+// .snapshot.tmp.png).
+bool is_temporary_run_file(const std::string& name) {
+  if (name == ".snapshot.tmp.png") return true;
+  constexpr std::string_view suffix = ".tmp";
+  if (name.size() <= 1 + suffix.size() || name[0] != '.' || !name.ends_with(suffix)) return false;
+  return is_run_file(name.substr(1, name.size() - 1 - suffix.size()));
 }
 
 // An earlier run's files in dir: those named like a granular run's, those its granular.json lists (a trace,
@@ -647,9 +645,8 @@ std::vector<fs::path> earlier_granular_files(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return found;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
-    if (is_run_file(e.path().filename().string())) found.push_back(e.path());
-  for (const std::string& name : earlier_run_files(dir))
-    if (std::find(found.begin(), found.end(), dir / name) == found.end()) found.push_back(dir / name);
+    if (is_temporary_run_file(e.path().filename().string())) found.push_back(e.path());
+  for (const std::string& name : earlier_run_files(dir)) found.push_back(dir / name);
   try {
     std::ifstream in(dir / "granular.json");
     if (in) {
@@ -931,8 +928,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   };
   const bool trace_inside = !o.profile.empty() && fs::absolute(o.profile).parent_path() == fs::absolute(out);
 
-  std::vector<std::pair<double, std::string>> bead_frames, contact_frames, capsule_frames, mesh_frames;
-  int frame = 0;
+  FrameSeries frames(out, m, /*large_path=*/true);
   // joints.csv: each joint's mean reaction on its first capsule over every output interval (impulses summed
   // over the interval's steps, divided by its time): force and torque about the capsule's centre, world frame,
   // and a driver's torque about its axis.
@@ -966,10 +962,6 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     std::fill(joint_sums.begin(), joint_sums.end(), 0.0);
     joint_steps = 0;
   };
-  // The capsule series exists when the scene starts with capsules (and goes on once they have all left).
-  const bool capsule_series = m.bodies.capsules() > 0;
-  bool moving_meshes = false;
-  for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) moving_meshes |= !m.mesh_fixed(k);
   // The last step's contacts index the bodies as they were; after an outflow removal, or a failed step undone,
   // they are left out.
   bool contacts_valid = false;
@@ -993,34 +985,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     record_measures();
     const FrameContacts contacts{contacts_valid ? stepper.contacts() : no_contacts,
                                  contacts_valid ? stepper.general_contacts().contacts : no_general};
-    const std::string bf = frame_name("beads", frame), cf = frame_name("contacts", frame);
-    write_beads_vtp(out / bf, m, contacts, p.h);
-    write_contacts_vtp(out / cf, m, contacts, p.h);
-    written(bf), written(cf);
-    bead_frames.emplace_back(m.time, bf);
-    contact_frames.emplace_back(m.time, cf);
-    write_pvd(out / "beads.pvd", bead_frames);
-    write_pvd(out / "contacts.pvd", contact_frames);
-    written("beads.pvd"), written("contacts.pvd");
-    // Fixed meshes are written once, beside the first frame; moving ones at every frame.
-    if (moving_meshes) {
-      const std::string mf = frame_name("meshes", frame);
-      write_meshes_vtp(out / mf, m);
-      mesh_frames.emplace_back(m.time, mf);
-      write_pvd(out / "meshes.pvd", mesh_frames);
-      written(mf), written("meshes.pvd");
-    } else if (frame == 0 && !m.meshes.empty()) {
-      write_meshes_vtp(out / "meshes.vtp", m);
-      written("meshes.vtp");
-    }
-    if (capsule_series) {
-      const std::string kf = frame_name("capsules", frame);
-      write_capsules_vtp(out / kf, m, contacts, p.h);
-      capsule_frames.emplace_back(m.time, kf);
-      write_pvd(out / "capsules.pvd", capsule_frames);
-      written(kf), written("capsules.pvd");
-    }
-    ++frame;
+    frames.write(m, contacts, p.h);
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
   };
   // The archive is written after the step's outflow (the frame shows the bodies before it, with the step's
@@ -1104,7 +1069,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
       j["drum_froude"] = m.drums[0].angular_velocity * m.drums[0].angular_velocity * m.drums[0].radius / m.gravity.norm();
       j["repose_angle_deg"] = angle_count > 0 ? nlohmann::json(angle_sum / angle_count) : nlohmann::json(nullptr);
     }
-    j["frames"] = frame;
+    j["frames"] = frames.frames();
     if (!measures.empty()) {
       // The last frame's measurements (measures.csv has every frame's; NaN, e.g. no region, becomes null).
       const MeasureRow& last = measures.back();
@@ -1121,7 +1086,9 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
                        {"ke_rotation_J", last.ke_rotation}};
     }
     written("granular.json");
-    j["outputs"] = outputs;
+    std::vector<std::string> listed = frames.files();
+    listed.insert(listed.end(), outputs.begin(), outputs.end());
+    j["outputs"] = listed;
     const fs::path file = out / "granular.json", tmp = temporary_name(file);
     {
       std::ofstream f(tmp);
@@ -1138,14 +1105,11 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   save_restart();
 
   std::vector<char> remove_flags;
-  auto last_print = wall_start;
-  long last_steps = 0;
+  ProgressMeter progress(log, o.tty, !o.quiet, t_final);
   double next_frame = m.time + frame_every;
-  while (steps < planned) {
-    if ((o.stop && o.stop->load(std::memory_order_relaxed)) || g_terminate.load(std::memory_order_relaxed)) {
-      status = 130;
-      break;
-    }
+  LoopHooks hooks;
+  hooks.stop = [&] { return (o.stop && o.stop->load(std::memory_order_relaxed)) || g_terminate.load(std::memory_order_relaxed); };
+  hooks.before_step = [&] {
     if (!counters.dropped && m.time >= sc.events.drop_time - 1e-12) {
       m.bodies.add_sphere(sc.events.drop_position, sc.events.drop_radius, sc.events.drop_density, sc.events.drop_velocity);
       counters.dropped = true;
@@ -1154,20 +1118,9 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
       if (const long n = pour_due(m, pour); n > 0) poured += n, contacts_valid = false;
     if (radius == 0.0 && m.bodies.spheres() > 0) radius = m.bodies.radius[0], bead_mass = m.bodies.mass[0];
     if (!o.dump_fclib.empty() && m.step + 1 == dump_step) stepper.keep_next_problem();
-    // A failed step leaves the model as it was (FailurePolicy::RollBack): what is written from here on is the
-    // last good state.
-    const GranularStepReport* step_report = nullptr;
-    try {
-      step_report = &stepper.step();
-    } catch (const StepFailure& e) {
-      status = 2;
-      failed_step = m.step + 1;
-      failed_time = m.time + p.h;
-      failure = e.what();
-      contacts_valid = false;
-      break;
-    }
-    const GranularStepReport& r = *step_report;
+  };
+  hooks.after_step = [&](const StepReport& report) {
+    const GranularStepReport& r = static_cast<const GranularStepReport&>(report);
     ++steps;
     if (n_joints > 0) add_joint_impulses();
     contacts_valid = true;
@@ -1218,22 +1171,29 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
       ++angle_count;
     }
     if (frame_due) save_restart();
-    const auto now = std::chrono::steady_clock::now();
-    if (!o.quiet && now - last_print > std::chrono::seconds(o.tty ? 1 : 5)) {
-      const double interval = std::chrono::duration<double>(now - last_print).count();
-      const double left = time_left(interval, (steps - last_steps) * p.h, t_final - m.time);
-      char line[300];
-      std::snprintf(line, sizeof line,
-                    "t = %.4f / %.4f s  %.1f steps/s  %d contacts  %d sweeps  residual %.1e  penetration %.2e r  left %s",
-                    m.time, t_final, (steps - last_steps) / interval, r.contacts, r.solver.iterations, r.solver.residual,
-                    r.max_penetration / std::max(radius, 1e-300), format_duration(left).c_str());
-      log << (o.tty ? "\r\033[K" : "") << line << (o.tty ? "" : "\n") << std::flush;
-      last_print = now, last_steps = steps;
-    }
+    progress.update(r, [&] {
+      char detail[120];
+      std::snprintf(detail, sizeof detail, "  residual %.1e  penetration %.2e r", r.solver.residual,
+                    r.max_penetration / std::max(radius, 1e-300));
+      return std::string(detail);
+    });
+  };
+  // A failed step leaves the model as it was (FailurePolicy::RollBack): what is written from here on is the
+  // last good state.
+  const LoopEnd end = run_steps(
+      m.step, planned, [&]() -> const StepReport& { return stepper.step(); }, [&] { return m.time; }, hooks);
+  rethrow_unless_step_failure(end);
+  progress.finish();
+  if (end.status == RunStatus::Interrupted) status = 130;
+  if (end.status == RunStatus::StepFailed) {
+    status = 2;
+    failed_step = end.failed_step;
+    failed_time = end.failed_time + p.h;
+    failure = end.failure;
+    contacts_valid = false;
   }
   if (status < 0) status = 0;
-  if (!o.quiet && o.tty) log << '\n';
-  if (bead_frames.back().first < m.time) write_frame();
+  if (frames.last_time() < m.time) write_frame();
   if (restart_step != m.step) save_restart();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   const double ke = kinetic_energy(m.bodies, ShapeKind::Sphere);
@@ -1304,7 +1264,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     // drawn under a temporary name (matplotlib picks the format from the extension) and renamed.
     const fs::path png = out / "snapshot.png", tmp = out / ".snapshot.tmp.png";
     const std::string args = " '" + std::string(TALUS_SOURCE_DIR) + "/scripts/render_snapshot.py' '" +
-                             (out / bead_frames.back().second).string() + "' '" + tmp.string() + "' > /dev/null 2>&1";
+                             (out / frames.last_frame("beads")).string() + "' '" + tmp.string() + "' > /dev/null 2>&1";
     const std::string cmd = "python3" + args + " || /usr/bin/python3" + args;
     if (std::system(cmd.c_str()) == 0 && fs::is_regular_file(tmp)) {
       commit_file(tmp, png);
@@ -1325,8 +1285,9 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
         << " r; final KE/(N m g r) " << ke_ratio << '\n';
     if (removed > 0) log << "talus: " << removed << " beads left the container; discharge rate " << rate << " kg/s\n";
     profile.print_summary(log);
-    log << "talus: outputs in " << out.string() << " (beads.pvd, contacts.pvd" << (capsule_series ? ", capsules.pvd" : "")
-        << ", restart.h5, granular.json, measures.csv, profile.txt" << (counters.discharge.empty() ? "" : ", discharge.csv")
+    std::string series;
+    for (const std::string& c : frames.collections()) series += c + ", ";
+    log << "talus: outputs in " << out.string() << " (" << series << "restart.h5, granular.json, measures.csv, profile.txt" << (counters.discharge.empty() ? "" : ", discharge.csv")
         << (n_joints > 0 ? ", joints.csv" : "")
         << (snapshot ? ", snapshot.png" : "") << (o.profile.empty() ? "" : "; trace " + o.profile.string()) << ")\n";
   }
@@ -1336,7 +1297,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   if (status == 130) log << "talus: interrupted at t = " << m.time << "; the outputs up to it are complete in " << out.string() << '\n';
   if (!o.no_plot && !snapshot)
     log << "talus: no snapshot (python3 + matplotlib needed): scripts/render_snapshot.py "
-        << (out / bead_frames.back().second).string() << " snapshot.png\n";
+        << (out / frames.last_frame("beads")).string() << " snapshot.png\n";
   return status;
 }
 

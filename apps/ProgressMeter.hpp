@@ -4,6 +4,7 @@
 // contacts, the solver iterations and an estimate of the wall time left, so a user sees at once whether a run
 // advances, how hard it works and when it will end.
 #include <chrono>
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -24,12 +25,14 @@ class ProgressMeter {
   // `enabled` false makes every call a no-op (--quiet).
   ProgressMeter(std::ostream& out, bool tty, bool enabled, double t_end);
 
-  void update(const StepReport& r);  // call after every step: cheap unless a line is due
+  // Call after every step: cheap unless a line is due. `detail`, when given, is called only for a line that is
+  // printed and appended to it (the large path: residual and penetration).
+  void update(const StepReport& r, const std::function<std::string()>& detail = {});
   void finish();                     // ends the in-place line on a terminal
 
  private:
   using Clock = std::chrono::steady_clock;
-  void print(const StepReport& r, Clock::time_point now);
+  void print(const StepReport& r, Clock::time_point now, const std::string& detail);
 
   std::ostream& out_;
   bool tty_, enabled_;

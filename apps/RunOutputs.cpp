@@ -19,13 +19,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The files a run of either kind leaves in its directory (apps/GranularOutput.cpp names the granular ones; the
-// frame series beads_NNNNN.vtp and contacts_NNNNN.vtp are matched by pattern).
+// The files a run of either kind leaves in its directory: the single scene's (this file, plot_run.py's figures)
+// and the large path's (apps/GranularRun.cpp, GranularOutput.hpp); the frame series (FrameSeries.hpp) are
+// matched by pattern.
 const std::vector<std::string>& run_file_names() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> n{kCsvFile,      kHdf5File,     kRunJsonFile, kEventsFile,  "granular.json",
-                               "restart.h5",  "beads.pvd",   "contacts.pvd", "snapshot.png", "profile.txt",
-                               "trace.json"};
+    std::vector<std::string> n{kCsvFile,       kHdf5File,     kRunJsonFile,   kEventsFile,    "granular.json",
+                               "restart.h5",   "beads.pvd",   "contacts.pvd", "capsules.pvd", "bodies.pvd",   "beams.pvd",
+                               "meshes.pvd",   "meshes.vtp",  "measures.csv", "discharge.csv", "joints.csv",
+                               "snapshot.png", "profile.txt", "trace.json"};
     for (const std::string& png : plot_files()) n.push_back(png);
     return n;
   }();
@@ -33,7 +35,7 @@ const std::vector<std::string>& run_file_names() {
 }
 
 bool is_frame(const std::string& name) {
-  static const std::regex frame(R"((beads|contacts)_[0-9]+\.vtp)");
+  static const std::regex frame(R"((beads|contacts|capsules|bodies|beams|meshes)_[0-9]+\.vtp)");
   return std::regex_match(name, frame);
 }
 
@@ -75,13 +77,17 @@ void remove_partial_files_from_signal_handler() noexcept {
     if (slot.used.load()) ::unlink(slot.path);
 }
 
+bool is_run_file(const std::string& name) {
+  const auto& names = run_file_names();
+  return std::find(names.begin(), names.end(), name) != names.end() || is_frame(name);
+}
+
 std::vector<std::string> earlier_run_files(const fs::path& dir) {
   std::vector<std::string> found;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    const auto& names = run_file_names();
-    if (std::find(names.begin(), names.end(), name) != names.end() || is_frame(name)) found.push_back(name);
+    if (is_run_file(name)) found.push_back(name);
   }
   std::sort(found.begin(), found.end());
   return found;

@@ -61,6 +61,9 @@ class RunOutputs {
   bool committed_ = false;
 };
 
+// A file that runs of either kind write (time series, run summaries, restart archives, ParaView series,
+// figures), by name.
+bool is_run_file(const std::string& name);
 // The files in `dir` that belong to an earlier run (single-scene or granular), by name.
 std::vector<std::string> earlier_run_files(const std::filesystem::path& dir);
 

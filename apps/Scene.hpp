@@ -37,6 +37,8 @@ struct Scene {
   SchemeChoice scheme{SchemeKind::MoreauJean};  // which scheme runs; kind MoreauJean uses `integrator` above
   double t_end = 0.0;       // [s]
   int output_every = 1;     // write one row every N steps (and the last step)
+  // [s] between ParaView frames of the rigid bodies (apps/FrameSeries.hpp) on the small path; 0: t_end / 100.
+  double frame_every = 0.0;
 
   std::vector<std::string> body_names;  // one per rigid body of model.bodies
   std::optional<LargePathSettings> large_path;  // set: integrator.path is large

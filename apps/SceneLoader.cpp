@@ -1624,8 +1624,8 @@ void SceneBuilder::read_event_driven(const Field& f) {
 void SceneBuilder::read_output(const Field& f) {
   in_.expect_map(f, {"every", "frame_every"});
   if (auto e = in_.optional(f, "frame_every")) {
-    if (!scene_.large_path) in_.fail(*e, "is only read with integrator.path: large (the small path writes a row every N steps: every)");
-    scene_.large_path->frame_every = in_.positive(*e);
+    if (scene_.large_path) scene_.large_path->frame_every = in_.positive(*e);
+    else scene_.frame_every = in_.positive(*e);
   }
   if (auto e = in_.optional(f, "every")) {
     if (scene_.large_path)

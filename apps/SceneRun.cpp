@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "apps/FrameSeries.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/RunOutputs.hpp"
 #include "apps/SceneRestart.hpp"
@@ -24,17 +25,10 @@ namespace talus::app {
 namespace {
 
 constexpr auto kFlushPeriod = std::chrono::seconds(1);
+// Frames of a run whose scene does not set output.frame_every (besides the initial one).
+constexpr double kDefaultFrames = 100;
 
 }  // namespace
-
-const char* to_string(RunStatus s) {
-  switch (s) {
-    case RunStatus::Completed: return "completed";
-    case RunStatus::StepFailed: return "step_failed";
-    case RunStatus::Interrupted: return "interrupted";
-  }
-  return "unknown";
-}
 
 long planned_steps(const Scene& scene) {
   return static_cast<long>(std::floor(scene.t_end / scene.integrator.h * (1.0 + 1e-12)));
@@ -209,53 +203,75 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
   series.set_sums(resume.energy);
   outputs.append(series.row(model, nullptr));
   result.rows = 1;
+  // ParaView frames of the model's rigid bodies (FrameSeries.hpp), every frame_every seconds of the run.
+  FrameSeries frames(options.out_dir, model, /*large_path=*/false, /*staged=*/true);
+  const std::vector<granular::SweepContact> no_contacts;
+  const std::vector<granular::GeneralContact> no_general;
+  auto write_frame = [&] {
+    if (!frames.empty()) frames.write(model, {no_contacts, no_general}, scene.integrator.h);
+  };
+  const double frame_every = scene.frame_every > 0 ? scene.frame_every : scene.t_end / kDefaultFrames;
+  double next_frame = model.time + frame_every;
+  write_frame();
   long written_step = resume.step;
   const StepReport* last = nullptr;
   PhaseProfile profile(!options.profile.empty());
   auto last_flush = start;
-  for (long k = resume.step + 1; k <= result.planned_steps; ++k) {
-    if (options.stop && options.stop->load(std::memory_order_relaxed)) {
-      result.status = RunStatus::Interrupted;
-      break;
-    }
-    try {
-      const auto step_start = Clock::now();
-      last = &step();
-      profile.record_step(step_start, last->phase_seconds, k);
-    } catch (const std::exception& e) {
-      result.status = RunStatus::StepFailed;
-      result.failed_step = k;
-      result.failed_time = model.time;
-      result.failure = e.what();
-      break;
-    }
-    result.steps = k;
-    series.accumulate(*last);
-    progress.update(*last);
+  LoopHooks hooks;
+  hooks.stop = [&] { return options.stop && options.stop->load(std::memory_order_relaxed); };
+  hooks.after_step = [&](const StepReport& report) {
+    last = &report;
+    const long k = ++result.steps;
+    series.accumulate(report);
+    progress.update(report);
     if (k % scene.output_every == 0 || k == result.planned_steps) {
       const auto output_start = Clock::now();
-      outputs.append(series.row(model, last));
+      outputs.append(series.row(model, &report));
       ++result.rows;
       written_step = k;
+      profile.record(Phase::Output, output_start, Clock::now(), k);
+    }
+    if (model.time >= next_frame - 1e-9 * scene.integrator.h) {
+      const auto output_start = Clock::now();
+      write_frame();
+      next_frame += frame_every;
       profile.record(Phase::Output, output_start, Clock::now(), k);
     }
     if (const auto now = Clock::now(); now - last_flush >= kFlushPeriod) {
       outputs.flush();
       last_flush = now;
     }
-  }
+  };
+  auto step_start = Clock::now();
+  const LoopEnd end = run_steps(
+      resume.step, result.planned_steps - resume.step,
+      [&]() -> const StepReport& {
+        step_start = Clock::now();
+        const StepReport& r = step();
+        profile.record_step(step_start, r.phase_seconds, result.steps + 1);
+        return r;
+      },
+      [&] { return model.time; }, hooks);
+  result.status = end.status;
+  result.failed_step = end.failed_step;
+  result.failed_time = end.failed_time;
+  result.failure = end.failure;
   // A run that stopped early still ends on its last good state.
   if (result.steps > written_step && last) {
     outputs.append(series.row(model, last));
     ++result.rows;
   }
+  if (frames.last_time() < model.time) write_frame();
   progress.finish();
   result.time = model.time;
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (int q = 0; q < kPhaseCount; ++q) result.phase_seconds[q] = profile.total(static_cast<Phase>(q));
   // A stepper that cannot give its own state (run_scene with a Stepper) writes no archive that needs it.
   result.restart_written = restartable(scene) && (!restart_needs_accelerations(scene) || scheme_state);
+  result.frames = frames.frames();
+  result.frame_collections = frames.collections();
   outputs.commit(run_json(scene, result, series.columns().size(), options.overrides, options.restart.string()));
+  frames.commit();
   // After the commit, which removed an earlier run's archive with its other files.
   if (result.restart_written) {
     RestartState state;
@@ -299,7 +315,8 @@ std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns
                      {"newton_tolerance", number(p.newton_tolerance)},
                      {"newton_max_iterations", p.newton_max_iterations},
                      {"t_end", number(scene.t_end)},
-                     {"output_every", scene.output_every}};
+                     {"output_every", scene.output_every},
+                     {"frame_every", number(scene.frame_every > 0 ? scene.frame_every : scene.t_end / kDefaultFrames)}};
   j["systems"] = {{"lti", scene.model.lti.size()},
                   {"nonlinear", scene.model.nonlinear.size()},
                   {"rigid_bodies", scene.model.bodies.count()},
@@ -318,9 +335,11 @@ std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns
   ordered_json files = ordered_json::array({kCsvFile, kHdf5File});
   if (scene.scheme.kind == SchemeKind::EventDriven) files.push_back(kEventsFile);
   if (r.restart_written) files.push_back(kRestartFile);
+  for (const std::string& c : r.frame_collections) files.push_back(c);
   j["files"] = files;
+  j["frames"] = r.frames;
   j["units"] = {{"h", "s"},           {"t_end", "s"},         {"final_time", "s"},
-                {"failure.time", "s"}, {"wall_seconds", "s"}, {"phase_seconds", "s (wall, summed over the steps)"},  {"steps_per_second", "1/s"},
+                {"failure.time", "s"}, {"frame_every", "s"}, {"wall_seconds", "s"}, {"phase_seconds", "s (wall, summed over the steps)"},  {"steps_per_second", "1/s"},
                 {"tolerance", "the one-step solver's residual measure"},
                 {"newton_tolerance", "relative increment"}};
   return j.dump(2) + "\n";

@@ -12,14 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "apps/RunLoop.hpp"
 #include "apps/Scene.hpp"
 #include "engine/Integrator.hpp"
 #include "engine/StepReport.hpp"
 
 namespace talus::app {
-
-enum class RunStatus { Completed, StepFailed, Interrupted };
-const char* to_string(RunStatus s);
 
 struct RunOptions {
   std::filesystem::path out_dir;
@@ -50,6 +48,8 @@ struct RunResult {
   long first_step = 0;         // steps already taken when the run started (a restart's step count)
   bool restart_written = false;  // restart.h5 holds the last good state (moreau_jean, generalized_alpha scenes)
   PhaseSeconds phase_seconds{};  // wall time per stage summed over the steps (run.json, --profile's table)
+  int frames = 0;              // ParaView frames written (scenes with rigid bodies, FrameSeries.hpp) …
+  std::vector<std::string> frame_collections;  // … and their .pvd files (bodies.pvd)
 };
 
 // Advances the scene's model by one step and returns the step's report (e.g. MoreauJean::step).

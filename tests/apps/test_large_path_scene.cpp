@@ -238,8 +238,13 @@ TEST_CASE("keys the large path does not read are refused at their line", "[apps]
   CHECK_THAT(error("path: large, scheme: moreau_jean, h: 1.0e-3", "h: 1.0e-3, threads: 2"),
              Catch::Contains("field 'integrator.threads': is only read with path: large"));
   CHECK_THAT(error("path: large, scheme: moreau_jean, h: 1.0e-3, t_end: 0.01}\noutput: {frame_every: 0.05}",
-                   "h: 1.0e-3, t_end: 0.01}\noutput: {frame_every: 0.05}"),
-             Catch::Contains("field 'output.frame_every': is only read with integrator.path: large"));
+                   "h: 1.0e-3, t_end: 0.01}\noutput: {frame_every: 0.05, threads: 2}"),
+             Catch::Contains("field 'output.threads': unknown key"));
+  // Both paths write ParaView frames every frame_every seconds (the small path: of its rigid bodies).
+  CHECK(error("path: large, scheme: moreau_jean, h: 1.0e-3, t_end: 0.01}\noutput: {frame_every: 0.05}",
+              "h: 1.0e-3, t_end: 0.01}\noutput: {frame_every: 0.05}") == "accepted");
+  CHECK_THAT(error("output: {frame_every: 0.05}", "output: {frame_every: 0}"),
+             Catch::Contains("field 'output.frame_every': is 0 (expected a positive number)"));
 }
 
 TEST_CASE("a listed sphere of given mass joins the beads on the large path", "[apps][large_path]") {

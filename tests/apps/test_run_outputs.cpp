@@ -391,3 +391,96 @@ integrator: {scheme: moreau_jean, h: 1.0e-3, t_end: 0.004}
   REQUIRE(run_scene(c, quiet_options(straight.path)).status == RunStatus::Completed);
   CHECK(read_csv(second.path / "timeseries.csv").rows.back() == read_csv(straight.path / "timeseries.csv").rows.back());
 }
+
+namespace {
+
+// The point coordinates and the velocity array of a frame written by write_bodies_vtp (ASCII VTK XML).
+std::vector<double> vtk_array(const fs::path& file, const std::string& name) {
+  const std::string text = slurp(file);
+  const auto at = text.find("Name=\"" + name + "\"");
+  REQUIRE(at != std::string::npos);
+  const auto begin = text.find('>', at) + 1, end = text.find("</DataArray>", begin);
+  std::istringstream in(text.substr(begin, end - begin));
+  std::vector<double> values;
+  for (double x; in >> x;) values.push_back(x);
+  return values;
+}
+
+}  // namespace
+
+TEST_CASE("a small-path scene with rigid bodies writes ParaView frames of them, kept as one run's files",
+          "[apps][run]") {
+  TempDir dir;
+  const fs::path cradle = fs::path(TALUS_SOURCE_DIR) / "examples" / "newtons_cradle.yaml";
+  Scene scene = load_scene(cradle);
+  scene.t_end = 0.05;
+  scene.frame_every = 0.01;
+  const RunResult r = run_scene(scene, quiet_options(dir.path));
+  REQUIRE(r.status == RunStatus::Completed);
+  // The initial frame and one every 0.01 s: six, indexed by time in bodies.pvd.
+  CHECK(r.frames == 6);
+  for (int k = 0; k < 6; ++k) CHECK(fs::exists(dir.path / ("bodies_0000" + std::to_string(k) + ".vtp")));
+  CHECK(!fs::exists(dir.path / "bodies_00006.vtp"));
+  const std::string pvd = slurp(dir.path / "bodies.pvd");
+  CHECK(pvd.find("timestep=\"0.05") != std::string::npos);
+  // The last frame is the model's final state, body by body (the thrown sphere's momentum has passed on).
+  const std::vector<double> x = vtk_array(dir.path / "bodies_00005.vtp", "points");
+  const std::vector<double> v = vtk_array(dir.path / "bodies_00005.vtp", "velocity");
+  REQUIRE(x.size() == 15);
+  for (int i = 0; i < 5; ++i)
+    for (int c = 0; c < 3; ++c) {
+      CHECK(x[3 * i + c] == Approx(scene.model.bodies.x[i][c]).margin(1e-12));
+      CHECK(v[3 * i + c] == Approx(scene.model.bodies.v[i][c]).margin(1e-12));
+    }
+  CHECK(v[0] == Approx(0.0).margin(1e-9));
+  CHECK(v[12] == Approx(1.0).epsilon(1e-9));
+  nlohmann::json j;
+  std::ifstream(dir.path / "run.json") >> j;
+  CHECK(j["frames"] == 6);
+  CHECK(std::find(j["files"].begin(), j["files"].end(), "bodies.pvd") != j["files"].end());
+
+  // Overwritten by a shorter run: its own frames are kept, the earlier run's extra ones go with it.
+  Scene again = load_scene(cradle);
+  again.t_end = 0.02;
+  again.frame_every = 0.01;
+  RunOptions overwrite = quiet_options(dir.path);
+  overwrite.overwrite = true;
+  REQUIRE(run_scene(again, overwrite).frames == 3);
+  CHECK(fs::exists(dir.path / "bodies_00002.vtp"));
+  CHECK(!fs::exists(dir.path / "bodies_00003.vtp"));
+  CHECK(slurp(dir.path / "bodies.pvd").find("bodies_00002.vtp") != std::string::npos);
+  // The frames were staged under temporary names until the commit: none is left.
+  for (const auto& e : fs::directory_iterator(dir.path)) CHECK(e.path().filename().string()[0] != '.');
+  // And a folder holding frames only is an earlier run's: refused without overwrite.
+  CHECK_THROWS_WITH(run_scene(again, quiet_options(dir.path)), Catch::Contains("holds an earlier run"));
+}
+
+TEST_CASE("an FE beam's frames draw its deformed centreline, tip deflection as in the time series", "[apps][run]") {
+  TempDir dir;
+  Scene scene = load_scene(fs::path(TALUS_SOURCE_DIR) / "examples" / "lattice_on_beam.yaml");
+  scene.t_end = 0.2;  // the block has landed on the strip and bent it
+  scene.frame_every = 0.1;
+  const RunResult r = run_scene(scene, quiet_options(dir.path));
+  REQUIRE(r.status == RunStatus::Completed);
+  REQUIRE(r.frames == 3);
+  // The strip: 10 elements from (−0.05, −0.12, 0.06) along x, L = 0.2, bending along z; 8 segments an element.
+  const std::vector<double> x = vtk_array(dir.path / "beams_00002.vtp", "points");
+  const std::vector<double> w = vtk_array(dir.path / "beams_00002.vtp", "deflection");
+  REQUIRE(w.size() == 81);
+  REQUIRE(x.size() == 3 * 81);
+  // The clamped root does not move; the tip's deflection is the last nodal w, column cantilever.q18 of the
+  // last row of timeseries.csv (written by another writer from the same state).
+  CHECK(x[0] == Approx(-0.05).margin(1e-15));
+  CHECK(x[2] == Approx(0.06).margin(1e-15));
+  CHECK(w[0] == 0.0);
+  const Table t = read_csv(dir.path / "timeseries.csv");
+  const auto col = std::find(t.columns.begin(), t.columns.end(), "cantilever.q18") - t.columns.begin();
+  REQUIRE(col < static_cast<long>(t.columns.size()));
+  const double tip = t.rows.back()[col];
+  CHECK(std::abs(tip) > 1e-6);  // the block bent the strip
+  CHECK(w[80] == Approx(tip).epsilon(1e-8));
+  CHECK(x[3 * 80] == Approx(0.15).margin(1e-12));
+  CHECK(x[3 * 80 + 2] == Approx(0.06 + tip).epsilon(1e-8));
+  // Between nodes the cubic lies between its nodal values' envelope: no point of the line jumps.
+  for (int k = 1; k < 81; ++k) CHECK(std::abs(w[k] - w[k - 1]) < 0.1 * std::abs(tip) + 1e-9);
+}

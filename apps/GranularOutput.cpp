@@ -86,6 +86,18 @@ void cells(std::ofstream& o, const char* section, int count, int per_cell) {
   o << "</DataArray>\n</" << section << ">\n";
 }
 
+// The opening of a frame of bodies [first, first + n) of the store as vertices at their centres, up to the
+// point data's opening tag (`scalars`, `vectors`: ParaView's default arrays).
+void begin_body_points(std::ofstream& o, const RigidBodies& b, int first, int n, const char* scalars,
+                       const char* vectors) {
+  piece_header(o, "NumberOfVerts", n, n);
+  o << "<Points>\n";
+  data_array(o, "points", 3, n, [&](int i, int c) { return b.x[first + i][c]; });
+  o << "</Points>\n";
+  cells(o, "Verts", n, 1);
+  o << "<PointData Scalars=\"" << scalars << "\" Vectors=\"" << vectors << "\">\n";
+}
+
 }  // namespace
 
 std::filesystem::path temporary_name(const std::filesystem::path& file) {
@@ -104,12 +116,7 @@ void write_beads_vtp(const std::filesystem::path& file, const Model& m, const Fr
   std::vector<Eigen::Vector3d> force;
   body_forces(m, fc, h, force);
   std::ofstream o = open_out(file);
-  piece_header(o, "NumberOfVerts", n, n);
-  o << "<Points>\n";
-  data_array(o, "points", 3, n, [&](int i, int c) { return b.x[i][c]; });
-  o << "</Points>\n";
-  cells(o, "Verts", n, 1);
-  o << "<PointData Scalars=\"radius\" Vectors=\"velocity\">\n";
+  begin_body_points(o, b, 0, n, "radius", "velocity");
   data_array(o, "radius", 1, n, [&](int i, int) { return b.radius[i]; });
   data_array(o, "velocity", 3, n, [&](int i, int c) { return b.v[i][c]; });
   data_array(o, "angular_velocity", 3, n, [&](int i, int c) { return b.w[i][c]; });
@@ -160,12 +167,7 @@ void write_capsules_vtp(const std::filesystem::path& file, const Model& m, const
   std::vector<Eigen::Vector3d> force;
   body_forces(m, fc, h, force);
   std::ofstream o = open_out(file);
-  piece_header(o, "NumberOfVerts", n, n);
-  o << "<Points>\n";
-  data_array(o, "points", 3, n, [&](int i, int c) { return k.x[c0 + i][c]; });
-  o << "</Points>\n";
-  cells(o, "Verts", n, 1);
-  o << "<PointData Scalars=\"radius\" Vectors=\"axis\">\n";
+  begin_body_points(o, k, c0, n, "radius", "axis");
   data_array(o, "radius", 1, n, [&](int i, int) { return k.radius[c0 + i]; });
   data_array(o, "half_length", 1, n, [&](int i, int) { return k.half_length[c0 + i]; });
   data_array(o, "axis", 3, n, [&](int i, int c) { return k.axis(c0 + i)[c]; });
@@ -183,12 +185,7 @@ void write_bodies_vtp(const std::filesystem::path& file, const Model& m) {
   const RigidBodies& k = m.bodies;
   const int g0 = k.group_begin(ShapeKind::General), n = k.general();
   std::ofstream o = open_out(file);
-  piece_header(o, "NumberOfVerts", n, n);
-  o << "<Points>\n";
-  data_array(o, "points", 3, n, [&](int i, int c) { return k.x[g0 + i][c]; });
-  o << "</Points>\n";
-  cells(o, "Verts", n, 1);
-  o << "<PointData Scalars=\"radius\" Vectors=\"velocity\">\n";
+  begin_body_points(o, k, g0, n, "radius", "velocity");
   data_array(o, "radius", 1, n, [&](int i, int) { return k.radius[g0 + i]; });
   data_array(o, "orientation", 4, n, [&](int i, int c) { return c == 0 ? k.q[g0 + i].w() : k.q[g0 + i].vec()[c - 1]; });
   data_array(o, "velocity", 3, n, [&](int i, int c) { return k.v[g0 + i][c]; });

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <variant>
 
 namespace talus::app {
 
@@ -19,9 +20,14 @@ std::string frame_name(const char* stem, int frame) {
 }  // namespace
 
 FrameSeries::FrameSeries(std::filesystem::path dir, const talus::Model& m, bool large_path, bool staged)
-    : dir_(std::move(dir)), staged_(staged) {
+    : dir_(std::move(dir)), large_path_(large_path), staged_(staged) {
   if (large_path || m.bodies.spheres() > 0) series_.push_back({"beads", {}});
-  if (large_path) series_.push_back({"contacts", {}});
+  // The small path's contacts are interactions: listed sphere contacts, or those its detection adds each step.
+  bool contacts = large_path || m.detection.enabled;
+  for (const Interaction& in : m.interactions)
+    contacts = contacts || std::holds_alternative<SphereContactRelation>(in.relation) ||
+               std::holds_alternative<BeamSphereContactRelation>(in.relation);
+  if (contacts) series_.push_back({"contacts", {}});
   if (m.bodies.capsules() > 0) series_.push_back({"capsules", {}});
   if (m.bodies.general() > 0) series_.push_back({"bodies", {}});
   if (!m.detection.beams.empty()) series_.push_back({"beams", {}});
@@ -51,7 +57,8 @@ void FrameSeries::write(const talus::Model& m, const FrameContacts& contacts, do
   for (Series& s : series_) {
     const std::string f = frame_name(s.stem, frame_);
     if (std::strcmp(s.stem, "beads") == 0) write_beads_vtp(path(f), m, contacts, h);
-    else if (std::strcmp(s.stem, "contacts") == 0) write_contacts_vtp(path(f), m, contacts, h);
+    else if (std::strcmp(s.stem, "contacts") == 0 && large_path_) write_contacts_vtp(path(f), m, contacts, h);
+    else if (std::strcmp(s.stem, "contacts") == 0) write_interaction_contacts_vtp(path(f), m, h);
     else if (std::strcmp(s.stem, "capsules") == 0) write_capsules_vtp(path(f), m, contacts, h);
     else if (std::strcmp(s.stem, "bodies") == 0) write_bodies_vtp(path(f), m);
     else write_beams_vtp(path(f), m);

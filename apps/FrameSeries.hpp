@@ -3,7 +3,8 @@
 // which runner steps it). Each series is a frame file per output time and a .pvd collection indexing them
 // (apps/GranularOutput.hpp describes the files):
 //   beads      the sphere group (the large path writes it always: a scene that fills by pours starts empty)
-//   contacts   the contact network of the last step (the large path, whose stepper keeps its contacts)
+//   contacts   the contact network of the last step: the large path's stepper's contacts, or the small path's
+//              sphere contacts (with planes, spheres, beams) that carried an impulse
 //   capsules   the capsule group, when the run starts with capsules (the series goes on once they have left)
 //   bodies     the general group: the small path's rigid bodies
 //   beams      the finite-element beams bodies may touch (Model::detection.beams), as deformed centrelines
@@ -57,6 +58,7 @@ class FrameSeries {
   std::vector<std::pair<double, std::string>> mesh_frames_;
   std::vector<std::string> files_;
   int frame_ = 0;
+  bool large_path_ = false;
   bool staged_ = false;
 };
 

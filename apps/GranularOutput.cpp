@@ -234,6 +234,46 @@ void write_beams_vtp(const std::filesystem::path& file, const Model& m) {
   finish(o, file);
 }
 
+void write_interaction_contacts_vtp(const std::filesystem::path& file, const Model& m, double h) {
+  // The small path's contacts that carried an impulse in the last step, as the large path's network draws its
+  // own: a line from the other side (a sphere's centre, a plane's or beam's contact point) to the sphere's centre.
+  std::vector<Eigen::Vector3d> ends;
+  std::vector<double> normal_force, index;
+  const RigidBodies& b = m.bodies;
+  for (std::size_t k = 0; k < m.interactions.size(); ++k) {
+    const Interaction& in = m.interactions[k];
+    if (in.impulse.size() == 0 || !(in.impulse[0] > 0.0)) continue;
+    const Eigen::Vector3d c = in.systems.empty() ? Eigen::Vector3d::Zero() : b.x[in.systems[0].index];
+    if (const auto* sc = std::get_if<SphereContactRelation>(&in.relation)) {
+      if (in.systems.size() == 2) ends.push_back(b.x[in.systems[1].index]);
+      else ends.push_back(c - (sc->plane_normal.dot(c) - sc->plane_offset) * sc->plane_normal);
+    } else if (const auto* bc = std::get_if<BeamSphereContactRelation>(&in.relation)) {
+      const LagrangianLti& beam = m.lti[static_cast<std::size_t>(in.systems[1].index)];
+      const double r = b.radius[in.systems[0].index];
+      const BeamSphereContact contact =
+          beam_sphere_contact(bc->beam, bc->side, beam.q, {c, Eigen::Vector4d(1, 0, 0, 0), r});
+      ends.push_back(c - (contact.gap + r) * contact.frame.n);  // the point of the strip's surface under the sphere
+    } else {
+      continue;  // joints and user relations are not contacts
+    }
+    ends.push_back(c);
+    normal_force.push_back(in.impulse[0] / h);
+    index.push_back(static_cast<double>(k));
+  }
+  const int n = static_cast<int>(normal_force.size());
+  std::ofstream o = open_out(file);
+  piece_header(o, "NumberOfLines", 2 * n, n);
+  o << "<Points>\n";
+  data_array(o, "points", 3, 2 * n, [&](int p, int c) { return ends[p][c]; });
+  o << "</Points>\n";
+  cells(o, "Lines", n, 2);
+  o << "<CellData Scalars=\"normal_force\">\n";
+  data_array(o, "normal_force", 1, n, [&](int i, int) { return normal_force[i]; });
+  data_array(o, "interaction", 1, n, [&](int i, int) { return index[i]; });
+  o << "</CellData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
+  finish(o, file);
+}
+
 void write_contacts_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc,
                         double h) {
   const RigidBodies& b = m.bodies;

@@ -68,6 +68,10 @@ void write_bodies_vtp(const std::filesystem::path& file, const talus::Model& mod
 // polyline, point data deflection w and its rate ẇ (along the beam's deflection direction), cell data beam (its
 // index in the scene's beams).
 void write_beams_vtp(const std::filesystem::path& file, const talus::Model& model);
+// The small path's contact network: one line per sphere contact (with a plane, a sphere or a beam) whose last
+// impulse is compressive, from the plane's or beam's contact point or the other sphere's centre to the sphere's
+// centre; cell data normal_force (P_N / h) and interaction (its index in Model::interactions).
+void write_interaction_contacts_vtp(const std::filesystem::path& file, const talus::Model& model, double h);
 // (time, file name relative to the .pvd) pairs.
 void write_pvd(const std::filesystem::path& file, const std::vector<std::pair<double, std::string>>& frames);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <limits>
 #include <filesystem>
@@ -483,4 +484,35 @@ TEST_CASE("an FE beam's frames draw its deformed centreline, tip deflection as i
   CHECK(x[3 * 80 + 2] == Approx(0.06 + tip).epsilon(1e-8));
   // Between nodes the cubic lies between its nodal values' envelope: no point of the line jumps.
   for (int k = 1; k < 81; ++k) CHECK(std::abs(w[k] - w[k - 1]) < 0.1 * std::abs(tip) + 1e-9);
+}
+
+TEST_CASE("the small path's contact frames draw each pressed contact with its force", "[apps][run]") {
+  // A sphere resting on a plane, and a second one resting on it: the lower contact carries both weights.
+  const std::string text =
+      "name: two_on_floor\n"
+      "gravity: [0.0, 0.0, -9.81]\n"
+      "spheres:\n"
+      "  - {name: a, position: [0.0, 0.0, 0.01], radius: 0.01, density: 2500}\n"
+      "  - {name: b, position: [0.0, 0.0, 0.03], radius: 0.01, density: 2500}\n"
+      "planes:\n"
+      "  - {name: floor, normal: [0.0, 0.0, 1.0], offset: 0.0}\n"
+      "contacts:\n"
+      "  law: {type: newton, e: 0.0}\n"
+      "  detect: true\n"
+      "integrator: {h: 1.0e-3, t_end: 0.05}\n"
+      "output: {frame_every: 0.05}\n";
+  TempDir dir;
+  Scene scene = load_scene_from_string(text, "two_on_floor.yaml");
+  REQUIRE(run_scene(scene, quiet_options(dir.path)).frames == 2);
+  const double m = 2500 * 4.0 / 3.0 * M_PI * 1e-6, g = 9.81;
+  const std::vector<double> f = vtk_array(dir.path / "contacts_00001.vtp", "normal_force");
+  const std::vector<double> x = vtk_array(dir.path / "contacts_00001.vtp", "points");
+  REQUIRE(f.size() == 2);
+  // Lines in the order of the interactions: floor–a (from the floor's contact point), then a–b.
+  CHECK(x[2] == Approx(0.0).margin(1e-12));
+  CHECK(x[5] == Approx(0.01).margin(1e-9));
+  CHECK(f[0] == Approx(2 * m * g).epsilon(1e-6));
+  CHECK(f[1] == Approx(m * g).epsilon(1e-6));
+  // The initial frame has no impulse yet: no line.
+  CHECK(vtk_array(dir.path / "contacts_00000.vtp", "normal_force").empty());
 }

@@ -131,8 +131,6 @@ int run_large_path(MpiLaunch& mpi, GranularRunOptions g, const std::function<int
 
 int run_command(const RunFlags& f) {
   const std::uint64_t max_memory = memory_limit(f.max_memory);
-  if (is_granular_scene(f.scene) && !f.restart.empty())
-    throw std::invalid_argument("--restart applies to single scenes; a granular scene restarts with --set restart=FILE");
   MpiLaunch mpi;
   if (is_granular_scene(f.scene)) {
     StopSignals signals;
@@ -140,6 +138,7 @@ int run_command(const RunFlags& f) {
                          isatty(STDERR_FILENO) == 1, f.no_plot, &g_stop};
     g.overwrite = f.overwrite;
     g.max_memory = max_memory;
+    g.restart = f.restart;
     return run_large_path(mpi, g, [&](const GranularRunOptions& o) { return run_granular(f.scene, o, std::cerr); });
   }
   RunOptions options;
@@ -262,8 +261,8 @@ int cli_main(int argc, char** argv) {
   run->add_option("--max-memory", run_flags.max_memory,
                   "refuse scenes whose estimated memory exceeds SIZE (e.g. 4G; default: the available memory)");
   run->add_option("--restart", run_flags.restart,
-                  "moreau_jean, generalized_alpha and integrator.path: large scenes: continue from a restart.h5 an earlier run wrote, to the scene's t_end (the "
-                  "result is bitwise that of one run)");
+                  "moreau_jean, generalized_alpha, integrator.path: large and granular scenes: continue from a restart.h5 an earlier run wrote, to the scene's t_end (the "
+                  "result is bitwise that of one run; for a granular scene the same as --set restart=FILE)");
   run->add_option("--profile", run_flags.profile,
                   "write a Chrome trace-event JSON of every step's stages (granular and time-stepping scenes)");
   run->add_option("--dump-fclib", run_flags.dump_fclib,

@@ -70,7 +70,9 @@ const std::initializer_list<std::string_view> kKeys = {
 // below reports a bad value where it came from (apps/SceneError.hpp).
 class Settings {
  public:
-  Settings(const fs::path& path, const std::vector<std::string>& sets) : file_reader_(path.string()) {
+  // `restart`: the --restart flag's archive, an override of the restart key named after the flag.
+  Settings(const fs::path& path, const std::vector<std::string>& sets, const std::string& restart = {})
+      : file_reader_(path.string()) {
     const Field root = file_reader_.load();
     file_reader_.expect_map(root, {"granular"});
     granular_ = file_reader_.required(root, "granular");
@@ -95,6 +97,11 @@ class Settings {
       one[key] = value;
       reader.expect_map({one, "granular", YAML::Mark::null_mark()}, kKeys);
       values_.insert_or_assign(key, Value{{value, join_path("granular", key), YAML::Mark::null_mark()}, &reader});
+    }
+    if (!restart.empty()) {
+      const SceneReader& reader = set_readers_.emplace_back("--restart " + restart);
+      values_.insert_or_assign("restart", Value{{YAML::Node(restart), join_path("granular", "restart"),
+                                                 YAML::Mark::null_mark()}, &reader});
     }
   }
 
@@ -799,7 +806,7 @@ Scene load_granular_scene(const fs::path& scene_file, const std::vector<std::str
 }
 
 int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::ostream& log) {
-  const Settings s(scene_file, o.sets);
+  const Settings s(scene_file, o.sets, o.restart.string());
   RunPlan plan;
   plan.scene_file = scene_file;
   plan.scene = build_scene(s, plan.kind, o.max_memory);

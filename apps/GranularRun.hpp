@@ -42,6 +42,9 @@ struct GranularRunOptions {
   bool overwrite = false;       // replace an earlier run's outputs in the output folder (else refuse)
   std::uint64_t max_memory = 0;  // bytes the scene may ask for (--max-memory); 0 = MemAvailable
   matrixfree::PartitionedSolve* distributed = nullptr;  // under mpirun: the solve spread over ranks (MpiLaunch.hpp)
+  // run_granular: the --restart flag, the same as the scene's `restart` key (which it replaces); its problems
+  // name "--restart FILE".
+  std::filesystem::path restart;
 };
 
 // Bytes a granular run holds at its peak for this many bodies (bench/granular: 1.2 KB of stepper buffers per

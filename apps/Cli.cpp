@@ -85,6 +85,7 @@ struct RunFlags {
   bool no_plot = false, quiet = false, overwrite = false;
   std::vector<std::string> sets;
   std::string profile, dump_fclib;
+  long dump_step = 0;
 };
 
 std::uint64_t memory_limit(const std::string& text) {
@@ -139,6 +140,7 @@ int run_command(const RunFlags& f) {
     g.overwrite = f.overwrite;
     g.max_memory = max_memory;
     g.restart = f.restart;
+    g.dump_step = f.dump_step;
     return run_large_path(mpi, g, [&](const GranularRunOptions& o) { return run_granular(f.scene, o, std::cerr); });
   }
   RunOptions options;
@@ -149,6 +151,7 @@ int run_command(const RunFlags& f) {
                          isatty(STDERR_FILENO) == 1, f.no_plot, &g_stop};
     g.overwrite = f.overwrite;
     g.max_memory = max_memory;
+    g.dump_step = f.dump_step;
     return run_large_path(mpi, g, [&](const GranularRunOptions& o) {
       return run_large_path_scene(scene, o, f.restart, std::cerr);
     });
@@ -156,9 +159,6 @@ int run_command(const RunFlags& f) {
   if (mpi.size() > 1)
     throw std::invalid_argument("mpirun: " + f.scene + " is a single scene on the small path, which runs on one "
                                 "process; granular scenes and integrator.path: large are spread over ranks");
-  if (!f.dump_fclib.empty())
-    throw std::invalid_argument("--dump-fclib applies to granular scenes and integrator.path: large (" + f.scene +
-                                " is neither)");
   options.out_dir = f.out.empty() ? std::filesystem::path("out") / scene.name : std::filesystem::path(f.out);
   options.log = &std::cerr;
   options.progress = !f.quiet;
@@ -167,6 +167,8 @@ int run_command(const RunFlags& f) {
   options.overwrite = f.overwrite;
   options.restart = f.restart;
   options.profile = f.profile;
+  options.dump_fclib = f.dump_fclib;
+  if (f.dump_step > 0) options.dump_step = f.dump_step;
   if (!f.quiet) std::cerr << "talus: " << scene.name << ": " << summary(scene) << '\n';
 
   RunResult r;
@@ -175,6 +177,13 @@ int run_command(const RunFlags& f) {
     r = run_scene(scene, options);
   }
   const std::string dir = options.out_dir.string();
+  if (!f.dump_fclib.empty() && !f.quiet)
+    std::cerr << "talus: "
+              << (r.fclib_file.empty() ? "--dump-fclib: no step from step " + std::to_string(options.dump_step) +
+                                             " on had a friction-contact problem (frictionless steps are LCPs, "
+                                             "steps with joints mixed problems): nothing written"
+                                       : "wrote " + r.fclib_file)
+              << '\n';
   switch (r.status) {
     case RunStatus::Completed:
       if (!f.quiet)
@@ -266,8 +275,12 @@ int cli_main(int argc, char** argv) {
   run->add_option("--profile", run_flags.profile,
                   "write a Chrome trace-event JSON of every step's stages (granular and time-stepping scenes)");
   run->add_option("--dump-fclib", run_flags.dump_fclib,
-                  "granular scenes and integrator.path: large: dump one step's problem (FCLIB, step 100 unless the "
-                  "granular scene's dump_fclib_step) into DIR");
+                  "write one step's friction-contact problem as an FCLIB file into DIR: step 100 (or --dump-step) of "
+                  "granular and integrator.path: large scenes (local and global forms); moreau_jean scenes: the "
+                  "first step from there on that has a friction-contact problem (local form)");
+  run->add_option("--dump-step", run_flags.dump_step, "the step --dump-fclib writes (default 100; a granular scene's "
+                                                      "dump_fclib_step)")
+      ->check(CLI::PositiveNumber);
 
   std::string check_scene, check_memory;
   std::vector<std::string> check_sets;

@@ -70,8 +70,11 @@ const std::initializer_list<std::string_view> kKeys = {
 // below reports a bad value where it came from (apps/SceneError.hpp).
 class Settings {
  public:
-  // `restart`: the --restart flag's archive, an override of the restart key named after the flag.
-  Settings(const fs::path& path, const std::vector<std::string>& sets, const std::string& restart = {})
+  // A command-line flag that stands for a key (--restart FILE for restart): an override named after the flag.
+  struct Flag {
+    std::string origin, key, value;
+  };
+  Settings(const fs::path& path, const std::vector<std::string>& sets, const std::vector<Flag>& flags = {})
       : file_reader_(path.string()) {
     const Field root = file_reader_.load();
     file_reader_.expect_map(root, {"granular"});
@@ -98,10 +101,10 @@ class Settings {
       reader.expect_map({one, "granular", YAML::Mark::null_mark()}, kKeys);
       values_.insert_or_assign(key, Value{{value, join_path("granular", key), YAML::Mark::null_mark()}, &reader});
     }
-    if (!restart.empty()) {
-      const SceneReader& reader = set_readers_.emplace_back("--restart " + restart);
-      values_.insert_or_assign("restart", Value{{YAML::Node(restart), join_path("granular", "restart"),
-                                                 YAML::Mark::null_mark()}, &reader});
+    for (const Flag& f : flags) {
+      const SceneReader& reader = set_readers_.emplace_back(f.origin);
+      values_.insert_or_assign(f.key, Value{{YAML::Node(f.value), join_path("granular", f.key),
+                                             YAML::Mark::null_mark()}, &reader});
     }
   }
 
@@ -806,7 +809,11 @@ Scene load_granular_scene(const fs::path& scene_file, const std::vector<std::str
 }
 
 int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::ostream& log) {
-  const Settings s(scene_file, o.sets, o.restart.string());
+  std::vector<Settings::Flag> flags;
+  if (!o.restart.empty()) flags.push_back({"--restart " + o.restart.string(), "restart", o.restart.string()});
+  if (o.dump_step > 0)
+    flags.push_back({"--dump-step " + std::to_string(o.dump_step), "dump_fclib_step", std::to_string(o.dump_step)});
+  const Settings s(scene_file, o.sets, flags);
   RunPlan plan;
   plan.scene_file = scene_file;
   plan.scene = build_scene(s, plan.kind, o.max_memory);
@@ -835,6 +842,7 @@ int run_large_path_scene(Scene& scene, const GranularRunOptions& o, const fs::pa
   r.params = scene.large_path->params;
   r.t_end = scene.t_end;
   r.frame_every = scene.large_path->frame_every;
+  if (o.dump_step > 0) r.dump_step = o.dump_step;
   r.restart = restart.string();
   // A problem of the archive or of the steps left after it is the --restart flag's (without one, the scene's).
   const std::string origin = r.restart.empty() ? scene.file.string() : "--restart " + r.restart;

@@ -45,6 +45,9 @@ struct GranularRunOptions {
   // run_granular: the --restart flag, the same as the scene's `restart` key (which it replaces); its problems
   // name "--restart FILE".
   std::filesystem::path restart;
+  // --dump-step K (> 0): the step --dump-fclib writes (a granular scene's dump_fclib_step key, which it replaces;
+  // 0: the scene's, 100 by default).
+  long dump_step = 0;
 };
 
 // Bytes a granular run holds at its peak for this many bodies (bench/granular: 1.2 KB of stepper buffers per

@@ -13,6 +13,7 @@
 #include "apps/SceneRestart.hpp"
 #include "apps/TimeSeries.hpp"
 #include "apps/Version.hpp"
+#include "solvers/fc/FclibIO.hpp"
 #include "engine/MoreauJean.hpp"
 #include "engine/Integrator.hpp"
 #include "engine/eventdriven/EventDrivenIntegrator.hpp"
@@ -130,7 +131,15 @@ RunResult run_scene(Scene& scene, const RunOptions& options) {
   std::unique_ptr<Integrator> integrator;
   SchemeStateSource scheme_state;
   const eventdriven::EventDrivenIntegrator* events = nullptr;
-  if (scene.scheme.kind == SchemeKind::GeneralizedAlpha) {
+  MoreauJean* dump_scheme = nullptr;  // --dump-fclib: the scheme that keeps its one-step problem
+  if (!options.dump_fclib.empty() && scene.scheme.kind != SchemeKind::MoreauJean)
+    throw std::invalid_argument(std::string("--dump-fclib: the small path dumps moreau_jean's one-step problems (") +
+                                scene.file.string() + " runs " + to_string(scene.scheme.kind) + ")");
+  if (!options.dump_fclib.empty()) {
+    auto mj = make_scheme_integrator<MoreauJean>(scene.model, scene.integrator, describe(scene.scheme));
+    dump_scheme = &mj->scheme();
+    integrator = std::move(mj);
+  } else if (scene.scheme.kind == SchemeKind::GeneralizedAlpha) {
     // Given back the accelerations (q_n, v_n) do not determine.
     auto ga = make_scheme_integrator<NonsmoothGeneralizedAlpha>(scene.model, generalized_alpha_parameters(scene),
                                                                 describe(scene.scheme));
@@ -149,8 +158,27 @@ RunResult run_scene(Scene& scene, const RunOptions& options) {
   } else {
     integrator = make_time_stepping_integrator(scene);
   }
-  const RunResult result = run_loop(
-      scene, options, [&]() -> const StepReport& { return integrator->step(scene.model); }, resume, scheme_state);
+  long k = resume.step;
+  std::string fclib_file;
+  if (dump_scheme) std::filesystem::create_directories(options.dump_fclib);
+  const auto step = [&]() -> const StepReport& {
+    const bool dump = dump_scheme && fclib_file.empty() && k + 1 >= options.dump_step;
+    if (dump) dump_scheme->keep_next_problem();
+    const StepReport& r = integrator->step(scene.model);
+    ++k;
+    if (dump && dump_scheme->kept_problem()) {
+      const std::string stem = scene.name + "_step" + std::to_string(k);
+      fclib_file = (options.dump_fclib / (stem + ".hdf5")).string();
+      solvers::write_fclib_local(fclib_file, *dump_scheme->kept_problem(),
+                                 {scene.name + " step " + std::to_string(k),
+                                  "Talus scene " + scene.file.filename().string() + ", Moreau-Jean, " +
+                                      std::to_string(r.active) + " active contacts",
+                                  std::to_string(dump_scheme->kept_problem()->dim) + "D"});
+    }
+    return r;
+  };
+  RunResult result = run_loop(scene, options, step, resume, scheme_state);
+  result.fclib_file = fclib_file;
   if (events) write_events(scene, options, events->events());
   return result;
 }

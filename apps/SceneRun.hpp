@@ -33,6 +33,11 @@ struct RunOptions {
   // --profile: a Chrome trace-event JSON of every step's stages (engine/StepProfile.hpp), written at the end;
   // time-stepping schemes only (event_driven has no steps of its own: refused).
   std::filesystem::path profile;
+  // --dump-fclib DIR (moreau_jean scenes): the friction-contact problem of the first step from dump_step on that
+  // has one, written as DIR/NAME_stepK.hdf5 (FCLIB's local form: W, q, μ), for other solvers (bench/fclib,
+  // Siconos). Frictionless steps (an LCP) and steps with joints (a mixed problem) are passed over.
+  std::filesystem::path dump_fclib;
+  long dump_step = 100;
 };
 
 struct RunResult {
@@ -50,6 +55,7 @@ struct RunResult {
   PhaseSeconds phase_seconds{};  // wall time per stage summed over the steps (run.json, --profile's table)
   int frames = 0;              // ParaView frames written (scenes with rigid bodies, FrameSeries.hpp) …
   std::vector<std::string> frame_collections;  // … and their .pvd files (bodies.pvd)
+  std::string fclib_file;      // --dump-fclib: the problem written ("" when no step from dump_step on had one)
 };
 
 // Advances the scene's model by one step and returns the step's report (e.g. MoreauJean::step).

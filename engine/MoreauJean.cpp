@@ -36,6 +36,7 @@
 #include "engine/MoreauJean.hpp"
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -153,6 +154,8 @@ struct MoreauJean::Impl {
   SparseMatrix W;
   OneStepWorkspace ws;
   NonlinearJacobians nj;
+  bool keep_problem = false;                 // keep_next_problem(): this step keeps its problem …
+  std::optional<solvers::FrictionContactProblem> kept;  // … here, when it is a friction-contact problem
 
   Vector q0, v0, q1, v, vw, f0, f1, fbar, R, vfree, U_all, U_k, Jv_free, P, jtp, pgen, residual, g1;
   Vector dv, vs, vtf, q_half, q_tf, F0, F1;  // energy terms
@@ -160,6 +163,16 @@ struct MoreauJean::Impl {
   Impl(Model& m, const MoreauJeanParameters& params) : model(m), p(params), wt(scheme_weights(params)) {
     check_parameters(p);
     report.time = model.time;
+  }
+
+  // The step's one-step problem, when it was a pure friction-contact one (solve_one_step filled ws.fc for it).
+  void keep_one_step_problem() {
+    bool friction = false, equality = false;
+    for (int a : active.interactions) {
+      friction = friction || std::holds_alternative<NewtonImpactFrictionLaw>(model.interactions[a].law);
+      equality = equality || std::holds_alternative<EqualityLaw>(model.interactions[a].law);
+    }
+    if (friction && !equality) kept = ws.fc;
   }
 
   std::string context() const { return step_context("Moreau-Jean", report.step + 1, model.time, model.time + p.h); }
@@ -291,6 +304,7 @@ struct MoreauJean::Impl {
         Jv_free = active.J * vfree + active.rate;
         stages.stamp(Phase::Assembly);
         stats = solve_one_step(model, active, W, Jv_free, U_k, settings, ws, P);
+        if (keep_problem) keep_one_step_problem();
         jtp = active.J.transpose() * P;
         pgen = jtp;
         Mhat.solve_in_place(pgen);
@@ -336,6 +350,7 @@ struct MoreauJean::Impl {
     report.time = t1;
     ++report.step;
     report.h = h;
+    keep_problem = false;
 
     report.active = static_cast<int>(active.interactions.size());
     report.newton_iterations = iterations;
@@ -414,6 +429,13 @@ MoreauJean::~MoreauJean() { delete impl_; }
 const StepReport& MoreauJean::step() { return impl_->step(); }
 const StepReport& MoreauJean::last_report() const { return impl_->report; }
 const MoreauJeanParameters& MoreauJean::parameters() const { return impl_->p; }
+void MoreauJean::keep_next_problem() {
+  impl_->keep_problem = true;
+  impl_->kept.reset();
+}
+const solvers::FrictionContactProblem* MoreauJean::kept_problem() const {
+  return impl_->kept ? &*impl_->kept : nullptr;
+}
 void MoreauJean::set_step_size(double h) {
   if (!(h > 0.0) || !std::isfinite(h))
     throw std::invalid_argument("Moreau-Jean: the step size h must be > 0 and finite");

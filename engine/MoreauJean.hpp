@@ -11,6 +11,7 @@
 
 #include "engine/Model.hpp"
 #include "engine/StepReport.hpp"
+#include "solvers/core/FrictionContactProblem.hpp"
 
 namespace talus {
 
@@ -62,6 +63,13 @@ class MoreauJean {
   // Changes h for the following steps (adaptive step-size control, engine/adaptive): the iteration matrix is
   // re-factorised on the next step only when h changed. Throws std::invalid_argument unless h > 0 and finite.
   void set_step_size(double h);
+
+  // FCLIB dumps (issue 11 item 2: the assembled one-step problem): asks the next step to keep its one-step
+  // problem. kept_problem() is then that step's friction-contact problem (u = W r + q over the active contacts, in
+  // the order of their interactions; a Newton loop's last), or nullptr when the step had none: no active
+  // contact, a frictionless step (an LCP), or joints beside the contacts (a mixed problem FCLIB has no form for).
+  void keep_next_problem();
+  const solvers::FrictionContactProblem* kept_problem() const;
 
  private:
   struct Impl;

@@ -21,6 +21,8 @@
 #include "apps/SceneLoader.hpp"
 #include "apps/SceneRun.hpp"
 #include "engine/MoreauJean.hpp"
+#include "solvers/fc/Apgd.hpp"
+#include "solvers/fc/FclibIO.hpp"
 
 using namespace talus;
 using namespace talus::app;
@@ -515,4 +517,59 @@ TEST_CASE("the small path's contact frames draw each pressed contact with its fo
   CHECK(f[1] == Approx(m * g).epsilon(1e-6));
   // The initial frame has no impulse yet: no line.
   CHECK(vtk_array(dir.path / "contacts_00000.vtp", "normal_force").empty());
+}
+
+TEST_CASE("an FCLIB dump of a Moreau-Jean step's friction-contact problem: its solution is the step's impulses",
+          "[apps][run][fclib]") {
+  // Two spheres stacked on a floor under a slanted gravity: both contacts slide or stick under 3-D Coulomb.
+  const std::string text =
+      "name: slanted_pair\n"
+      "gravity: [3.0, 0.0, -9.81]\n"
+      "spheres:\n"
+      "  - {name: a, position: [0.0, 0.0, 0.01], radius: 0.01, density: 2500}\n"
+      "  - {name: b, position: [0.0, 0.0, 0.03], radius: 0.01, density: 2500}\n"
+      "planes:\n"
+      "  - {name: floor, normal: [0.0, 0.0, 1.0], offset: 0.0}\n"
+      "contacts:\n"
+      "  law: {type: newton_friction, e: 0.0, mu: 0.2, dim: 3}\n"
+      "  detect: true\n"
+      "integrator: {h: 1.0e-3, t_end: 0.02, solver: nsgs, tolerance: 1.0e-12}\n";
+  TempDir dir;
+  Scene scene = load_scene_from_string(text, "slanted_pair.yaml");
+  RunOptions o = quiet_options(dir.path / "out");
+  o.dump_fclib = dir.path / "fclib";
+  o.dump_step = 20;  // the last step: its impulses are the model's after the run
+  const RunResult r = run_scene(scene, o);
+  REQUIRE(r.status == RunStatus::Completed);
+  REQUIRE(r.fclib_file == (dir.path / "fclib" / "slanted_pair_step20.hdf5").string());
+  const solvers::FrictionContactProblem p = solvers::read_fclib_problem(r.fclib_file);
+  REQUIRE(p.dim == 3);
+  REQUIRE(p.contacts() == 2);
+  CHECK(p.mu[0] == 0.2);
+  // Another solver, on the file alone: accelerated projected gradient, not the run's Gauss–Seidel.
+  Vector rr, u;
+  solvers::ApgdParameters ap;
+  ap.tolerance = 1e-11;
+  ap.max_iterations = 100000;
+  REQUIRE(solvers::apgd(p, rr, u, ap).converged());
+  // The run's impulses of that step, contact by contact in the order of the interactions.
+  std::vector<Vector> impulses;
+  for (const Interaction& in : scene.model.interactions)
+    if (in.impulse.size() == 3 && in.impulse[0] > 0.0) impulses.push_back(in.impulse);
+  REQUIRE(impulses.size() == 2);
+  const double scale = std::max(impulses[0].norm(), impulses[1].norm());
+  for (int c = 0; c < 2; ++c)
+    for (int k = 0; k < 3; ++k) CHECK(rr[3 * c + k] == Approx(impulses[c][k]).margin(1e-7 * scale));
+  // The floor contact carries both spheres' weight over the step, m g h each (to 1 %: the upper sphere slides
+  // off the lower one and sinks a little).
+  const double m = 2500 * 4.0 / 3.0 * M_PI * 1e-6;
+  CHECK(rr[0] == Approx(2 * m * 9.81 * 1e-3).epsilon(1e-2));
+
+  // Generalized-α has no such dump (its steps solve two problems): refused before anything is written.
+  Scene ga = load_scene_from_string(text + "", "slanted_pair.yaml");
+  ga.scheme.kind = SchemeKind::GeneralizedAlpha;
+  RunOptions og = quiet_options(dir.path / "ga");
+  og.dump_fclib = dir.path / "fclib_ga";
+  CHECK_THROWS_WITH(run_scene(ga, og), Catch::Contains("--dump-fclib: the small path dumps moreau_jean's"));
+  CHECK(!fs::exists(dir.path / "ga" / "run.json"));
 }

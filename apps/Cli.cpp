@@ -118,7 +118,10 @@ Scene load_with_overrides(const std::string& file, const std::vector<std::string
 int run_large_path(MpiLaunch& mpi, GranularRunOptions g, const std::function<int(const GranularRunOptions&)>& run) {
   if (mpi.active()) {
     g.distributed = mpi.solve();
+    g.frame_piece = {mpi.rank(), mpi.size()};
+    g.barrier = [&mpi] { mpi.barrier(); };
     if (mpi.rank() > 0) {
+      g.frame_dir = g.out_dir;  // its frame pieces go beside rank 0's
       g.out_dir = mpi.scratch_folder();
       g.quiet = true, g.tty = false, g.no_plot = true, g.overwrite = true;
       g.profile.clear(), g.dump_fclib.clear();

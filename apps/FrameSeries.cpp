@@ -19,8 +19,9 @@ std::string frame_name(const char* stem, int frame) {
 
 }  // namespace
 
-FrameSeries::FrameSeries(std::filesystem::path dir, const talus::Model& m, bool large_path, bool staged)
-    : dir_(std::move(dir)), large_path_(large_path), staged_(staged) {
+FrameSeries::FrameSeries(std::filesystem::path dir, const talus::Model& m, bool large_path, bool staged,
+                         FramePiece piece)
+    : dir_(std::move(dir)), large_path_(large_path), staged_(staged), piece_(piece) {
   if (large_path || m.bodies.spheres() > 0) series_.push_back({"beads", {}});
   // The small path's contacts are interactions: listed sphere contacts, or those its detection adds each step.
   bool contacts = large_path || m.detection.enabled;
@@ -54,38 +55,60 @@ void FrameSeries::written(const std::string& name) {
 }
 
 void FrameSeries::write(const talus::Model& m, const FrameContacts& contacts, double h) {
+  const bool pieces = piece_.count > 1, first = piece_.index == 0;
   for (Series& s : series_) {
-    const std::string f = frame_name(s.stem, frame_);
-    if (std::strcmp(s.stem, "beads") == 0) write_beads_vtp(path(f), m, contacts, h);
-    else if (std::strcmp(s.stem, "contacts") == 0 && large_path_) write_contacts_vtp(path(f), m, contacts, h);
-    else if (std::strcmp(s.stem, "contacts") == 0) write_interaction_contacts_vtp(path(f), m, h);
-    else if (std::strcmp(s.stem, "capsules") == 0) write_capsules_vtp(path(f), m, contacts, h);
-    else if (std::strcmp(s.stem, "bodies") == 0) write_bodies_vtp(path(f), m);
-    else write_beams_vtp(path(f), m);
+    const bool beads = std::strcmp(s.stem, "beads") == 0, network = std::strcmp(s.stem, "contacts") == 0;
+    std::string f = frame_name(s.stem, frame_);
+    if (pieces && (beads || (network && large_path_))) {
+      // This process's piece; process 0 indexes every process's piece (their names follow from the count).
+      std::vector<std::string> names;
+      for (int k = 0; k < piece_.count; ++k) {
+        char b[80];
+        std::snprintf(b, sizeof b, "%s_%05d_p%d.vtp", s.stem, frame_, k);
+        names.emplace_back(b);
+      }
+      const FramePiece mine = piece_;
+      if (beads) write_beads_vtp(path(names[mine.index]), m, contacts, h, mine);
+      else write_contacts_vtp(path(names[mine.index]), m, contacts, h, mine);
+      if (!first) continue;
+      f = f.substr(0, f.size() - 4) + ".pvtp";
+      write_pvtp(path(f), m, s.stem, names);
+      for (const std::string& n : names) written(n);
+    } else if (!first) {
+      continue;  // the series that are not cut: process 0's
+    } else if (beads) {
+      write_beads_vtp(path(f), m, contacts, h);
+    } else if (network && large_path_) {
+      write_contacts_vtp(path(f), m, contacts, h);
+    } else if (network) {
+      write_interaction_contacts_vtp(path(f), m, h);
+    } else if (std::strcmp(s.stem, "capsules") == 0) {
+      write_capsules_vtp(path(f), m, contacts, h);
+    } else if (std::strcmp(s.stem, "bodies") == 0) {
+      write_bodies_vtp(path(f), m);
+    } else {
+      write_beams_vtp(path(f), m);
+    }
     s.frames.emplace_back(m.time, f);
     const std::string pvd = std::string(s.stem) + ".pvd";
     write_pvd(path(pvd), s.frames);
     written(f), written(pvd);
   }
-  if (moving_meshes_) {
+  if (first && moving_meshes_) {
     const std::string f = frame_name("meshes", frame_);
     write_meshes_vtp(path(f), m);
     mesh_frames_.emplace_back(m.time, f);
     write_pvd(path("meshes.pvd"), mesh_frames_);
     written(f), written("meshes.pvd");
-  } else if (fixed_meshes_ && frame_ == 0) {
+  } else if (first && fixed_meshes_ && frame_ == 0) {
     write_meshes_vtp(path("meshes.vtp"), m);
     written("meshes.vtp");
   }
+  last_time_ = m.time;
   ++frame_;
 }
 
-double FrameSeries::last_time() const {
-  for (const Series& s : series_)
-    if (!s.frames.empty()) return s.frames.back().first;
-  if (!mesh_frames_.empty()) return mesh_frames_.back().first;
-  return -std::numeric_limits<double>::infinity();
-}
+double FrameSeries::last_time() const { return last_time_; }
 
 std::string FrameSeries::last_frame(const char* stem) const {
   for (const Series& s : series_)

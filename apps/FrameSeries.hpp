@@ -9,8 +9,10 @@
 //   bodies     the general group: the small path's rigid bodies
 //   beams      the finite-element beams bodies may touch (Model::detection.beams), as deformed centrelines
 //   meshes     fixed meshes once (meshes.vtp), moving ones at every frame (meshes.pvd)
+// Under mpirun the beads and contacts of a frame are written in pieces, one per process (below).
 // Every file is written under a temporary name and renamed, so a killed run leaves complete files only.
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,7 +29,11 @@ class FrameSeries {
   // commit(), so that an earlier run in dir stays whole until the new one commits (the small path's contract,
   // RunOutputs.hpp); otherwise each file is in place as soon as it is complete (the large path, which clears the
   // folder at its start).
-  FrameSeries(std::filesystem::path dir, const talus::Model& model, bool large_path, bool staged = false);
+  // `piece` (under mpirun, the large path): this process writes its share of the beads and contacts of each
+  // frame (NAME_NNNNN_pK.vtp); process 0 also writes the frame's index NAME_NNNNN.pvtp, which the .pvd names,
+  // and the other series whole; the others write nothing else.
+  FrameSeries(std::filesystem::path dir, const talus::Model& model, bool large_path, bool staged = false,
+              FramePiece piece = {});
 
   // One frame of every series at the model's time. `contacts` index the bodies as they are now (empty lists when
   // they do not: after beads were removed, or a failed step undone).
@@ -41,7 +47,8 @@ class FrameSeries {
   int frames() const { return frame_; }
   double last_time() const;                    // the last frame's time; −∞ before the first
   std::string last_frame(const char* stem) const;  // the last frame file of a series ("" when none)
-  const std::vector<std::string>& files() const { return files_; }  // every file written, relative to dir
+  // Every file of the run's frames, relative to dir (in pieces: every process's pieces, as process 0 lists them).
+  const std::vector<std::string>& files() const { return files_; }
   std::vector<std::string> collections() const;  // the .pvd files (and meshes.vtp), for the log
 
  private:
@@ -58,8 +65,10 @@ class FrameSeries {
   std::vector<std::pair<double, std::string>> mesh_frames_;
   std::vector<std::string> files_;
   int frame_ = 0;
+  double last_time_ = -std::numeric_limits<double>::infinity();
   bool large_path_ = false;
   bool staged_ = false;
+  FramePiece piece_;
 };
 
 }  // namespace talus::app

@@ -110,22 +110,58 @@ void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& 
   if (ec) throw std::runtime_error(file.string() + ": cannot rename " + tmp.filename().string() + " to it: " + ec.message());
 }
 
-void write_beads_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc, double h) {
+bool beads_have_materials(const Model& m) {
   const RigidBodies& b = m.bodies;
-  const int n = b.spheres();
+  return std::any_of(b.material.begin(), b.material.begin() + b.spheres(), [](std::uint8_t k) { return k != kBeadMaterial; });
+}
+
+void write_beads_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc, double h,
+                     FramePiece piece) {
+  const RigidBodies& b = m.bodies;
+  const int first = piece.begin(b.spheres()), n = piece.end(b.spheres()) - first;
   std::vector<Eigen::Vector3d> force;
   body_forces(m, fc, h, force);
   std::ofstream o = open_out(file);
-  begin_body_points(o, b, 0, n, "radius", "velocity");
-  data_array(o, "radius", 1, n, [&](int i, int) { return b.radius[i]; });
-  data_array(o, "velocity", 3, n, [&](int i, int c) { return b.v[i][c]; });
-  data_array(o, "angular_velocity", 3, n, [&](int i, int c) { return b.w[i][c]; });
-  data_array(o, "contact_force", 3, n, [&](int i, int c) { return force[i][c]; });
-  data_array(o, "id", 1, n, [&](int i, int) { return static_cast<double>(b.id[i]); });
-  // Only in scenes with materials: the frames of a scene without them stay as they were.
-  if (std::any_of(b.material.begin(), b.material.begin() + n, [](std::uint8_t k) { return k != kBeadMaterial; }))
-    data_array(o, "material", 1, n, [&](int i, int) { return static_cast<double>(b.material[i]); });
+  begin_body_points(o, b, first, n, "radius", "velocity");
+  data_array(o, "radius", 1, n, [&](int i, int) { return b.radius[first + i]; });
+  data_array(o, "velocity", 3, n, [&](int i, int c) { return b.v[first + i][c]; });
+  data_array(o, "angular_velocity", 3, n, [&](int i, int c) { return b.w[first + i][c]; });
+  data_array(o, "contact_force", 3, n, [&](int i, int c) { return force[first + i][c]; });
+  data_array(o, "id", 1, n, [&](int i, int) { return static_cast<double>(b.id[first + i]); });
+  // Only in scenes with materials: the frames of a scene without them stay as they were. Decided over all beads,
+  // so that the pieces of one frame hold the same arrays.
+  if (beads_have_materials(m))
+    data_array(o, "material", 1, n, [&](int i, int) { return static_cast<double>(b.material[first + i]); });
   o << "</PointData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
+  finish(o, file);
+}
+
+void write_pvtp(const std::filesystem::path& file, const Model& m, const std::string& series,
+                const std::vector<std::string>& pieces) {
+  std::ofstream o = open_out(file);
+  o << "<?xml version=\"1.0\"?>\n<VTKFile type=\"PPolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+    << "<PPolyData GhostLevel=\"0\">\n";
+  const auto array = [&](const char* name, int components) {
+    o << "<PDataArray type=\"Float64\" Name=\"" << name << "\" NumberOfComponents=\"" << components << "\"/>\n";
+  };
+  // The arrays of write_beads_vtp and write_contacts_vtp, in their order.
+  if (series == "beads") {
+    o << "<PPointData Scalars=\"radius\" Vectors=\"velocity\">\n";
+    array("radius", 1), array("velocity", 3), array("angular_velocity", 3), array("contact_force", 3), array("id", 1);
+    if (beads_have_materials(m)) array("material", 1);
+    o << "</PPointData>\n";
+  } else if (series == "contacts") {
+    o << "<PCellData Scalars=\"normal_force\">\n";
+    array("normal_force", 1), array("force", 3);
+    o << "</PCellData>\n";
+  } else {
+    throw std::invalid_argument("write_pvtp: no pieced series '" + series + "'");
+  }
+  o << "<PPoints>\n";
+  array("points", 3);
+  o << "</PPoints>\n";
+  for (const std::string& piece : pieces) o << "<Piece Source=\"" << piece << "\"/>\n";
+  o << "</PPolyData>\n</VTKFile>\n";
   finish(o, file);
 }
 
@@ -275,14 +311,17 @@ void write_interaction_contacts_vtp(const std::filesystem::path& file, const Mod
 }
 
 void write_contacts_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc,
-                        double h) {
+                        double h, FramePiece piece) {
   const RigidBodies& b = m.bodies;
-  // Active contacts: bead ones first (k ≥ 0), then general ones (−1 − k).
+  // Active contacts: bead ones first (k ≥ 0), then general ones (−1 − k); a piece writes its share of them.
   std::vector<int> active;
   for (int k = 0; k < static_cast<int>(fc.beads.size()); ++k)
     if (fc.beads[k].r[0] > 0.0) active.push_back(k);
   for (int k = 0; k < static_cast<int>(fc.general.size()); ++k)
     if (fc.general[k].r[0] > 0.0) active.push_back(-1 - k);
+  const int all = static_cast<int>(active.size());
+  active.erase(active.begin() + piece.end(all), active.end());
+  active.erase(active.begin(), active.begin() + piece.begin(all));
   const int n = static_cast<int>(active.size());
   // A line per contact from body a's centre (an obstacle: the contact point) to body b's centre.
   auto centre = [&](BodyKind, int i) { return b.x[i]; };

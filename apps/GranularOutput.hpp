@@ -38,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/FramePiece.hpp"
 #include "contact/ContactCache.hpp"
 #include "engine/granular/GeneralContacts.hpp"
 #include "engine/Model.hpp"
@@ -55,11 +56,15 @@ struct FrameContacts {
 
 // Throws std::runtime_error naming the file on any write failure.
 void write_beads_vtp(const std::filesystem::path& file, const talus::Model& model,
-                     const FrameContacts& contacts, double h);
+                     const FrameContacts& contacts, double h, FramePiece piece = {});
 void write_capsules_vtp(const std::filesystem::path& file, const talus::Model& model,
                         const FrameContacts& contacts, double h);
 void write_contacts_vtp(const std::filesystem::path& file, const talus::Model& model,
-                        const FrameContacts& contacts, double h);
+                        const FrameContacts& contacts, double h, FramePiece piece = {});
+// The ParaView index of a frame written in pieces (PPolyData): the arrays of the `series` ("beads" or
+// "contacts") and the piece files, relative to the index.
+void write_pvtp(const std::filesystem::path& file, const talus::Model& model, const std::string& series,
+                const std::vector<std::string>& pieces);
 void write_meshes_vtp(const std::filesystem::path& file, const talus::Model& model);
 // The small path's rigid bodies (the store's general group): points at the centres of mass, point data radius
 // (0 for a body that is not a sphere), orientation (w, x, y, z), velocity, angular_velocity (world), id.

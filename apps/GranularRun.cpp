@@ -895,6 +895,10 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   GranularStepper stepper(m, p, &profile);
   prepare_output_folder(out, o.overwrite, o.quiet, log);
   fs::create_directories(out);
+  // Under mpirun the other ranks write their frame pieces into rank 0's folder, once it is prepared.
+  const fs::path frames_out =
+      o.frame_piece.index == 0 ? out : o.frame_dir.empty() ? fs::path("out") / name : o.frame_dir;
+  if (o.barrier) o.barrier();
   if (!o.dump_fclib.empty() && stepper.has_rolling_resistance())
     throw std::invalid_argument("--dump-fclib: this scene has rolling resistance (rolling_friction), which FCLIB's "
                                 "form has no rows for");
@@ -943,7 +947,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   };
   const bool trace_inside = !o.profile.empty() && fs::absolute(o.profile).parent_path() == fs::absolute(out);
 
-  FrameSeries frames(out, m, /*large_path=*/true);
+  FrameSeries frames(frames_out, m, /*large_path=*/true, /*staged=*/false, o.frame_piece);
   // joints.csv: each joint's mean reaction on its first capsule over every output interval (impulses summed
   // over the interval's steps, divided by its time): force and torque about the capsule's centre, world frame,
   // and a driver's torque about its axis.
@@ -1209,6 +1213,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   }
   if (status < 0) status = 0;
   if (frames.last_time() < m.time) write_frame();
+  if (o.barrier) o.barrier();  // every rank's pieces are in place before rank 0 lists and draws them
   if (restart_step != m.step) save_restart();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   const double ke = kinetic_energy(m.bodies, ShapeKind::Sphere);

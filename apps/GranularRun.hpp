@@ -17,9 +17,12 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "apps/FramePiece.hpp"
 
 namespace talus::matrixfree {
 class PartitionedSolve;
@@ -45,6 +48,12 @@ struct GranularRunOptions {
   // run_granular: the --restart flag, the same as the scene's `restart` key (which it replaces); its problems
   // name "--restart FILE".
   std::filesystem::path restart;
+  // Under mpirun: this process's piece of every frame's beads and contacts (FrameSeries.hpp), the folder the
+  // pieces go to when out_dir is a rank's scratch folder (empty: out/<scene name>), and a barrier every rank
+  // passes once the output folder is prepared and once the last frame is written.
+  FramePiece frame_piece;
+  std::filesystem::path frame_dir;
+  std::function<void()> barrier;
   // --dump-step K (> 0): the step --dump-fclib writes (a granular scene's dump_fclib_step key, which it replaces;
   // 0: the scene's, 100 by default).
   long dump_step = 0;

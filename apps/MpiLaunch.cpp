@@ -48,6 +48,10 @@ MpiLaunch::~MpiLaunch() {
 
 matrixfree::PartitionedSolve* MpiLaunch::solve() const { return state_ ? state_->solve.get() : nullptr; }
 
+void MpiLaunch::barrier() const {
+  if (active()) MPI_Barrier(MPI_COMM_WORLD);
+}
+
 std::string MpiLaunch::summary() {
   if (!active()) return {};
   const distributed::SolveTimes& t = state_->solve->times();
@@ -91,6 +95,8 @@ MpiLaunch::~MpiLaunch() {
 }
 
 matrixfree::PartitionedSolve* MpiLaunch::solve() const { return nullptr; }
+
+void MpiLaunch::barrier() const {}
 
 std::string MpiLaunch::summary() { return {}; }
 

@@ -1,8 +1,10 @@
 #pragma once
 // `mpirun -np R talus run SCENE` (issue 15): a process started by mpirun (OpenMPI's or MPICH's launcher sets
 // OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK) initialises MPI and hands the granular stepper the distributed
-// solve (solvers/distributed/DistributedNsgs.hpp). Every rank holds the whole model and steps it alike; rank 0
-// prints and writes the outputs, the other ranks write into a scratch folder that is removed afterwards. A talus
+// solve (solvers/distributed/DistributedNsgs.hpp). Every rank holds the whole model and steps it alike; each
+// writes its piece of every frame's beads and contacts into the output folder (apps/FrameSeries.hpp), rank 0
+// prints and writes the other outputs, and the other ranks write theirs into a scratch folder that is removed
+// afterwards. A talus
 // built without MPI, or started without mpirun, runs on one process as before.
 #include <filesystem>
 #include <memory>
@@ -27,6 +29,8 @@ class MpiLaunch {
   matrixfree::PartitionedSolve* solve() const;
   // A folder of this process's own for the outputs ranks > 0 do not keep (created on first call).
   const std::filesystem::path& scratch_folder();
+  // Collective: returns when every rank has called it (nothing without MPI).
+  void barrier() const;
   // Collective (every rank calls it): where the ranks' solve time went; the text on rank 0, empty elsewhere.
   std::string summary();
 

@@ -35,7 +35,7 @@ const std::vector<std::string>& run_file_names() {
 }
 
 bool is_frame(const std::string& name) {
-  static const std::regex frame(R"((beads|contacts|capsules|bodies|beams|meshes)_[0-9]+\.vtp)");
+  static const std::regex frame(R"((beads|contacts|capsules|bodies|beams|meshes)_[0-9]+(_p[0-9]+\.vtp|\.vtp|\.pvtp))");
   return std::regex_match(name, frame);
 }
 

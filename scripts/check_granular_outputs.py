@@ -9,7 +9,8 @@ arrays radius, half_length, axis, orientation, velocity, angular_velocity, conta
 sizes, unit axes, unit quaternions that turn the body z axis onto the axis, and distinct ids. With --trace,
 the Chrome trace-event JSON parses and its events are complete ("ph": "X") events with a name, a start and a
 duration. The folder holds one run and nothing stale (issue 12): no temporary .NAME.tmp file, no frame that no
-.pvd names, granular.json is strict JSON (no bare NaN) whose "outputs" list is exactly the run's files present,
+.pvd names, a frame written in pieces (MPI) is a .pvtp index whose pieces exist and hold the declared arrays,
+granular.json is strict JSON (no bare NaN) whose "outputs" list is exactly the run's files present,
 and restart.h5 exists. Prints one line per directory and exits 1 on the first problem.
 
 Usage: check_granular_outputs.py OUT_DIR [OUT_DIR ...] [--trace FILE ...]
@@ -49,6 +50,29 @@ def check_vtp(path):
                     path, section, array.get("Name"), len(values), count, comps))
             [float(v) for v in values]
     return points
+
+
+def check_pvtp(path):
+    """A frame written in pieces by MPI ranks: a PPolyData index whose pieces exist, are well-formed and hold the
+    arrays the index declares. Returns the piece file names."""
+    root = ET.parse(path).getroot()
+    if root.tag != "VTKFile" or root.get("type") != "PPolyData":
+        fail("%s: not a VTK PPolyData index" % path)
+    index = root.find("PPolyData")
+    declared = {a.get("Name") for a in index.iter("PDataArray")}
+    pieces = [p.get("Source") for p in index.findall("Piece")]
+    if not pieces:
+        fail("%s: names no piece" % path)
+    for p in pieces:
+        f = os.path.join(os.path.dirname(path), p)
+        if not os.path.isfile(f):
+            fail("%s names %s, which is missing" % (path, f))
+        check_vtp(f)
+        held = {a.get("Name") for a in ET.parse(f).getroot().iter("DataArray")}
+        held -= {"connectivity", "offsets"}
+        if held != declared:
+            fail("%s: piece %s holds the arrays %s, the index declares %s" % (path, p, sorted(held), sorted(declared)))
+    return pieces
 
 
 def point_arrays(path):
@@ -124,6 +148,10 @@ def check_dir(out):
     for v in vtps:
         check_vtp(v)
         frames += 1
+    pvtps = sorted(glob.glob(os.path.join(out, "*.pvtp")))
+    pieces = set()
+    for v in pvtps:
+        pieces |= set(check_pvtp(v))
     for f in ("profile.txt", "granular.json"):
         if not os.path.isfile(os.path.join(out, f)):
             fail("%s: no %s" % (out, f))
@@ -137,9 +165,10 @@ def check_dir(out):
     named = set()
     for pvd in pvds:
         named |= {ds.get("file") for ds in ET.parse(pvd).getroot().findall("Collection/DataSet")}
-    for v in vtps:
-        # meshes.vtp: the fixed meshes' triangles, written once (no collection).
-        if os.path.basename(v) not in named and os.path.basename(v) != "meshes.vtp":
+    for v in vtps + pvtps:
+        # meshes.vtp: the fixed meshes' triangles, written once (no collection); pieces: named by their .pvtp.
+        name = os.path.basename(v)
+        if name not in named and name not in pieces and name != "meshes.vtp":
             fail("%s: no .pvd names it (a stale frame of an earlier run?)" % v)
     for f in os.listdir(out):
         if f.startswith(".") and (f.endswith(".tmp") or f.endswith(".tmp.png")):
@@ -151,11 +180,11 @@ def check_dir(out):
         missing = sorted(f for f in listed if not os.path.isfile(os.path.join(out, f)))
         if missing:
             fail("%s: granular.json lists %s, missing" % (out, ", ".join(missing[:5])))
-        unlisted = sorted(os.path.basename(v) for v in vtps if os.path.basename(v) not in listed)
+        unlisted = sorted(os.path.basename(v) for v in vtps + pvtps if os.path.basename(v) not in listed)
         if unlisted:
             fail("%s: frames of another run beside this one: %s" % (out, ", ".join(unlisted[:5])))
-    print("%s: %d pvd, %d vtp frames ok%s; %s, %d steps, worst residual %.2g, max penetration %.2g r" % (
-        out, len(pvds), frames,
+    print("%s: %d pvd, %d vtp frames%s ok%s; %s, %d steps, worst residual %.2g, max penetration %.2g r" % (
+        out, len(pvds), frames, " (%d pvtp indices of pieces)" % len(pvtps) if pvtps else "",
         "" if capsules is None else " (%d capsule frames, %d capsules at the end)" % capsules,
         summary["status"], summary["steps"], summary["worst_residual"], summary["max_penetration_over_r"]))
 

@@ -5,7 +5,8 @@ Two panels: a side view (x–z) and a top view (x–y), beads drawn as discs of 
 front, coloured by speed; side by side, or one above the other for long domains (chutes). When the frame's
 capsules_NNNNN.vtp lies beside it, the capsules are drawn on top as their true outline in each view (a segment
 thickened by the radius, with round ends), coloured by the same speed scale, edged in red.
-Usage: render_snapshot.py FRAME.vtp OUT.png [--title TEXT]
+A frame written in pieces by several MPI ranks (beads_NNNNN.pvtp, naming beads_NNNNN_pK.vtp) is read whole.
+Usage: render_snapshot.py FRAME.vtp|FRAME.pvtp OUT.png [--title TEXT]
 """
 import argparse
 import os
@@ -27,12 +28,27 @@ def read_array(text, name):
     return np.array(m.group(1).split(), dtype=float)
 
 
-def read_capsules(frame):
-    """Centres, radii, half lengths, unit axes and speeds of the capsules of a beads_NNNNN.vtp's frame, or None."""
+def read_frame_array(frame, name):
+    """An array of a frame: of the .vtp itself, or of every piece a .pvtp names, concatenated in their order."""
+    if not frame.endswith(".pvtp"):
+        return read_array(open(frame).read(), name)
+    index = open(frame).read()
+    pieces = re.findall(r'<Piece\s+Source="([^"]+)"', index)
+    head = os.path.dirname(frame)
+    return np.concatenate([read_array(open(os.path.join(head, p)).read(), name) for p in pieces])
+
+
+def sibling(frame, series):
+    """The whole (not pieced) frame of another series at the same time: capsules_NNNNN.vtp beside beads_NNNNN.*"""
     head, tail = os.path.split(frame)
     if not tail.startswith("beads_"):
-        return None
-    path = os.path.join(head, "capsules_" + tail[len("beads_"):])
+        return ""
+    return os.path.join(head, series + "_" + os.path.splitext(tail[len("beads_"):])[0] + ".vtp")
+
+
+def read_capsules(frame):
+    """Centres, radii, half lengths, unit axes and speeds of the capsules of a beads_NNNNN.vtp's frame, or None."""
+    path = sibling(frame, "capsules")
     if not os.path.isfile(path):
         return None
     text = open(path).read()
@@ -44,10 +60,9 @@ def read_capsules(frame):
 def read_meshes(frame):
     """Vertices (V x 3) and triangles (T x 3) of the meshes beside a frame (scenes with `meshes:`), or None: the
     frame's own meshes_NNNNN.vtp when a mesh moves, else meshes.vtp."""
-    head, tail = os.path.split(frame)
-    path = os.path.join(head, "meshes_" + tail[len("beads_"):]) if tail.startswith("beads_") else ""
+    path = sibling(frame, "meshes")
     if not os.path.isfile(path):
-        path = os.path.join(head, "meshes.vtp")
+        path = os.path.join(os.path.dirname(frame), "meshes.vtp")
     if not os.path.isfile(path):
         return None
     text = open(path).read()
@@ -72,10 +87,9 @@ def main():
     ap.add_argument("png")
     ap.add_argument("--title", default=None)
     a = ap.parse_args()
-    text = open(a.frame).read()
-    x = read_array(text, "points").reshape(-1, 3)
-    r = read_array(text, "radius")
-    v = read_array(text, "velocity").reshape(-1, 3)
+    x = read_frame_array(a.frame, "points").reshape(-1, 3)
+    r = read_frame_array(a.frame, "radius")
+    v = read_frame_array(a.frame, "velocity").reshape(-1, 3)
     speed = np.linalg.norm(v, axis=1)
     caps = read_capsules(a.frame)
     meshes = read_meshes(a.frame)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `mpirun -np R talus run SCENE` end to end (issue 15 item 5), run by ctest: the README's scene for 0.05 s with
 # plain sweeps and four sweep blocks, once on one process and once on 1, 2 and 3 ranks. The restart archives must
-# hold the same bits (h5 datasets compared one by one), rank 0 alone writes the outputs and prints the ranks'
-# time split, and no rank leaves its scratch folder behind. A run stopped at T/2 on two ranks and restarted on
+# hold the same bits (h5 datasets compared one by one), the frames written in pieces by the ranks put together
+# are the one-process frames, rank 0 alone writes the other outputs and prints the ranks' time split, and no rank
+# leaves its scratch folder behind. A run stopped at T/2 on two ranks and restarted on
 # three ends in the one-process run's bits too.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
@@ -28,6 +29,31 @@ bad = [n for n in names if n not in b or not np.array_equal(a[n][()], b[n][()])]
 if not names or bad:
     sys.exit(f"{sys.argv[2]}: datasets differ from the one-process run: {bad[:6]}")
 print(f"{sys.argv[2]}: {len(names)} datasets, the same bits as the one-process run")
+PY
+  # Frames: each rank wrote its piece of the beads and contacts (a .pvtp index beside them when r > 1); put
+  # together, the pieces are the one-process frame, array by array, and the folder checks as one run's.
+  "$python" "$src/scripts/check_granular_outputs.py" "$work/ranks$r" > /dev/null
+  "$python" - "$work/one" "$work/ranks$r" <<'PY'
+import os, re, sys, glob
+def arrays(path):
+    if path.endswith(".pvtp"):
+        pieces = re.findall(r'<Piece\s+Source="([^"]+)"', open(path).read())
+        parts = [arrays(os.path.join(os.path.dirname(path), p)) for p in pieces]
+        return {k: sum((p[k] for p in parts), []) for k in parts[0]}
+    text = open(path).read()
+    return {m.group(1): m.group(2).split() for m in re.finditer(r'<DataArray[^>]*Name="([^"]+)"[^>]*>(.*?)</DataArray>', text, re.S)
+            if m.group(1) not in ("connectivity", "offsets")}
+one, ranks = sys.argv[1], sys.argv[2]
+frames = sorted(glob.glob(os.path.join(one, "*_[0-9][0-9][0-9][0-9][0-9].vtp")))
+assert frames, "no frames in the one-process run"
+for f in frames:
+    stem = os.path.basename(f)[:-4]
+    other = os.path.join(ranks, stem + ".pvtp")
+    if not os.path.isfile(other):
+        other = os.path.join(ranks, stem + ".vtp")
+    if arrays(f) != arrays(other):
+        sys.exit(f"{other}: differs from the one-process frame {f}")
+print(f"{ranks}: {len(frames)} frames, the one-process frames once their pieces are put together")
 PY
 done
 # Restartable on another rank count: to 0.025 s on two ranks, then on to 0.05 s on three: the one-process run's bits.

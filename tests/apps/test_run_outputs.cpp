@@ -488,21 +488,28 @@ TEST_CASE("an FE beam's frames draw its deformed centreline, tip deflection as i
   for (int k = 1; k < 81; ++k) CHECK(std::abs(w[k] - w[k - 1]) < 0.1 * std::abs(tip) + 1e-9);
 }
 
+namespace {
+
+// Two glass spheres (r = 1 cm) stacked on a floor, their contacts detected, under `gravity` and `law`.
+std::string two_stacked_spheres(const std::string& name, const std::string& gravity, const std::string& law,
+                                const std::string& rest) {
+  return "name: " + name + "\ngravity: " + gravity +
+         "\n"
+         "spheres:\n"
+         "  - {name: a, position: [0.0, 0.0, 0.01], radius: 0.01, density: 2500}\n"
+         "  - {name: b, position: [0.0, 0.0, 0.03], radius: 0.01, density: 2500}\n"
+         "planes:\n"
+         "  - {name: floor, normal: [0.0, 0.0, 1.0], offset: 0.0}\n"
+         "contacts:\n"
+         "  law: " + law + "\n  detect: true\n" + rest;
+}
+
+}  // namespace
+
 TEST_CASE("the small path's contact frames draw each pressed contact with its force", "[apps][run]") {
   // A sphere resting on a plane, and a second one resting on it: the lower contact carries both weights.
-  const std::string text =
-      "name: two_on_floor\n"
-      "gravity: [0.0, 0.0, -9.81]\n"
-      "spheres:\n"
-      "  - {name: a, position: [0.0, 0.0, 0.01], radius: 0.01, density: 2500}\n"
-      "  - {name: b, position: [0.0, 0.0, 0.03], radius: 0.01, density: 2500}\n"
-      "planes:\n"
-      "  - {name: floor, normal: [0.0, 0.0, 1.0], offset: 0.0}\n"
-      "contacts:\n"
-      "  law: {type: newton, e: 0.0}\n"
-      "  detect: true\n"
-      "integrator: {h: 1.0e-3, t_end: 0.05}\n"
-      "output: {frame_every: 0.05}\n";
+  const std::string text = two_stacked_spheres("two_on_floor", "[0.0, 0.0, -9.81]", "{type: newton, e: 0.0}",
+                                               "integrator: {h: 1.0e-3, t_end: 0.05}\noutput: {frame_every: 0.05}\n");
   TempDir dir;
   Scene scene = load_scene_from_string(text, "two_on_floor.yaml");
   REQUIRE(run_scene(scene, quiet_options(dir.path)).frames == 2);
@@ -523,17 +530,8 @@ TEST_CASE("an FCLIB dump of a Moreau-Jean step's friction-contact problem: its s
           "[apps][run][fclib]") {
   // Two spheres stacked on a floor under a slanted gravity: both contacts slide or stick under 3-D Coulomb.
   const std::string text =
-      "name: slanted_pair\n"
-      "gravity: [3.0, 0.0, -9.81]\n"
-      "spheres:\n"
-      "  - {name: a, position: [0.0, 0.0, 0.01], radius: 0.01, density: 2500}\n"
-      "  - {name: b, position: [0.0, 0.0, 0.03], radius: 0.01, density: 2500}\n"
-      "planes:\n"
-      "  - {name: floor, normal: [0.0, 0.0, 1.0], offset: 0.0}\n"
-      "contacts:\n"
-      "  law: {type: newton_friction, e: 0.0, mu: 0.2, dim: 3}\n"
-      "  detect: true\n"
-      "integrator: {h: 1.0e-3, t_end: 0.02, solver: nsgs, tolerance: 1.0e-12}\n";
+      two_stacked_spheres("slanted_pair", "[3.0, 0.0, -9.81]", "{type: newton_friction, e: 0.0, mu: 0.2, dim: 3}",
+                          "integrator: {h: 1.0e-3, t_end: 0.02, solver: nsgs, tolerance: 1.0e-12}\n");
   TempDir dir;
   Scene scene = load_scene_from_string(text, "slanted_pair.yaml");
   RunOptions o = quiet_options(dir.path / "out");
@@ -566,7 +564,7 @@ TEST_CASE("an FCLIB dump of a Moreau-Jean step's friction-contact problem: its s
   CHECK(rr[0] == Approx(2 * m * 9.81 * 1e-3).epsilon(1e-2));
 
   // Generalized-α has no such dump (its steps solve two problems): refused before anything is written.
-  Scene ga = load_scene_from_string(text + "", "slanted_pair.yaml");
+  Scene ga = load_scene_from_string(text, "slanted_pair.yaml");
   ga.scheme.kind = SchemeKind::GeneralizedAlpha;
   RunOptions og = quiet_options(dir.path / "ga");
   og.dump_fclib = dir.path / "fclib_ga";

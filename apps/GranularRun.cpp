@@ -1207,7 +1207,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   if (end.status == RunStatus::StepFailed) {
     status = 2;
     failed_step = end.failed_step;
-    failed_time = end.failed_time + p.h;
+    failed_time = end.failed_time;  // the time it started from, as the small path's run.json says it
     failure = end.failure;
     contacts_valid = false;
   }

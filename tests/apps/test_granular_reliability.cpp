@@ -290,6 +290,8 @@ TEST_CASE("a failed granular step leaves the last good state and names the step"
   CHECK(failed > 1);
   CHECK(j["failure"].get<std::string>().find("the fastest body after it: bead id") != std::string::npos);
   CHECK(j["step"].get<long>() == failed - 1);
+  // The failed step is named with the time it started from, the state the outputs keep (as run.json does).
+  CHECK(j["failed_time"].get<double>() == j["time"].get<double>());
   require_one_complete_run(dir / "failed");
   // restart.h5 holds the state before the failed step: the state of the same run stopped one step earlier.
   REQUIRE(run(options(dir / "short", {"n=27", "t_end=" + std::to_string((failed - 1) * 1e-3), "max_sweeps=2",

@@ -127,36 +127,27 @@ RunResult run_scene(Scene& scene, const RunOptions& options) {
   if (event_driven && !options.profile.empty())
     throw std::invalid_argument("--profile: an event_driven scene has no time steps whose stages could be timed "
                                 "(it advances from event to event); profile a time-stepping scheme");
-  scene.scheme.h = scene.integrator.h;  // --h overrides the file for every scheme
-  std::unique_ptr<Integrator> integrator;
+  // The one builder of a scene's integrator (runs and scripts alike); what a run needs of particular schemes is
+  // asked of the integrator it built.
+  std::unique_ptr<Integrator> integrator = make_scene_integrator(scene);
   SchemeStateSource scheme_state;
-  const eventdriven::EventDrivenIntegrator* events = nullptr;
-  MoreauJean* dump_scheme = nullptr;  // --dump-fclib: the scheme that keeps its one-step problem
-  if (!options.dump_fclib.empty() && scene.scheme.kind != SchemeKind::MoreauJean)
-    throw std::invalid_argument(std::string("--dump-fclib: the small path dumps moreau_jean's one-step problems (") +
-                                scene.file.string() + " runs " + to_string(scene.scheme.kind) + ")");
-  if (!options.dump_fclib.empty()) {
-    auto mj = make_scheme_integrator<MoreauJean>(scene.model, scene.integrator, describe(scene.scheme));
-    dump_scheme = &mj->scheme();
-    integrator = std::move(mj);
-  } else if (scene.scheme.kind == SchemeKind::GeneralizedAlpha) {
+  if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(integrator.get())) {
     // Given back the accelerations (q_n, v_n) do not determine.
-    auto ga = make_scheme_integrator<NonsmoothGeneralizedAlpha>(scene.model, generalized_alpha_parameters(scene),
-                                                                describe(scene.scheme));
     if (!options.restart.empty()) ga->scheme().restore_accelerations(resume.acceleration, resume.smooth_acceleration);
     scheme_state = [scheme = &ga->scheme()](RestartState& state) {
       state.acceleration = scheme->acceleration();
       state.smooth_acceleration = scheme->smooth_acceleration();
     };
-    integrator = std::move(ga);
-  } else if (event_driven) {
-    // Throws std::invalid_argument before any output is touched.
-    auto ed = std::make_unique<eventdriven::EventDrivenIntegrator>(scene.model, event_driven_parameters(scene),
-                                                                  scene.scheme.h, describe(scene.scheme));
-    events = ed.get();
-    integrator = std::move(ed);
-  } else {
-    integrator = make_time_stepping_integrator(scene);
+  }
+  const auto* events = dynamic_cast<const eventdriven::EventDrivenIntegrator*>(integrator.get());
+  // --dump-fclib: the Moreau–Jean scheme keeps its one-step problem.
+  MoreauJean* dump_scheme = nullptr;
+  if (!options.dump_fclib.empty()) {
+    auto* mj = dynamic_cast<SchemeIntegrator<MoreauJean>*>(integrator.get());
+    if (!mj)
+      throw std::invalid_argument(std::string("--dump-fclib: the small path dumps moreau_jean's one-step problems (") +
+                                  scene.file.string() + " runs " + to_string(scene.scheme.kind) + ")");
+    dump_scheme = &mj->scheme();
   }
   long k = resume.step;
   std::string fclib_file;

@@ -13,12 +13,14 @@
 #include <sstream>
 
 #include "apps/Cli.hpp"
+#include "apps/FrameSeries.hpp"
 #include "apps/GranularOutput.hpp"
 #include "apps/GranularRun.hpp"
 #include "apps/SceneLoader.hpp"
 #include "apps/SceneRun.hpp"
 #include "apps/python/Bindings.hpp"
 #include "apps/python/ContactList.hpp"
+#include "engine/MoreauJean.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/RegionFill.hpp"
 #include "engine/schemes/GranularIntegrator.hpp"
@@ -74,6 +76,7 @@ class Simulation {
       throw std::invalid_argument("scheme 'granular': build the large path with talus.GranularSettings");
     integrator_ = make_integrator(*model_, choice);
     h_ = choice.h;
+    if (auto* mj = dynamic_cast<SchemeIntegrator<MoreauJean>*>(integrator_.get())) moreau_jean_ = &mj->scheme();
   }
   explicit Simulation(std::shared_ptr<app::Scene> scene)
       : scene_(scene), model_(std::shared_ptr<Model>(scene, &scene->model)) {
@@ -89,6 +92,7 @@ class Simulation {
     } else {
       integrator_ = app::make_scene_integrator(*scene);
       h_ = scene->scheme.h;
+      if (auto* mj = dynamic_cast<SchemeIntegrator<MoreauJean>*>(integrator_.get())) moreau_jean_ = &mj->scheme();
     }
   }
 
@@ -133,38 +137,23 @@ class Simulation {
     return phase_dict(s);
   }
 
-  // A ParaView frame of the large path (beads, contacts, capsules) into `folder`, with the .pvd collections.
+  // A ParaView frame into `folder`, with the .pvd collections: the runs' frame writer (apps/FrameSeries.hpp), so the
+  // series are those a run of this model writes (beads and contacts on the large path; bodies, beams and
+  // contacts on the small path; capsules, meshes). A new folder starts a new series.
   std::string write_vtk(const std::string& folder) {
-    if (!granular_) throw std::invalid_argument("write_vtk: the ParaView frames are the large path's");
     const fs::path dir(folder);
     fs::create_directories(dir);
-    if (dir != vtk_dir_) vtk_dir_ = dir, frames_.clear();
+    if (!vtk_ || dir != vtk_dir_) vtk_ = std::make_unique<app::FrameSeries>(dir, *model_, granular_ != nullptr), vtk_dir_ = dir;
     static const std::vector<granular::SweepContact> no_beads;
     static const std::vector<granular::GeneralContact> no_general;
-    const granular::GranularStepper& s = granular_->stepper();
-    const app::FrameContacts c{contacts_valid_ ? s.contacts() : no_beads,
-                               contacts_valid_ ? s.general_contacts().contacts : no_general};
-    std::ostringstream n;
-    n << std::setw(5) << std::setfill('0') << frames_.size();
-    const std::string beads = "beads_" + n.str() + ".vtp", contacts = "contacts_" + n.str() + ".vtp";
-    app::write_beads_vtp(dir / beads, *model_, c, h_);
-    app::write_contacts_vtp(dir / contacts, *model_, c, h_);
-    frames_.push_back(model_->time);
-    std::vector<std::pair<double, std::string>> b, k, cap;
-    for (std::size_t f = 0; f < frames_.size(); ++f) {
-      std::ostringstream m;
-      m << std::setw(5) << std::setfill('0') << f;
-      b.emplace_back(frames_[f], "beads_" + m.str() + ".vtp");
-      k.emplace_back(frames_[f], "contacts_" + m.str() + ".vtp");
-      cap.emplace_back(frames_[f], "capsules_" + m.str() + ".vtp");
-    }
-    app::write_pvd(dir / "beads.pvd", b);
-    app::write_pvd(dir / "contacts.pvd", k);
-    if (model_->bodies.capsules() > 0) {
-      app::write_capsules_vtp(dir / ("capsules_" + n.str() + ".vtp"), *model_, c, h_);
-      app::write_pvd(dir / "capsules.pvd", cap);
-    }
-    return (dir / beads).string();
+    const bool valid = granular_ && contacts_valid_;
+    const app::FrameContacts c{valid ? granular_->stepper().contacts() : no_beads,
+                               valid ? granular_->stepper().general_contacts().contacts : no_general};
+    if (vtk_->empty()) throw std::invalid_argument("write_vtk: this model has no bodies, beams or contacts to draw");
+    vtk_->write(*model_, c, h_);
+    for (const char* stem : {"beads", "bodies", "beams", "contacts"})
+      if (const std::string f = vtk_->last_frame(stem); !f.empty()) return (dir / f).string();
+    return dir.string();
   }
 
   void write_restart(const std::string& file) {
@@ -187,11 +176,26 @@ class Simulation {
   }
 
   void keep_problem() {
-    if (!granular_) throw std::invalid_argument("keep_problem: the large path's one-step problems only");
+    if (moreau_jean_) return moreau_jean_->keep_next_problem();
+    if (!granular_)
+      throw std::invalid_argument("keep_problem: the large path's and the small path's Moreau-Jean one-step problems "
+                                  "only (this model steps with " + integrator_->name() + ")");
     granular_->stepper().keep_next_problem();
   }
   void write_fclib(const std::string& file, bool global, const std::string& title) const {
-    if (!granular_) throw std::invalid_argument("write_fclib: the large path's one-step problems only");
+    if (moreau_jean_) {
+      // The small path's assembled problem: FCLIB's local form only (its global form would need M and H of
+      // every system; apps/SceneRun.cpp writes the same for `talus run --dump-fclib`).
+      if (global) throw std::invalid_argument("write_fclib: a small-path step is written in the local form only");
+      const solvers::FrictionContactProblem* p = moreau_jean_->kept_problem();
+      if (!p)
+        throw std::invalid_argument("write_fclib: no friction-contact problem kept (call keep_problem() before the "
+                                    "step; a step without active contacts, a frictionless step or one with joints "
+                                    "has none)");
+      solvers::write_fclib_local(file, *p, {title, "Talus small-path Moreau-Jean step", std::to_string(p->dim) + "D"});
+      return;
+    }
+    if (!granular_) throw std::invalid_argument("write_fclib: no one-step problem kept by " + integrator_->name());
     const granular::GranularStepper& s = granular_->stepper();
     if (s.last_problem().mu.size() == 0)
       throw std::invalid_argument("write_fclib: no problem kept (call keep_problem() before the step to dump, and "
@@ -247,7 +251,8 @@ class Simulation {
   bool contacts_valid_ = false, dropped_ = false;
   const StepReport* last_ = nullptr;  // the integrator's last report (valid until its next step)
   fs::path vtk_dir_;
-  std::vector<double> frames_;
+  std::unique_ptr<app::FrameSeries> vtk_;
+  MoreauJean* moreau_jean_ = nullptr;  // the small path's Moreau–Jean scheme, when it steps the model (FCLIB dumps)
 };
 
 void bind_simulation(py::module_& m) {
@@ -427,14 +432,15 @@ void bind_simulation(py::module_& m) {
       .def("profile_table", &Simulation::profile_table, "Time per stage over the steps so far, as a table.")
       .def("stage_totals", &Simulation::phase_totals, "Seconds per stage over the steps so far.")
       .def("write_vtk", &Simulation::write_vtk, py::arg("folder"),
-           "Writes a ParaView frame (beads, contacts, capsules) and the .pvd collections into `folder`; returns the "
-           "beads file.")
+           "Writes a ParaView frame and the .pvd collections into `folder` (the series a run of this model writes: "
+           "beads and contacts, or bodies, beams and contacts, capsules, meshes); returns the beads (or bodies) file.")
       .def("write_restart", &Simulation::write_restart, py::arg("file"),
            "An HDF5 restart archive (the bodies, the clock and the solver's warm start).")
       .def("read_restart", &Simulation::read_restart, py::arg("file"),
            "Continues from an archive of write_restart or `talus run` (bit for bit).")
       .def("keep_problem", &Simulation::keep_problem,
-           "Asks the next step to keep its one-step problem (W, q, μ and the global form), for write_fclib.")
+           "Asks the next step to keep its one-step problem (W, q, μ and, on the large path, the global form), for "
+           "write_fclib (the large path, and small-path scenes stepped by Moreau-Jean).")
       .def("write_fclib", &Simulation::write_fclib, py::arg("file"), py::arg("global_form") = false,
            py::arg("title") = "talus granular step",
            "Writes the kept problem as an FCLIB file: local (W, q, μ) or, with global_form, global (M, H, f, w, μ).")

@@ -1,5 +1,7 @@
 # The friction-contact solvers from Python: a problem with a known answer, a scipy.sparse matrix in, the same
-# problem through every solver, and a granular step dumped as FCLIB and read back.
+# problem through every solver, and a granular step and a small-path step dumped as FCLIB and read back.
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -56,3 +58,32 @@ def test_bad_problems_are_refused_with_the_reason():
         talus.solve(sp.identity(3, format="csr"), np.zeros(3), [0.3], solver="pgs")
     with pytest.raises(RuntimeError, match="nowhere.hdf5"):
         talus.read_fclib("nowhere.hdf5")
+
+
+def test_a_small_path_moreau_jean_step_dumped_and_drawn(tmp_path, source_dir):
+    # The lattice falling on the FE cantilever (examples/lattice_on_beam.yaml) with 3-D Coulomb friction: a
+    # small-path Moreau–Jean step's friction-contact problem, replayed by other solvers, and its ParaView frame.
+    scene = talus.load_scene(str(source_dir / "examples" / "lattice_on_beam.yaml"),
+                             ["contacts.law.type=newton_friction", "contacts.law.mu=0.3", "contacts.law.dim=3"])
+    sim = talus.Simulation(scene)
+    sim.step(999)  # thrown off the springing strip, the beads have come to rest on the floor and the strip
+    sim.keep_problem()
+    report = sim.step()
+    local = tmp_path / "step.hdf5"
+    sim.write_fclib(str(local), title="lattice on beam")
+    p = talus.read_fclib(str(local))
+    assert p["dim"] == 3 and len(p["mu"]) == report.active > 3
+    for solver in ("nsgs", "apgd"):
+        res = talus.solve_fclib(str(local), solver=solver, tolerance=1e-9, max_iterations=50000)
+        assert res["residual"] <= 1e-9, solver
+    with pytest.raises(ValueError, match="local form only"):
+        sim.write_fclib(str(tmp_path / "g.hdf5"), global_form=True)
+    # The frame: the bodies, the beam's centreline and the contacts that carried an impulse.
+    first = sim.write_vtk(str(tmp_path / "vtk"))
+    assert first.endswith("bodies_00000.vtp")
+    names = sorted(f.name for f in (tmp_path / "vtk").iterdir())
+    assert names == ["beams.pvd", "beams_00000.vtp", "bodies.pvd", "bodies_00000.vtp", "contacts.pvd",
+                     "contacts_00000.vtp"]
+    text = (tmp_path / "vtk" / "contacts_00000.vtp").read_text()
+    pressed = int(re.search(r'NumberOfLines="(\d+)"', text).group(1))
+    assert 0 < pressed <= report.active

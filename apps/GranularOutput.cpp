@@ -110,6 +110,13 @@ void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& 
   if (ec) throw std::runtime_error(file.string() + ": cannot rename " + tmp.filename().string() + " to it: " + ec.message());
 }
 
+FrameContacts frame_contacts(const granular::GranularStepper* stepper) {
+  static const std::vector<SweepContact> no_beads;
+  static const std::vector<GeneralContact> no_general;
+  if (!stepper) return {no_beads, no_general};
+  return {stepper->contacts(), stepper->general_contacts().contacts};
+}
+
 bool beads_have_materials(const Model& m) {
   const RigidBodies& b = m.bodies;
   return std::any_of(b.material.begin(), b.material.begin() + b.spheres(), [](std::uint8_t k) { return k != kBeadMaterial; });

@@ -43,6 +43,7 @@
 #include "engine/granular/GeneralContacts.hpp"
 #include "engine/Model.hpp"
 #include "engine/granular/GranularFailure.hpp"
+#include "engine/granular/GranularStepper.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
 
 namespace talus::app {
@@ -53,6 +54,10 @@ struct FrameContacts {
   const std::vector<granular::SweepContact>& beads;
   const std::vector<granular::GeneralContact>& general;
 };
+
+// The stepper's last contacts, or none (no stepper: the small path, whose contacts are interactions; or
+// contacts that no longer index the bodies as they are).
+FrameContacts frame_contacts(const granular::GranularStepper* stepper);
 
 // Throws std::runtime_error naming the file on any write failure.
 void write_beads_vtp(const std::filesystem::path& file, const talus::Model& model,

@@ -985,8 +985,6 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   // they are left out.
   bool contacts_valid = false;
   long restart_step = -1;  // m.step of the state in restart.h5
-  const std::vector<SweepContact> no_contacts;
-  const std::vector<GeneralContact> no_general;
   // measures.csv (GranularMeasureSeries.hpp): one row per frame, in the scene's measure_region or the bulk of
   // the beads as they are at that frame.
   const std::optional<Region> fixed_region = rs.measure_region;
@@ -1002,9 +1000,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     const auto t0 = ProfileClock::now();
     write_joint_rows();
     record_measures();
-    const FrameContacts contacts{contacts_valid ? stepper.contacts() : no_contacts,
-                                 contacts_valid ? stepper.general_contacts().contacts : no_general};
-    frames.write(m, contacts, p.h);
+    frames.write(m, frame_contacts(contacts_valid ? &stepper : nullptr), p.h);
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
   };
   // The archive is written after the step's outflow (the frame shows the bodies before it, with the step's

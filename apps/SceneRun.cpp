@@ -224,10 +224,8 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
   result.rows = 1;
   // ParaView frames of the model's rigid bodies (FrameSeries.hpp), every frame_every seconds of the run.
   FrameSeries frames(options.out_dir, model, /*large_path=*/false, /*staged=*/true);
-  const std::vector<granular::SweepContact> no_contacts;
-  const std::vector<granular::GeneralContact> no_general;
   auto write_frame = [&] {
-    if (!frames.empty()) frames.write(model, {no_contacts, no_general}, scene.integrator.h);
+    if (!frames.empty()) frames.write(model, frame_contacts(nullptr), scene.integrator.h);
   };
   const double frame_every = scene.frame_every > 0 ? scene.frame_every : scene.t_end / kDefaultFrames;
   double next_frame = model.time + frame_every;

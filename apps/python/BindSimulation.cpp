@@ -144,11 +144,8 @@ class Simulation {
     const fs::path dir(folder);
     fs::create_directories(dir);
     if (!vtk_ || dir != vtk_dir_) vtk_ = std::make_unique<app::FrameSeries>(dir, *model_, granular_ != nullptr), vtk_dir_ = dir;
-    static const std::vector<granular::SweepContact> no_beads;
-    static const std::vector<granular::GeneralContact> no_general;
-    const bool valid = granular_ && contacts_valid_;
-    const app::FrameContacts c{valid ? granular_->stepper().contacts() : no_beads,
-                               valid ? granular_->stepper().general_contacts().contacts : no_general};
+    const app::FrameContacts c =
+        app::frame_contacts(granular_ && contacts_valid_ ? &granular_->stepper() : nullptr);
     if (vtk_->empty()) throw std::invalid_argument("write_vtk: this model has no bodies, beams or contacts to draw");
     vtk_->write(*model_, c, h_);
     for (const char* stem : {"beads", "bodies", "beams", "contacts"})

@@ -800,6 +800,20 @@ void write_restart(const Path& file, const talus::Model& m, const contact::Conta
         write_cache(g.id, "rolling_cache", *rolling_cache,
                     "contacts' rolling impulses (torque impulse / R*, world vectors in the tangent plane)", file);
     }
+    if (!m.lti.empty()) {
+      // The FE beams' state (engine/granular/BeamContacts.hpp), system after system in the model's order.
+      Group g(f, "beams", true, file);
+      Writer w{g.id, "/beams/", file, {}};
+      std::vector<double> q, v, dofs;
+      for (const LagrangianLti& s : m.lti) {
+        q.insert(q.end(), s.q.data(), s.q.data() + s.q.size());
+        v.insert(v.end(), s.v.data(), s.v.data() + s.v.size());
+        dofs.push_back(static_cast<double>(s.dofs()));
+      }
+      w.matrix("dofs", dofs.data(), dofs.size(), 1, "1", "unknowns of each beam (the model's LTI systems, in order)");
+      w.matrix("q", q.data(), q.size(), 1, "m, rad", "the beams' coordinates (nodal deflections and slopes)");
+      w.matrix("v", v.data(), v.size(), 1, "m/s, rad/s", "the beams' velocities");
+    }
     if (joint_impulses && !joint_impulses->empty()) {
       Group g(f, "joints", true, file);
       Writer w{g.id, "/joints/", file, {}};
@@ -924,6 +938,36 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
           if (!std::isfinite(d)) r.fail(v == &x.joint_impulses ? "impulses" : "position_impulses", "holds a value that is not finite");
       x.has_joints = true;
     }
+    // The FE beams: the archive's must be the model's (the scene gives their matrices and geometry).
+    std::vector<Vector> beam_q, beam_v;
+    if (H5Lexists(f, "beams", H5P_DEFAULT) > 0) {
+      Group g(f, "beams", false, file);
+      const Reader r{g.id, "/beams/", file};
+      const hsize_t nb = r.rows("dofs");
+      if (nb != m.lti.size())
+        r.fail("dofs", std::to_string(nb) + " beams, but the scene has " + std::to_string(m.lti.size()) +
+                           " (expected the scene that wrote the archive)");
+      const auto dofs = r.doubles("dofs", nb, 1);
+      hsize_t total = 0;
+      for (hsize_t k = 0; k < nb; ++k) {
+        if (dofs[k] != static_cast<double>(m.lti[k].dofs()))
+          r.fail("dofs", "beam " + std::to_string(k) + " ('" + m.lti[k].name + "') has " + Reader::num(dofs[k]) +
+                             " unknowns, but the scene gives it " + std::to_string(m.lti[k].dofs()));
+        total += static_cast<hsize_t>(m.lti[k].dofs());
+      }
+      const auto q = r.doubles("q", total, 1), v = r.doubles("v", total, 1);
+      r.finite("q", q, 1), r.finite("v", v, 1);
+      hsize_t at = 0;
+      for (hsize_t k = 0; k < nb; ++k) {
+        const Index n = m.lti[k].dofs();
+        beam_q.push_back(Eigen::Map<const Vector>(q.data() + at, n));
+        beam_v.push_back(Eigen::Map<const Vector>(v.data() + at, n));
+        at += static_cast<hsize_t>(n);
+      }
+    } else if (!m.lti.empty()) {
+      throw std::runtime_error(file.string() + ": holds no /beams, but the scene has the beam '" + m.lti[0].name +
+                               "' (expected an archive of this scene)");
+    }
     if (H5Lexists(f, "run", H5P_DEFAULT) > 0) {
       Group g(f, "run", false, file);
       const Reader r{g.id, "/run/", file};
@@ -942,6 +986,7 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
     b.next_id[0] = static_cast<std::uint32_t>(next_bead);
     b.next_id[1] = static_cast<std::uint32_t>(next_capsule);
     m.bodies = std::move(b);
+    for (std::size_t k = 0; k < beam_q.size(); ++k) m.lti[k].q = beam_q[k], m.lti[k].v = beam_v[k];
     m.time = clock[0];
     m.step = static_cast<long>(step);
     if (extras) *extras = std::move(x);

@@ -184,11 +184,11 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     if (auto path = in_.optional(*integrator, "path"))
       large_ = in_.choice<bool>(*path, {{"small", false}, {"large", true}});
   if (large_)
-    for (const char* key : {"lti_systems", "planar_blocks", "corotational_beams", "beams"})
+    for (const char* key : {"lti_systems", "planar_blocks", "corotational_beams"})
       if (auto f = in_.optional(root, key))
         in_.fail(*f, std::string("is not stepped by the large path (integrator.path: large steps spheres, "
-                                 "capsules, their joints and the contacts it detects; expected path: small for ") +
-                         key + ")");
+                                 "capsules, their joints, FE beams and the contacts it detects; expected path: small "
+                                 "for ") + key + ")");
   if (!large_)
     for (const char* key : {"materials", "periodic", "boxes", "drums", "cones", "meshes", "outflow", "capsules"})
       if (auto f = in_.optional(root, key))
@@ -1340,6 +1340,8 @@ void SceneBuilder::read_contacts(const Field& f) {
         if (auto k = in_.optional(item, "rolling_friction")) pair_law_of.rolling = in_.non_negative(*k);
       }
     }
+    // The beams the beads touch (engine/granular/BeamContacts.hpp).
+    scene_.model.detection.beams = beams_;
     detect_field_ = f;
     return;
   }
@@ -1530,8 +1532,10 @@ void SceneBuilder::read_large_path_integrator(const Field& f) {
   for (auto it = f.node.begin(); it != f.node.end(); ++it) {
     const std::string k = it->first.Scalar();
     if (std::find(std::begin(keys), std::end(keys), k) != std::end(keys)) continue;
+    if (k == "theta" && !beams_.empty()) continue;  // the beams' θ
     std::string list;
     for (std::string_view x : keys) list += (list.empty() ? "" : ", ") + std::string(x);
+    if (!beams_.empty()) list += ", theta";
     in_.fail({it->first, join_path(f.path, k), it->first.Mark()}, "is not read by path: large (its keys: " + list + ")");
   }
   LargePathSettings large;
@@ -1575,6 +1579,21 @@ void SceneBuilder::read_large_path_integrator(const Field& f) {
              {"bottom_up", granular::GranularParameters::ContactOrder::BottomUp},
              {"top_down", granular::GranularParameters::ContactOrder::TopDown}});
   if (auto x = in_.optional(f, "partitions")) p.partitions = count(*x, 0, 4096);
+  // θ of the FE beams' θ-method (engine/granular/BeamContacts.hpp); the beads keep θ = 1.
+  if (auto x = in_.optional(f, "theta")) {
+    p.beam_theta = in_.number(*x);
+    if (!(p.beam_theta >= 0.0 && p.beam_theta <= 1.0))
+      in_.fail(*x, "is " + std::to_string(p.beam_theta) + " (expected 0 <= theta <= 1)");
+  }
+  if (!beams_.empty() && p.scheme == granular::GranularScheme::GeneralizedAlpha)
+    in_.fail(*in_.optional(f, "scheme"), "is generalized_alpha, but the scene has the beam '" +
+                                             scene_.model.lti[beams_[0].lti].name +
+                                             "': the large path steps FE beams under moreau_jean only (expected "
+                                             "moreau_jean, or path: small for generalized-alpha)");
+  if (!beams_.empty() && p.solver != granular::GranularSolver::MatrixFree &&
+      p.solver != granular::GranularSolver::Anderson)
+    in_.fail(*in_.optional(f, "solver"), "is " + granular::granular_solver_name(p.solver) +
+                                             ", which does not step FE beams (expected matrix_free or anderson)");
   large.events = outflow_;
   large.pours = timed_pours_;
   scene_.large_path = large;

@@ -141,13 +141,45 @@ BeamSphereContact beam_sphere_contact(const BeamContactGeometry& g, double side,
     nu = d / dist;
     signed_distance = dist;
   }
-  const Eigen::Vector3d n = nu[0] * g.axis + nu[1] * g.deflection;
-  out.gap = signed_distance - sphere.radius - g.half_thickness;
-  // t1 = n × b lies in the beam's plane (along the beam when n is the face normal), t2 = n × t1 across it: the
-  // planar friction of a 2-row law (n, t1) then acts along the planar beam.
+  const Eigen::Vector3d face = nu[0] * g.axis + nu[1] * g.deflection;
   const Eigen::Vector3d b = g.axis.cross(g.deflection);
+  Eigen::Vector3d n = face;
+  out.gap = signed_distance - sphere.radius - g.half_thickness;
+  // The material point under the contact lies `depth` from the centreline along `face` (the face itself, or
+  // where the centre faces the section's side).
+  double depth = g.half_thickness;
+  // Beside the strip (|y| > half width) the section's long edges are rounded off to lines and its sides are
+  // planes: a corner line when the centre is beyond the face, a side otherwise. A bead sliding off the edge thus
+  // keeps a continuous gap and normal instead of losing the contact and finding it again deep inside.
+  const double excess = std::abs(c.y) - g.half_width;
+  const double across = c.y >= 0.0 ? 1.0 : -1.0;
+  if (excess > 0.0) {
+    const double beyond_face = signed_distance - g.half_thickness, below_face = signed_distance + g.half_thickness;
+    if (beyond_face > 0.0 || below_face < 0.0) {
+      // The corner of this face, or of the opposite one (a bead passing the beam's side keeps its side).
+      const double off = beyond_face > 0.0 ? beyond_face : below_face;
+      const Eigen::Vector3d d3 = off * face + excess * across * b;
+      const double dist3 = d3.norm();
+      n = d3 / dist3;
+      out.gap = dist3 - sphere.radius;
+      if (off < 0.0) depth = -g.half_thickness;
+    } else {
+      n = across * b;
+      out.gap = excess - sphere.radius;
+      depth = signed_distance;
+    }
+  }
   out.frame.n = n;
-  out.frame.t1 = n.cross(b);
+  if (excess <= 0.0) {
+    // t1 = n × b lies in the beam's plane (along the beam when n is the face normal), t2 = n × t1 across it: the
+    // planar friction of a 2-row law (n, t1) then acts along the planar beam.
+    out.frame.t1 = n.cross(b);
+  } else {
+    // The same where n × b does not vanish; along the beam on its side.
+    Eigen::Vector3d t1 = n.cross(b);
+    if (t1.norm() < 1e-6) t1 = g.axis - g.axis.dot(n) * n;
+    out.frame.t1 = t1.normalized();
+  }
   out.frame.t2 = n.cross(out.frame.t1);
 
   const Eigen::Matrix3d R = contact::rotation_matrix(sphere.quat_wxyz);
@@ -158,12 +190,46 @@ BeamSphereContact beam_sphere_contact(const BeamContactGeometry& g, double side,
     out.J_sphere.block<1, 3>(k, 3) = (R.transpose() * rho.cross(*dir[k])).transpose();
     // Minus the beam's surface point: ẇ deflection + θ̇ b × (half_thickness n), dotted with the row direction.
     const double along_w = dir[k]->dot(g.deflection);
-    const double along_turn = g.half_thickness * b.dot(n.cross(*dir[k]));
+    const double along_turn = depth * b.dot(face.cross(*dir[k]));
     for (int j = 0; j < 4; ++j)
       out.J_beam(k, j) = -(along_w * c.at.shape.N[j] + along_turn * c.at.shape.dN[j]);
   }
   for (int j = 0; j < 4; ++j) out.beam_dof[j] = c.at.dof[j];
   return out;
+}
+
+double beam_element_boxes(const BeamContactGeometry& g, const Eigen::Ref<const Vector>& q,
+                          const Eigen::Ref<const Vector>& v, std::vector<double>& low, std::vector<double>& high) {
+  const double l = g.length / g.elements;
+  const auto at = [&](const Eigen::Ref<const Vector>& u, int node, int dof) {
+    const Index k = g.dof(node, dof);
+    return k < 0 ? 0.0 : u[k];
+  };
+  double speed = 0.0;
+  for (int e = 0; e < g.elements; ++e) {
+    const double wa = at(q, e, 0), wb = at(q, e + 1, 0), m = (wb - wa) / l;
+    const double pad = 4.0 / 27.0 * l * (std::abs(at(q, e, 1) - m) + std::abs(at(q, e + 1, 1) - m));
+    low.push_back(std::min(wa, wb) - pad - g.half_thickness);
+    high.push_back(std::max(wa, wb) + pad + g.half_thickness);
+    const double va = at(v, e, 0), vb = at(v, e + 1, 0), mv = (vb - va) / l;
+    speed = std::max(speed, std::max(std::abs(va), std::abs(vb)) +
+                                4.0 / 27.0 * l * (std::abs(at(v, e, 1) - mv) + std::abs(at(v, e + 1, 1) - mv)));
+  }
+  return speed;
+}
+
+bool beam_sphere_near(const BeamContactGeometry& g, const double* low, const double* high, const Eigen::Vector3d& x,
+                      double r, double reach) {
+  const Eigen::Vector3d u = x - g.origin;
+  const double a = u.dot(g.axis), z = u.dot(g.deflection);
+  if (std::abs(u.dot(g.axis.cross(g.deflection))) > g.half_width + r + reach) return false;
+  const double l = g.length / g.elements, extent = r + g.half_thickness + reach;
+  if (a + extent < 0.0 || a - extent > g.length) return false;
+  const int e0 = std::clamp(static_cast<int>(std::floor((a - extent) / l)), 0, g.elements - 1);
+  const int e1 = std::clamp(static_cast<int>(std::floor((a + extent) / l)), 0, g.elements - 1);
+  for (int e = e0; e <= e1; ++e)
+    if (z >= low[e] - r - reach && z <= high[e] + r + reach) return true;
+  return false;
 }
 
 Eigen::Vector2d beam_deflection_at(const BeamContactGeometry& g, const Eigen::Ref<const Vector>& q_beam, double s) {

@@ -15,9 +15,11 @@
 // `origin` along the unit `axis`; w is measured along the unit `deflection` (⟂ axis). The beam is planar: it
 // bends in the plane (axis, deflection) only and has no axial or out-of-plane unknowns. Its section is a
 // rectangle: `2 half_thickness` along `deflection`, `2 half_width` along b = axis × deflection.
-// A 3-D sphere meets it as a strip of that width: the contact normal lies in the beam's plane, and the sphere's
-// offset along b only decides whether it is over the strip (|y| <= half_width: contact possible) or beside it
-// (no contact; the strip's long side edges are not modelled, nor is the sphere touching them).
+// A 3-D sphere meets it as a strip of that width. Over the strip (|y| <= half_width, y the centre's offset along
+// b) the contact normal lies in the beam's plane. Beside it the section's long edges are lines and its sides
+// planes: the normal then has a component along b, from the edge line (centre beyond a face) or the side (centre
+// within the thickness) to the centre, so a bead sliding off the edge keeps a continuous gap. The beam has no
+// out-of-plane unknowns: the b component of a force does not load it (it is rigid across its plane).
 //
 // Gap. With c the sphere's centre in the beam frame (a along axis, z along deflection), the closest point of the
 // deformed centreline s ↦ (s, w(s)) is found by Newton's method on (c − x(s))·x′(s) = 0, s in [0, L]. Inside,
@@ -33,12 +35,14 @@
 // relative to the beam's). The beam's material point under the contact moves as the element interpolates
 // displacement: ẇ(s) = Σ N_j(s) q̇_j along `deflection` with the Hermite functions N_j of the element
 // (FiniteElementBeams.hpp), and its section turns by θ̇(s) = Σ N′_j(s) q̇_j about b. The surface point at
-// half_thickness ν from the centreline thus moves with ẇ(s) deflection + θ̇(s) b × (half_thickness ν): the
+// half_thickness ν from the centreline (or, facing a side, at the centre's depth) thus moves with
+// ẇ(s) deflection + θ̇(s) b × (half_thickness ν) (its offset along b adds nothing: b × b = 0): the
 // second term has no normal component, so the normal row is the exact rate of the gap (the closest point is
 // stationary), and the tangential rows carry the bending moment of friction. So p = Jᵀ P puts the contact
 // force on the element's four nodal unknowns by the same shape functions (the consistent nodal load).
 #include <Eigen/Dense>
 #include <string>
+#include <vector>
 
 #include "contact/ContactFrame.hpp"
 #include "contact/SphereContact.hpp"
@@ -78,7 +82,7 @@ struct BeamSphereContact {
   Index beam_dof[4] = {-1, -1, -1, -1};   // their indices in the beam's coordinates (−1: clamped, no column)
   double s = 0.0;                         // arc abscissa of the closest point [m]
   double y = 0.0;                         // the centre's offset along axis × deflection [m]
-  bool over_strip = false;                // |y| <= half_width
+  bool over_strip = false;                // |y| <= half_width (otherwise the contact is with an edge or a side)
 };
 
 // The sphere's side of the undeformed-and-deformed centreline: +1 when its centre is on the side `deflection`
@@ -86,10 +90,24 @@ struct BeamSphereContact {
 double beam_sphere_side(const BeamContactGeometry& g, const Eigen::Ref<const Vector>& q_beam,
                         const Eigen::Vector3d& centre);
 
-// The contact of `sphere` with the beam at coordinates q_beam (side as above). The gap of a sphere beside the
-// strip (over_strip false) is still computed in the beam's plane; callers decide whether the pair exists.
+// The contact of `sphere` with the beam at coordinates q_beam (side as above), over the strip or beside it.
 BeamSphereContact beam_sphere_contact(const BeamContactGeometry& g, double side,
                                       const Eigen::Ref<const Vector>& q_beam, const contact::SpherePose& sphere);
+
+// Broad phase of the sphere–beam pairs, shared by both paths' detection. Appends to low/high one box per element
+// along the beam's deflection axis, in its own frame (element e spans [e ℓ, (e + 1) ℓ] along the axis): the nodal
+// deflections, widened by the Hermite cubic's bound between nodes and the half thickness. Returns the bound of
+// the beam's material speed |ẇ| (the same bound on v_beam), with which a detection widens its reach.
+// Between nodes a Hermite cubic leaves its chord by at most (4/27) ℓ (|θ_a − m| + |θ_b − m|), m the chord's
+// slope (ξ(1 − ξ)² <= 4/27), for w as for ẇ.
+double beam_element_boxes(const BeamContactGeometry& g, const Eigen::Ref<const Vector>& q_beam,
+                          const Eigen::Ref<const Vector>& v_beam, std::vector<double>& low, std::vector<double>& high);
+
+// Whether a sphere (centre x, radius r) may come within `reach` of the beam whose element boxes are
+// low[0, elements), high[0, elements): its centre within half_width + r + reach of the beam's plane, and the boxes
+// its axial extent meets, rounded ends included.
+bool beam_sphere_near(const BeamContactGeometry& g, const double* low, const double* high, const Eigen::Vector3d& x,
+                      double r, double reach);
 
 // Deflection w(s) and slope w′(s) of the beam at abscissa s in [0, L] (Hermite interpolation).
 Eigen::Vector2d beam_deflection_at(const BeamContactGeometry& g, const Eigen::Ref<const Vector>& q_beam, double s);

@@ -83,32 +83,16 @@ Interaction take_object(SmallPathDetection& ws, const NonsmoothLaw& law) {
   return in;
 }
 
-// Element boxes of every beam in its own frame (deflection only: the axial extent of element e is [e ℓ, (e+1) ℓ])
-// and the bound of its material speed. Between nodes a Hermite cubic leaves its chord by at most
-// (4/27) ℓ (|θ_a − m| + |θ_b − m|), m the chord's slope (ξ(1 − ξ)² <= 4/27), for w as for ẇ.
+// Element boxes of every beam (beam_element_boxes) and the bound of their material speed.
 double beam_boxes(const Model& model, SmallPathDetection& ws) {
   double speed = 0.0;
   ws.beam_box_begin.clear();
   ws.box_low.clear();
   ws.box_high.clear();
   for (const ContactBeam& beam : model.detection.beams) {
-    const BeamContactGeometry& g = beam.geometry;
     const LagrangianLti& s = model.lti[beam.lti];
-    const double l = g.length / g.elements;
-    const auto at = [&](const Vector& u, int node, int dof) {
-      const Index k = g.dof(node, dof);
-      return k < 0 ? 0.0 : u[k];
-    };
     ws.beam_box_begin.push_back(static_cast<int>(ws.box_low.size()));
-    for (int e = 0; e < g.elements; ++e) {
-      const double wa = at(s.q, e, 0), wb = at(s.q, e + 1, 0), m = (wb - wa) / l;
-      const double pad = 4.0 / 27.0 * l * (std::abs(at(s.q, e, 1) - m) + std::abs(at(s.q, e + 1, 1) - m));
-      ws.box_low.push_back(std::min(wa, wb) - pad - g.half_thickness);
-      ws.box_high.push_back(std::max(wa, wb) + pad + g.half_thickness);
-      const double va = at(s.v, e, 0), vb = at(s.v, e + 1, 0), mv = (vb - va) / l;
-      speed = std::max(speed, std::max(std::abs(va), std::abs(vb)) +
-                                  4.0 / 27.0 * l * (std::abs(at(s.v, e, 1) - mv) + std::abs(at(s.v, e + 1, 1) - mv)));
-    }
+    speed = std::max(speed, beam_element_boxes(beam.geometry, s.q, s.v, ws.box_low, ws.box_high));
   }
   return speed;
 }
@@ -125,21 +109,8 @@ void detect_beam_pairs(Model& model, SmallPathDetection& ws, double h, double ma
     const double r = ws.radius[k];
     for (std::size_t p = 0; p < d.beams.size(); ++p) {
       const BeamContactGeometry& g = d.beams[p].geometry;
-      const Eigen::Vector3d u = ws.x[k] - g.origin;
-      const double a = u.dot(g.axis), z = u.dot(g.deflection);
-      // A centre beside the strip never touches it (BeamSphereContact.hpp: the strip's side edges are not
-      // modelled); then the element boxes the sphere's axial extent meets, rounded ends included.
-      if (std::abs(u.dot(g.axis.cross(g.deflection))) > g.half_width) continue;
-      const double l = g.length / g.elements, extent = r + g.half_thickness + reach;
-      if (a + extent < 0.0 || a - extent > g.length) continue;
-      const int e0 = std::clamp(static_cast<int>(std::floor((a - extent) / l)), 0, g.elements - 1);
-      const int e1 = std::clamp(static_cast<int>(std::floor((a + extent) / l)), 0, g.elements - 1);
-      bool near = false;
-      for (int e = e0; e <= e1 && !near; ++e) {
-        const int box = ws.beam_box_begin[p] + e;
-        near = z >= ws.box_low[box] - r - reach && z <= ws.box_high[box] + r + reach;
-      }
-      if (!near) continue;
+      const int box = ws.beam_box_begin[p];
+      if (!beam_sphere_near(g, &ws.box_low[box], &ws.box_high[box], ws.x[k], r, reach)) continue;
       // Narrow phase: the gap on the sphere's side, the side of a persisting pair kept (BeamSphereContact.hpp).
       const contact::ContactKey key = beam_key(b, static_cast<int>(p), i);
       const int old = previous_of(ws, key);

@@ -39,6 +39,10 @@ std::string non_finite_body(const Model& m) {
     if (!b.w[i].allFinite()) return where("capsule", b.id[i], c, "angular velocity") + vec(b.w[i]);
     if (!b.q[i].coeffs().allFinite()) return where("capsule", b.id[i], c, "orientation") + vec(b.q[i].vec());
   }
+  for (const LagrangianLti& s : m.lti) {
+    if (!s.q.allFinite()) return "system '" + s.name + "': coordinates not finite";
+    if (!s.v.allFinite()) return "system '" + s.name + "': velocities not finite";
+  }
   if (!std::isfinite(m.time)) return "the clock: time " + std::to_string(m.time);
   return "";
 }
@@ -57,6 +61,9 @@ std::string non_finite_after_solve(const Model& m, const std::vector<SweepContac
   };
   for (const GeneralContact& c : general.contacts)
     if (!c.r.allFinite()) return "contact of " + body(c.kind_b, c.b) + " with " + body(c.kind_a, c.a) + impulse(c.r);
+  for (const FlexibleContact& c : general.flexible.contacts)
+    if (!c.r.allFinite())
+      return "contact of bead id " + std::to_string(ids[c.sphere]) + " with a beam" + impulse(c.r);
   return non_finite_body(m);
 }
 

@@ -81,12 +81,23 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
   // Joints between capsules (or a capsule and the world) are stepped with the contacts (header).
   std::size_t others = 0;
   for (const Interaction& in : m_.interactions) others += !std::holds_alternative<JointRelation>(in.relation);
-  if (!m_.lti.empty() || !m_.nonlinear.empty() || others > 0 || m_.bodies.general() > 0)
-    throw std::invalid_argument("granular: the model holds " + std::to_string(m_.lti.size()) + " LTI and " +
-                                std::to_string(m_.nonlinear.size()) + " nonlinear systems, " + std::to_string(others) +
+  if (!m_.nonlinear.empty() || others > 0 || m_.bodies.general() > 0)
+    throw std::invalid_argument("granular: the model holds " + std::to_string(m_.nonlinear.size()) +
+                                " nonlinear systems, " + std::to_string(others) +
                                 " user interactions other than joints and " + std::to_string(m_.bodies.general()) +
-                                " general rigid bodies: the granular stepper integrates beads and capsules with "
-                                "detected contacts and joints only (use a small-system scheme for those)");
+                                " general rigid bodies: the granular stepper integrates beads, capsules and FE beams "
+                                "with detected contacts and joints only (use a small-system scheme for those)");
+  // FE beams the beads touch (BeamContacts.hpp): under Moreau–Jean, with the sweeps that take general contacts.
+  if (!m_.lti.empty()) {
+    if (generalized_alpha())
+      throw std::invalid_argument("granular: generalized_alpha does not step FE beams on the large path yet (the model "
+                                  "has " + std::to_string(m_.lti.size()) + " LTI systems): use moreau_jean, or the "
+                                  "small path for generalized-alpha");
+    if (params_.solver != GranularSolver::MatrixFree && params_.solver != GranularSolver::Anderson)
+      throw std::invalid_argument("granular: the " + granular_solver_name(params_.solver) +
+                                  " solver does not step FE beams: use matrix_free or anderson");
+    prepare_beam_contacts(beams_, m_, params_.h, params_.beam_theta);
+  }
   if (!m_.interactions.empty() && params_.solver != GranularSolver::MatrixFree &&
       params_.solver != GranularSolver::Anderson)
     throw std::invalid_argument("granular: the " + granular_solver_name(params_.solver) +
@@ -549,6 +560,9 @@ void GranularStepper::narrow() {
   }
   report_.max_penetration =
       std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, cache_, rolling_cache_, ga));
+  if (!beams_.empty())
+    report_.max_penetration =
+        std::max(report_.max_penetration, build_beam_contacts(beams_, m_, margin_, cache_, general_.flexible));
   if (!m_.interactions.empty()) build_joints();
   // Anderson sweeps them too, without extrapolating (MatrixFreeNsgs.hpp).
   if (!general_.empty() && params_.solver != GranularSolver::MatrixFree && params_.solver != GranularSolver::Anderson)
@@ -631,6 +645,7 @@ void GranularStepper::assemble() {
   for (int i = 0; i < b.spheres(); ++i)
     if (b.inv_mass[i] > 0.0) b.v[i] += dv;
   add_capsule_free_velocities(b, m_.gravity, h);
+  if (!beams_.empty()) beam_free_velocities(beams_, m_);
   general_.bodies = body_arrays(b);
   double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_);
   if (!joints_.empty()) {
@@ -815,6 +830,7 @@ void GranularStepper::integrate() {
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
     for (int i = 0; i < b.spheres(); ++i) b.x[i] += h * b.v[i];
     integrate_capsules(b, h);
+    integrate_beam_positions(beams_, m_);
   }
   const int nc = static_cast<int>(contacts_.size());
   world_impulses_.resize(nc);
@@ -825,8 +841,18 @@ void GranularStepper::integrate() {
   }
   // One cache for the bead contacts and the contacts touching a capsule or met by a drum or moving mesh.
   general_world_impulses(general_);
-  cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), general_.keys.data(), general_.world_impulses.data(),
-               general_.keys.size());
+  if (beams_.empty()) {
+    cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), general_.keys.data(),
+                 general_.world_impulses.data(), general_.keys.size());
+  } else {
+    beam_world_impulses(beams_, general_.flexible);
+    other_keys_.assign(general_.keys.begin(), general_.keys.end());
+    other_keys_.insert(other_keys_.end(), beams_.keys.begin(), beams_.keys.end());
+    other_impulses_.assign(general_.world_impulses.begin(), general_.world_impulses.end());
+    other_impulses_.insert(other_impulses_.end(), beams_.world_impulses.begin(), beams_.world_impulses.end());
+    cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), other_keys_.data(), other_impulses_.data(),
+                 other_keys_.size());
+  }
   if (has_rolling_) {
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
     for (int k = 0; k < nc; ++k)
@@ -852,6 +878,7 @@ bool GranularStepper::solve_failed(const char* which) {
   // Positions, caches, the clock and the step count are written only after the solves: the velocities are all
   // the step has changed in the model (the Morton re-sort at its start only reorders it).
   m_.bodies.v.swap(v_start_), m_.bodies.w.swap(w_start_);
+  restore_beam_velocities(beams_, m_);
   if (!joints_.empty()) joints_.impulse = joint_start_impulse_;
   throw StepFailure(message);
 }
@@ -874,6 +901,7 @@ const GranularStepReport& GranularStepper::step() {
   vmax = std::max(vmax, max_capsule_point_speed(b));
   const double h = params_.h;
   const double margin = h * (2.0 * vmax + h * m_.gravity.norm()) + 1e-9 * max_radius(b);
+  margin_ = margin;
   detect(margin);
   t0 = stamp(Phase::Broad, t0);
   narrow();
@@ -893,7 +921,7 @@ const GranularStepReport& GranularStepper::step() {
   report_.time = m_.time;
   report_.step = m_.step;
   report_.contacts = static_cast<int>(contacts_.size());
-  report_.active = report_.contacts + static_cast<int>(general_.contacts.size());
+  report_.active = report_.contacts + static_cast<int>(general_.contacts.size() + general_.flexible.contacts.size());
   report_.colours = layout_.interface_colours();
   return report_;
 }

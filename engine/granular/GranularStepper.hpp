@@ -73,6 +73,7 @@
 #include "engine/StepProfile.hpp"
 #include "engine/StepReport.hpp"
 #include "solvers/matrixfree/BodyColouring.hpp"
+#include "engine/granular/BeamContacts.hpp"
 #include "engine/granular/GeneralDetection.hpp"
 #include "engine/granular/GranularFailure.hpp"
 #include "engine/Model.hpp"
@@ -133,6 +134,9 @@ struct GranularParameters {
   double order_layer = 0.1;  // > 0: heights binned in layers of this many bead radii (detection order inside a
                              // layer, a linear-time sort); 0: sorted exactly
   GranularScheme scheme = GranularScheme::MoreauJean;
+  // The θ of the model's FE beams (BeamContacts.hpp; Moreau–Jean only): 1, the beads' θ, by default; ½
+  // conserves a free beam's energy but lets closed contacts drift into it (BeamContacts.hpp).
+  double beam_theta = 1.0;
   bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
   FailurePolicy on_failure = FailurePolicy::RollBack;  // a step whose solve fails (header)
   MultilevelParameters multilevel;  // solver == Multilevel
@@ -209,6 +213,8 @@ class GranularStepper {
   const RollingContacts& rolling_contacts() const { return rolling_; }
   // (general contacts between a bead and an obstacle, drums and moving meshes, included).
   contact::ContactCache& rolling_cache() { return rolling_cache_; }
+  // The FE beams' part of the step (BeamContacts.hpp): their contacts' keys, in general_contacts().flexible's order.
+  const BeamContacts& beam_contacts() const { return beams_; }
   // Forget the warm start (after beads were added, for instance: not needed, keys stay valid).
   void clear_cache() { cache_.clear(); }
 
@@ -289,6 +295,13 @@ class GranularStepper {
   std::vector<char> permute_scratch_;
   GeneralDetectionBuffers general_buffers_;
   GeneralContactSet general_;
+  // FE beams (BeamContacts.hpp), their contacts being general_.flexible; the margin of the step's detection, which
+  // their detection widens; the keys and world impulses of general_ and the beams' contacts together (the cache's
+  // second list).
+  BeamContacts beams_;
+  double margin_ = 0.0;
+  std::vector<contact::ContactKey> other_keys_;
+  std::vector<Eigen::Vector3d> other_impulses_;
   // Joints: the rows of the step; their targets for the velocity and (generalized-α) position problems; the
   // position problem's warm start; the impulses at the step's start (RollBack) and the velocity solve's while the
   // position problem holds the rows; evaluation scratch.

@@ -97,10 +97,12 @@ void apply_general_impulses(GeneralContactSweep& set) {
     push(c, c.r, set.bodies);
     if (set.rolling && c.roll.w > 0.0) push_rolling(c, c.roll, c.roll.rho, set.bodies);
   });
+  if (!set.flexible.empty()) apply_flexible_impulses(set.flexible, set.bodies);
 }
 
 void sweep_general_contacts(GeneralContactSweep& set) {
   for_each_colour(set, [&](GeneralContact& c) { update(c, set.bodies, set.rolling); });
+  if (!set.flexible.empty()) sweep_flexible_contacts(set.flexible, set.bodies);
 }
 
 void general_residual_blocks(GeneralContactSweep& set) {
@@ -113,18 +115,19 @@ void general_residual_blocks(GeneralContactSweep& set) {
       s += contact_error(set.contacts[i], set.bodies, set.rolling);
     set.block_sums[k] = s;
   }
+  if (!set.flexible.empty()) flexible_residual(set.flexible, set.bodies);
 }
 
 double general_squared_error(const GeneralContactSweep& set) {
   double s = 0.0;
   for (double v : set.block_sums) s += v;
-  return s;
+  return set.flexible.empty() ? s : s + set.flexible.squared_error;
 }
 
 double general_squared_velocity(const GeneralContactSweep& set) {
   double s = 0.0;
   for (const GeneralContact& c : set.contacts) s += general_contact_velocity(c, set.bodies).squaredNorm();
-  return s;
+  return set.flexible.empty() ? s : s + flexible_squared_velocity(set.flexible, set.bodies);
 }
 
 }  // namespace talus::matrixfree

@@ -23,6 +23,7 @@
 #include "solvers/fc/LocalContactSolvers.hpp"
 #include "solvers/matrixfree/BodyArrays.hpp"
 #include "solvers/matrixfree/BodyColouring.hpp"
+#include "solvers/matrixfree/FlexibleContactSweep.hpp"
 #include "solvers/matrixfree/RollingResistance.hpp"
 
 namespace talus::matrixfree {
@@ -55,7 +56,10 @@ struct GeneralContactSweep {
   // Whether the contacts' rolling rows (GeneralContact::roll with w > 0) are solved and counted in the residual:
   // false for a problem without rolling resistance (generalized-α's position problem).
   bool rolling = false;
-  bool empty() const { return contacts.empty(); }
+  // Contacts of spheres with flexible bodies (FE beams; FlexibleContactSweep.hpp): swept after these, by one
+  // thread, in every function below that takes the set.
+  FlexibleContactSweep flexible;
+  bool empty() const { return contacts.empty() && flexible.empty(); }
 };
 
 // Frame (n, t1, t2 given), lever arms, block of W (from the bodies' current inverse inertias) and μ of a contact

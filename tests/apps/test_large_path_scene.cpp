@@ -739,3 +739,79 @@ TEST_CASE("cones are checked where they are written", "[apps][large_path]") {
   CHECK_THAT(error("integrator:", "planes: [{name: g, normal: [0, 0, 1], offset: 0, open_at: -1}]\nintegrator:"),
              Catch::Contains("field 'planes[0].open_at'"));
 }
+
+namespace {
+
+// Beads over a steel FE cantilever on the large path (examples/beam_pile_large.yaml, smaller).
+std::string beam_scene(double t_end, const std::string& integrator_extra = "") {
+  return "name: beads_on_beam\n"
+         "gravity: [0, 0, -9.81]\n"
+         "lattices:\n"
+         "  - {name: c, corner: [0.02, -0.132, 0.075], counts: [6, 2, 3], radius: 0.004, density: 2500, spacing: 2.2,\n"
+         "     jitter: 0.05, seed: 3}\n"
+         "beams:\n"
+         "  - {name: cantilever, origin: [-0.05, -0.12, 0.06], axis: [1, 0, 0], deflection: [0, 0, 1], length: 0.2,\n"
+         "     elements: 10, width: 0.03, thickness: 0.004, young: 2.0e11, density: 7800, rayleigh_stiffness: 2.0e-4}\n"
+         "planes:\n"
+         "  - {name: floor, normal: [0, 0, 1], offset: 0}\n"
+         "contacts: {detect: true, law: {type: newton_friction, e: 0, mu: 0.3, dim: 3}}\n"
+         "integrator: {path: large, h: 1.0e-3, t_end: " +
+         num(t_end) + integrator_extra + "}\n" + "output: {frame_every: 0.02}\n";
+}
+
+}  // namespace
+
+TEST_CASE("beads on an FE beam on the large path: frames of the beam, a bitwise restart, refusals at their line",
+          "[apps][large_path][beam]") {
+  const fs::path dir = scratch("beam");
+  const fs::path full = write(dir / ".", beam_scene(0.12));
+  const fs::path half_dir = scratch("beam_half");
+  const fs::path half = write(half_dir, beam_scene(0.06));
+  REQUIRE(run(full, dir / "full") == 0);
+  REQUIRE(run(half, dir / "half") == 0);
+  REQUIRE(run(full, dir / "continued", dir / "half" / "restart.h5") == 0);
+  CHECK(fs::is_regular_file(dir / "full" / "beams.pvd"));
+  CHECK(fs::is_regular_file(dir / "full" / "beams_00006.vtp"));
+  Scene a = load_scene(full), b = load_scene(full);
+  RestartExtras ea, eb;
+  read_restart(dir / "full" / "restart.h5", a.model, &ea);
+  read_restart(dir / "continued" / "restart.h5", b.model, &eb);
+  CHECK(a.model.step == 120);
+  CHECK(same_bits(a.model.bodies.x, b.model.bodies.x));
+  CHECK(same_bits(a.model.bodies.v, b.model.bodies.v));
+  REQUIRE(a.model.lti.size() == 1);
+  const Vector& qa = a.model.lti[0].q;
+  const Vector& qb = b.model.lti[0].q;
+  CHECK((qa.array() == qb.array()).all());
+  CHECK((a.model.lti[0].v.array() == b.model.lti[0].v.array()).all());
+  // The beads landed on the beam: it bends down, and the cache holds beam contacts.
+  CHECK(qa.minCoeff() < -1e-7);
+  std::size_t beam_contacts = 0;
+  for (contact::ContactKey k : ea.cache.keys)
+    beam_contacts += contact::is_obstacle_key(k) && contact::obstacle_kind(k) == contact::KeyObstacle::Beam;
+  CHECK(beam_contacts > 0);
+  CHECK(same_bits(ea.cache.impulses, eb.cache.impulses));
+
+  // An archive of another scene (no beam) is refused, naming the dataset.
+  Scene other = load_scene(full);
+  other.model.lti.clear();
+  CHECK_THROWS_WITH(read_restart(dir / "full" / "restart.h5", other.model),
+                    Catch::Contains("/beams/dofs") && Catch::Contains("1 beams, but the scene has 0"));
+
+  // What the large path does not step with a beam is refused at its line.
+  auto refused = [&](const std::string& text, const std::string& what) {
+    try {
+      load_scene(write(half_dir, text));
+      FAIL("accepted: " << text);
+    } catch (const SceneError& e) {
+      CHECK_THAT(e.what(), Catch::Contains(what));
+    }
+  };
+  refused(beam_scene(0.1, ", scheme: generalized_alpha"), "the large path steps FE beams under moreau_jean only");
+  refused(beam_scene(0.1, ", solver: multilevel"), "does not step FE beams");
+  refused(beam_scene(0.1, ", theta: 1.5"), "expected 0 <= theta <= 1");
+  refused(lattice_box_scene(granular::BeadSpec{}, 2, 2, 0.01).replace(
+              lattice_box_scene(granular::BeadSpec{}, 2, 2, 0.01).find("h: 1.0e-3"), 9, "h: 1.0e-3, theta: 0.5"),
+          "field 'integrator.theta': is not read by path: large");
+  fs::remove_all(dir.parent_path());
+}

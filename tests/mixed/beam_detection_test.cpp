@@ -33,23 +33,24 @@ TEST_CASE("detection lists the spheres near the beam and only those", "[mixed][d
       {0.10, 0.0, top + 0.0005},     // 0: above, within the margin (a tenth of r = 1 mm)
       {0.20, 0.0, -top - 0.0002},    // 1: below, within the margin
       {0.15, 0.0, top + 0.002},      // 2: above, beyond the margin
-      {0.15, 0.016, top},            // 3: touching height, but its centre beside the strip (|y| > 15 mm)
+      {0.15, 0.016, top},            // 3: its centre beside the strip (|y| > 15 mm): 0.05 mm from the edge line
       {0.305, 0.0, 0.0},             // 4: past the free end, 5 mm from the tip point: gap −6.5 mm (rounded end)
-      {0.33, 0.0, 0.0}};             // 5: past the free end, 30 mm away
+      {0.33, 0.0, 0.0},              // 5: past the free end, 30 mm away
+      {0.22, 0.0275, top}};          // 6: beside the strip, 2.5 mm beyond r from its edge
   Model m = mixedtest::cantilever_with_beads(c, x, r, 2500.0, NewtonImpactLaw{0.0}, 0.0, false);
   SmallPathDetection ws;
   detect_contacts(m, ws, 1e-3);  // at rest: the reach is the margin alone
   std::vector<int> bodies;
   std::vector<double> sides;
-  REQUIRE(beam_pairs(m, &bodies, &sides) == 3);
-  CHECK(bodies == std::vector<int>{0, 1, 4});
-  CHECK(sides == std::vector<double>{1.0, -1.0, 1.0});
+  REQUIRE(beam_pairs(m, &bodies, &sides) == 4);
+  CHECK(bodies == std::vector<int>{0, 1, 3, 4});
+  CHECK(sides == std::vector<double>{1.0, -1.0, 1.0, 1.0});
   CHECK(ws.beam_reach == Approx(0.1 * r));
   // Moving spheres widen the reach by h max|v|: sphere 2 (1 mm beyond the margin) is listed when some sphere
   // moves at 1.5 m/s with h = 1e-3.
   m.bodies.v[5] = Eigen::Vector3d(0.0, 0.0, 1.5);
   detect_contacts(m, ws, 1e-3);
-  CHECK(beam_pairs(m) == 4);
+  CHECK(beam_pairs(m) == 5);
   CHECK(ws.beam_reach == Approx(0.1 * r + 1.5e-3));
 }
 

@@ -164,3 +164,60 @@ TEST_CASE("beam-sphere ends, side and strip", "[mixed][beam-contact]") {
   CHECK(beam_geometry_problem(bad).find("not normal") != std::string::npos);
   CHECK(beam_geometry_problem(g).empty());
 }
+
+TEST_CASE("beam-sphere edges and sides: the distance to the section's edge line or side, and its derivative",
+          "[mixed][beam-contact]") {
+  // Beside the strip (|y| > half width) the section's long edges are lines and its sides planes (header): a bead
+  // sliding off the edge keeps a continuous gap. Checked on the straight beam against the distances by hand,
+  // and on the bent beam by finite differences of the gap in the sphere's and the beam's coordinates.
+  const BeamContactGeometry g = strip();
+  const Eigen::Vector3d b = g.axis.cross(g.deflection);
+  const Vector flat = Vector::Zero(g.dofs());
+  const Eigen::Vector3d mid = g.origin + 0.2 * g.axis;
+  const double r = 0.01;
+  // Beyond the edge line, above the face: the distance to the edge.
+  const BeamSphereContact edge = beam_sphere_contact(g, 1.0, flat, sphere(mid + 0.023 * b + 0.006 * g.deflection, r));
+  CHECK_FALSE(edge.over_strip);
+  CHECK(edge.gap == Approx(std::hypot(0.003, 0.004) - r).margin(1e-14));
+  CHECK((edge.frame.n - (0.6 * b + 0.8 * g.deflection)).norm() < 1e-13);
+  CHECK(std::abs(edge.frame.t1.norm() - 1.0) < 1e-14);
+  CHECK(std::abs(edge.frame.t1.dot(edge.frame.n)) < 1e-14);
+  // Beside the section, within its thickness: the side, normal along b.
+  const BeamSphereContact side = beam_sphere_contact(g, 1.0, flat, sphere(mid - 0.025 * b + 0.001 * g.deflection, r));
+  CHECK(side.gap == Approx(0.005 - r).margin(1e-14));
+  CHECK((side.frame.n + b).norm() < 1e-14);
+  // Just inside and just outside the half width, the gap is continuous.
+  const double in = beam_sphere_contact(g, 1.0, flat, sphere(mid + (0.02 - 1e-9) * b + 0.012 * g.deflection, r)).gap;
+  const double out = beam_sphere_contact(g, 1.0, flat, sphere(mid + (0.02 + 1e-9) * b + 0.012 * g.deflection, r)).gap;
+  CHECK(std::abs(in - out) < 1e-12);
+  // Below the beam beside it (a bead passing the side keeps its side +1): the opposite face's edge.
+  const BeamSphereContact under = beam_sphere_contact(g, 1.0, flat, sphere(mid + 0.023 * b - 0.006 * g.deflection, r));
+  CHECK(under.gap == Approx(std::hypot(0.003, 0.004) - r).margin(1e-14));
+
+  // The normal row is the gap's derivative at an edge and at a side contact of the bent beam.
+  const Vector q = bent(g);
+  for (const double lift : {0.009, 0.0005}) {
+    const double y = lift > 0.001 ? 0.024 : 0.026;
+    const Eigen::Vector3d x = point_at(g, q, 0.23) + lift * g.deflection + y * b;
+    const BeamSphereContact c = beam_sphere_contact(g, 1.0, q, sphere(x, r));
+    const double d = 1e-7;
+    double worst = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      Eigen::Vector3d xp = x, xm = x;
+      xp[k] += d, xm[k] -= d;
+      const double fd = (beam_sphere_contact(g, 1.0, q, sphere(xp, r)).gap - beam_sphere_contact(g, 1.0, q, sphere(xm, r)).gap) / (2 * d);
+      worst = std::max(worst, std::abs(fd - c.J_sphere(0, k)));
+    }
+    for (Index j = 0; j < q.size(); ++j) {
+      Vector qp = q, qm = q;
+      qp[j] += d, qm[j] -= d;
+      const double fd = (beam_sphere_contact(g, 1.0, qp, sphere(x, r)).gap - beam_sphere_contact(g, 1.0, qm, sphere(x, r)).gap) / (2 * d);
+      double jac = 0.0;
+      for (int e = 0; e < 4; ++e)
+        if (c.beam_dof[e] == j) jac = c.J_beam(0, e);
+      worst = std::max(worst, std::abs(fd - jac));
+    }
+    WARN((lift > 0.001 ? "edge" : "side") << " contact: largest |finite difference − J| " << worst);
+    CHECK(worst < 1e-7);
+  }
+}

@@ -1,0 +1,165 @@
+// FE beams on the large path (issue 11, engine/granular/BeamContacts.hpp): beads of the sphere group on a clamped
+// Euler–Bernoulli cantilever, their contacts solved in the granular stepper's matrix-free sweeps. Checked against
+// the textbook static deflection, against rolling without slipping (5/7 of the frictionless slide), against the
+// small path's Moreau–Jean on the same beads and beam (an independent assembly and solver: W formed, NSGS to
+// 1e-12), for bitwise determinism over the thread count and for the rolled-back failed step.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "../mixed/CantileverModels.hpp"
+#include "engine/MoreauJean.hpp"
+#include "engine/granular/GranularStepper.hpp"
+
+using namespace talus;
+using namespace talus::granular;
+
+namespace {
+
+// The steel strip of tests/mixed/cantilever_statics_test.cpp (0.3 m × 3 cm × 3 mm, EI = 13.5 N m², 8 elements,
+// damped so that the bead-on-beam mode settles within 0.1 s) without its own weight, and steel beads of 1 cm
+// radius resting on its top face at the abscissae `at` (an empty model of LTI systems when `small`).
+struct Bed {
+  mixedtest::Cantilever beam = mixedtest::steel_strip(0.3, 8, 0.03, 0.003);
+  Model model;
+  double r = 0.01;
+};
+
+Bed bed(const std::vector<double>& at, double mu, bool small) {
+  Bed b;
+  b.beam.beam.rayleigh_stiffness = 3e-3;
+  std::vector<Eigen::Vector3d> x;
+  for (double a : at) x.emplace_back(a, 0.0, b.beam.geometry.half_thickness + b.r);
+  if (small) {
+    b.model = mixedtest::cantilever_with_beads(b.beam, x, b.r, 7800.0, NewtonImpactFrictionLaw{0.0, mu, 3}, -9.81, false);
+    return b;
+  }
+  Model& m = b.model;
+  m.gravity = Eigen::Vector3d(0.0, 0.0, -9.81);
+  m.materials.set_defaults(mu, mu, 0.0);
+  m.lti.push_back(make_euler_bernoulli_beam(b.beam.beam));
+  m.detection.beams.push_back({0, b.beam.geometry});
+  for (const Eigen::Vector3d& c : x) m.bodies.add_sphere(c, b.r, 7800.0);
+  return b;
+}
+
+GranularParameters params(int threads = 1) {
+  GranularParameters p;
+  p.h = 1e-3;
+  p.tolerance = 1e-10;
+  p.max_sweeps = 100000;
+  p.threads = threads;
+  return p;
+}
+
+double tip(const Bed& b) { return b.model.lti[0].q[beam_deflection_dof(b.beam.beam, b.beam.beam.elements)]; }
+
+// Σ P a²(3L − a)/(6 EI) over the beads at their contact abscissae (the closest points of the bent centreline).
+double analytic_tip(const Bed& b) {
+  const double L = b.beam.beam.length, EI = b.beam.beam.young * b.beam.beam.second_moment;
+  double d = 0.0;
+  for (int i = 0; i < b.model.bodies.spheres(); ++i) {
+    const contact::SpherePose pose{b.model.bodies.x[i], Eigen::Vector4d(1, 0, 0, 0), b.r};
+    const double a = beam_sphere_contact(b.beam.geometry, 1.0, b.model.lti[0].q, pose).s;
+    d -= b.model.bodies.mass[i] * 9.81 * a * a * (3.0 * L - a) / (6.0 * EI);
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("beads resting on a cantilever on the large path bend it as Σ P a²(3L − a)/(6 EI)", "[granular][beam]") {
+  Bed b = bed({0.1, 0.2, 0.26}, 0.5, false);
+  GranularStepper s(b.model, params());
+  for (int k = 0; k < 400; ++k) s.step();
+  CHECK(s.last_report().active == 3);
+  CHECK(s.general_contacts().flexible.contacts.size() == 3);
+  const double error = std::abs(tip(b) / analytic_tip(b) - 1.0);
+  WARN("tip " << tip(b) << " m, analytic " << analytic_tip(b) << " m, relative error " << error
+              << ", max penetration " << s.last_report().max_penetration << " m");
+  CHECK(tip(b) < -1e-4);
+  CHECK(error < 2e-3);
+  CHECK(s.last_report().max_penetration < 1e-6 * b.r);
+}
+
+TEST_CASE("with Coulomb friction a bead rolls down the bent beam: 5/7 of the frictionless slide", "[granular][beam]") {
+  // The beam's slope under the bead (≈ 5e-4 rad) is the incline: a solid sphere rolling without slipping goes
+  // 5/7 as far as one sliding without friction. This exercises the tangential rows, the bead's spin and the
+  // beam's turning section (BeamSphereContact.hpp).
+  double slid[2];
+  for (int f = 0; f < 2; ++f) {
+    Bed b = bed({0.2}, f == 0 ? 0.0 : 0.5, false);
+    GranularStepper s(b.model, params());
+    for (int k = 0; k < 400; ++k) s.step();
+    slid[f] = b.model.bodies.x[0].x() - 0.2;
+  }
+  WARN("frictionless slide " << slid[0] << " m, rolled " << slid[1] << " m, ratio " << slid[1] / slid[0]);
+  CHECK(slid[0] > 1e-4);
+  CHECK(slid[1] / slid[0] == Approx(5.0 / 7.0).epsilon(1e-2));
+}
+
+TEST_CASE("the large path's beads on a beam settle as the small path's Moreau-Jean", "[granular][beam]") {
+  // Two independent assemblies and solvers on the same beam and beads: the small path forms W = H M̂⁻¹ Hᵀ over
+  // the general spheres and solves it to 1e-12; the large path sweeps matrix-free. Settled (400 steps), they
+  // agree on the deflection and the beads' positions.
+  const std::vector<double> at{0.08, 0.15, 0.22, 0.28};
+  Bed large = bed(at, 0.5, false), small = bed(at, 0.5, true);
+  GranularStepper s(large.model, params());
+  MoreauJeanParameters p;
+  p.h = 1e-3;
+  MoreauJean mj(small.model, p);
+  for (int k = 0; k < 400; ++k) s.step(), mj.step();
+  const double dt = std::abs(tip(large) / tip(small) - 1.0);
+  double dx = 0.0;
+  for (int i = 0; i < 4; ++i) dx = std::max(dx, (large.model.bodies.x[i] - small.model.bodies.x[i]).norm());
+  WARN("tip: large " << tip(large) << " m, small " << tip(small) << " m (relative " << dt << "); beads apart by "
+                     << dx << " m at most");
+  CHECK(dt < 1e-3);
+  CHECK(dx < 2e-5);  // the rolling beads' paths: θ = 1 here, ½ on the small path
+}
+
+TEST_CASE("beads dropped on a beam: bitwise the same on 1 and 2 threads", "[granular][beam][determinism]") {
+  auto run = [](int threads) {
+    std::vector<double> at;
+    for (int k = 0; k < 12; ++k) at.push_back(0.02 + 0.023 * k);
+    Bed b = bed(at, 0.3, false);
+    // Lifted and jittered so that they strike the beam at different times and bounce into each other.
+    for (int i = 0; i < b.model.bodies.spheres(); ++i) b.model.bodies.x[i] += Eigen::Vector3d(0.0, 0.002 * (i % 3), 0.01 + 0.004 * i);
+    GranularStepper s(b.model, params(threads));
+    for (int k = 0; k < 150; ++k) s.step();
+    return std::make_pair(b.model.lti[0].q, state_hash(b.model.bodies));
+  };
+  const auto one = run(1), two = run(2);
+  CHECK(one.second == two.second);
+  CHECK((one.first.array() == two.first.array()).all());
+  CHECK(one.first.norm() > 0.0);
+}
+
+TEST_CASE("a failed step leaves the beam as it was (FailurePolicy::RollBack)", "[granular][beam][failure]") {
+  Bed b = bed({0.1, 0.2}, 0.5, false);
+  GranularParameters p = params();
+  GranularStepper warm(b.model, p);
+  for (int k = 0; k < 50; ++k) warm.step();
+  p.max_sweeps = 1;
+  p.tolerance = 1e-15;
+  p.check_first = false;
+  GranularStepper s(b.model, p);
+  const Vector q = b.model.lti[0].q, v = b.model.lti[0].v;
+  const std::uint64_t bodies = state_hash(b.model.bodies);
+  CHECK_THROWS_AS(s.step(), StepFailure);
+  CHECK((b.model.lti[0].q.array() == q.array()).all());
+  CHECK((b.model.lti[0].v.array() == v.array()).all());
+  CHECK(state_hash(b.model.bodies) == bodies);
+}
+
+TEST_CASE("the granular stepper refuses what it cannot step with beams", "[granular][beam]") {
+  Bed b = bed({0.2}, 0.5, false);
+  GranularParameters p = params();
+  p.scheme = GranularScheme::GeneralizedAlpha;
+  CHECK_THROWS_WITH(GranularStepper(b.model, p), Catch::Contains("generalized_alpha does not step FE beams"));
+  p = params();
+  p.solver = GranularSolver::Multilevel;
+  CHECK_THROWS_WITH(GranularStepper(b.model, p), Catch::Contains("does not step FE beams"));
+  b.model.detection.beams.clear();
+  CHECK_THROWS_WITH(GranularStepper(b.model, params()), Catch::Contains("is not a beam the beads touch"));
+}

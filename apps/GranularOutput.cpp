@@ -19,6 +19,7 @@ namespace {
 
 using granular::BodyKind;
 using granular::GeneralContact;
+using matrixfree::FlexibleContact;
 using talus::Model;
 using granular::SweepContact;
 
@@ -53,6 +54,7 @@ void data_array(std::ofstream& o, const char* name, int components, int count, F
 
 Eigen::Vector3d world_force(const SweepContact& c, double h) { return (c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2) / h; }
 Eigen::Vector3d world_force(const GeneralContact& c, double h) { return (c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2) / h; }
+Eigen::Vector3d world_force(const FlexibleContact& c, double h) { return (c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2) / h; }
 
 // Sum of the contact forces on every body, by body index (the force acts on b, its opposite on a).
 void body_forces(const Model& m, const FrameContacts& fc, double h, std::vector<Eigen::Vector3d>& force) {
@@ -70,6 +72,7 @@ void body_forces(const Model& m, const FrameContacts& fc, double h, std::vector<
     add(c.kind_b, c.b, f);
     add(c.kind_a, c.a, -f);
   }
+  for (const FlexibleContact& c : fc.beams) force[c.sphere] += world_force(c, h);
 }
 
 void piece_header(std::ofstream& o, const char* cells, int points, int count) {
@@ -113,8 +116,9 @@ void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& 
 FrameContacts frame_contacts(const granular::GranularStepper* stepper) {
   static const std::vector<SweepContact> no_beads;
   static const std::vector<GeneralContact> no_general;
-  if (!stepper) return {no_beads, no_general};
-  return {stepper->contacts(), stepper->general_contacts().contacts};
+  static const std::vector<FlexibleContact> no_beams;
+  if (!stepper) return {no_beads, no_general, no_beams};
+  return {stepper->contacts(), stepper->general_contacts().contacts, stepper->general_contacts().flexible.contacts};
 }
 
 bool beads_have_materials(const Model& m) {
@@ -320,33 +324,45 @@ void write_interaction_contacts_vtp(const std::filesystem::path& file, const Mod
 void write_contacts_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc,
                         double h, FramePiece piece) {
   const RigidBodies& b = m.bodies;
-  // Active contacts: bead ones first (k ≥ 0), then general ones (−1 − k); a piece writes its share of them.
-  std::vector<int> active;
+  // Active contacts: bead ones, then general ones, then those with beams; a piece writes its share of them.
+  enum Kind { Bead, General, Beam };
+  std::vector<std::pair<Kind, int>> active;
   for (int k = 0; k < static_cast<int>(fc.beads.size()); ++k)
-    if (fc.beads[k].r[0] > 0.0) active.push_back(k);
+    if (fc.beads[k].r[0] > 0.0) active.emplace_back(Bead, k);
   for (int k = 0; k < static_cast<int>(fc.general.size()); ++k)
-    if (fc.general[k].r[0] > 0.0) active.push_back(-1 - k);
+    if (fc.general[k].r[0] > 0.0) active.emplace_back(General, k);
+  for (int k = 0; k < static_cast<int>(fc.beams.size()); ++k)
+    if (fc.beams[k].r[0] > 0.0) active.emplace_back(Beam, k);
   const int all = static_cast<int>(active.size());
   active.erase(active.begin() + piece.end(all), active.end());
   active.erase(active.begin(), active.begin() + piece.begin(all));
   const int n = static_cast<int>(active.size());
-  // A line per contact from body a's centre (an obstacle: the contact point) to body b's centre.
+  // A line per contact from body a's centre (an obstacle or a beam: the contact point) to body b's centre.
   auto centre = [&](BodyKind, int i) { return b.x[i]; };
   auto end_point = [&](int p) -> Eigen::Vector3d {
-    const int k = active[p / 2];
-    if (k >= 0) {
+    const auto [kind, k] = active[p / 2];
+    if (kind == Bead) {
       const SweepContact& c = fc.beads[k];
       if (p % 2 == 1) return b.x[c.b];
       return c.a >= 0 ? b.x[c.a] : Eigen::Vector3d(b.x[c.b] - c.rb * c.n);
     }
-    const GeneralContact& c = fc.general[-1 - k];
+    if (kind == Beam) {
+      const FlexibleContact& c = fc.beams[k];
+      return p % 2 == 1 ? b.x[c.sphere] : Eigen::Vector3d(b.x[c.sphere] + c.p);
+    }
+    const GeneralContact& c = fc.general[k];
     const Eigen::Vector3d xb = centre(c.kind_b, c.b);
     if (p % 2 == 1) return xb;
     return c.kind_a == BodyKind::Fixed ? Eigen::Vector3d(xb + c.pb) : centre(c.kind_a, c.a);
   };
+  auto impulse = [&](int i) -> const Eigen::Vector3d& {
+    const auto [kind, k] = active[i];
+    return kind == Bead ? fc.beads[k].r : kind == General ? fc.general[k].r : fc.beams[k].r;
+  };
   auto force = [&](int i) {
-    const int k = active[i];
-    return k >= 0 ? world_force(fc.beads[k], h) : world_force(fc.general[-1 - k], h);
+    const auto [kind, k] = active[i];
+    return kind == Bead ? world_force(fc.beads[k], h)
+                        : kind == General ? world_force(fc.general[k], h) : world_force(fc.beams[k], h);
   };
   std::ofstream o = open_out(file);
   piece_header(o, "NumberOfLines", 2 * n, n);
@@ -355,10 +371,7 @@ void write_contacts_vtp(const std::filesystem::path& file, const Model& m, const
   o << "</Points>\n";
   cells(o, "Lines", n, 2);
   o << "<CellData Scalars=\"normal_force\">\n";
-  data_array(o, "normal_force", 1, n, [&](int i, int) {
-    const int k = active[i];
-    return (k >= 0 ? fc.beads[k].r[0] : fc.general[-1 - k].r[0]) / h;
-  });
+  data_array(o, "normal_force", 1, n, [&](int i, int) { return impulse(i)[0] / h; });
   data_array(o, "force", 3, n, [&](int i, int c) { return force(i)[c]; });
   o << "</CellData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
   finish(o, file);

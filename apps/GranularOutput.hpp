@@ -53,6 +53,7 @@ namespace talus::app {
 struct FrameContacts {
   const std::vector<granular::SweepContact>& beads;
   const std::vector<granular::GeneralContact>& general;
+  const std::vector<matrixfree::FlexibleContact>& beams;  // beads against FE beams
 };
 
 // The stepper's last contacts, or none (no stepper: the small path, whose contacts are interactions; or

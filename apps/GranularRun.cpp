@@ -1,5 +1,7 @@
 #include "apps/GranularRun.hpp"
 
+#include "apps/LinearBeamCheck.hpp"
+
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
@@ -1134,9 +1136,11 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     if (radius == 0.0 && m.bodies.spheres() > 0) radius = m.bodies.radius[0], bead_mass = m.bodies.mass[0];
     if (!o.dump_fclib.empty() && m.step + 1 == dump_step) stepper.keep_next_problem();
   };
+  LinearBeamCheck beam_check;
   hooks.after_step = [&](const StepReport& report) {
     const GranularStepReport& r = static_cast<const GranularStepReport&>(report);
     ++steps;
+    if (!m.lti.empty()) beam_check.after_step(m, log);
     if (n_joints > 0) add_joint_impulses();
     contacts_valid = true;
     total_sweeps += r.solver.iterations;

@@ -1,5 +1,7 @@
 #include "apps/SceneRun.hpp"
 
+#include "apps/LinearBeamCheck.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -236,9 +238,11 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
   auto last_flush = start;
   LoopHooks hooks;
   hooks.stop = [&] { return options.stop && options.stop->load(std::memory_order_relaxed); };
+  LinearBeamCheck beam_check;
   hooks.after_step = [&](const StepReport& report) {
     last = &report;
     const long k = ++result.steps;
+    if (!model.detection.beams.empty()) beam_check.after_step(model, options.log ? *options.log : sink);
     series.accumulate(report);
     progress.update(report);
     if (k % scene.output_every == 0 || k == result.planned_steps) {

@@ -232,6 +232,13 @@ bool beam_sphere_near(const BeamContactGeometry& g, const double* low, const dou
   return false;
 }
 
+double beam_deflection_ratio(const BeamContactGeometry& g, const Eigen::Ref<const Vector>& q) {
+  double w = 0.0;
+  for (int node = 0; node <= g.elements; ++node)
+    if (const Index k = g.dof(node, 0); k >= 0) w = std::max(w, std::abs(q[k]));
+  return w / g.length;
+}
+
 Eigen::Vector2d beam_deflection_at(const BeamContactGeometry& g, const Eigen::Ref<const Vector>& q_beam, double s) {
   const Centreline c = centreline(g, q_beam, std::clamp(s, 0.0, g.length));
   return {c.w, c.w1};

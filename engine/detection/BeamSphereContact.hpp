@@ -109,6 +109,10 @@ double beam_element_boxes(const BeamContactGeometry& g, const Eigen::Ref<const V
 bool beam_sphere_near(const BeamContactGeometry& g, const double* low, const double* high, const Eigen::Vector3d& x,
                       double r, double reach);
 
+// The largest nodal deflection |w| of the beam over its length (the linear beam's small-deflection theory, on
+// which its stiffness and this contact geometry rest, holds to a few per cent up to about 0.2: apps/LinearBeamCheck.hpp).
+double beam_deflection_ratio(const BeamContactGeometry& g, const Eigen::Ref<const Vector>& q_beam);
+
 // Deflection w(s) and slope w′(s) of the beam at abscissa s in [0, L] (Hermite interpolation).
 Eigen::Vector2d beam_deflection_at(const BeamContactGeometry& g, const Eigen::Ref<const Vector>& q_beam, double s);
 

@@ -140,7 +140,7 @@ TEST_CASE("capsule frames and the contact network hold the capsules and their co
   REQUIRE(active_general > 0);  // the capsules have landed
 
   const fs::path dir = scratch_dir("frames");
-  const talus::app::FrameContacts fc{stepper.contacts(), general};
+  const talus::app::FrameContacts fc{stepper.contacts(), general, stepper.general_contacts().flexible.contacts};
   talus::app::write_capsules_vtp(dir / "capsules.vtp", m, fc, p.h);
   talus::app::write_contacts_vtp(dir / "contacts.vtp", m, fc, p.h);
   talus::app::write_beads_vtp(dir / "beads.vtp", m, fc, p.h);

@@ -791,7 +791,36 @@ TEST_CASE("beads on an FE beam on the large path: frames of the beam, a bitwise 
     beam_contacts += contact::is_obstacle_key(k) && contact::obstacle_kind(k) == contact::KeyObstacle::Beam;
   CHECK(beam_contacts > 0);
   CHECK(same_bits(ea.cache.impulses, eb.cache.impulses));
+  // The contact network's frame draws the bead-beam contacts too: lines from a point of the beam's top face
+  // (z = 0.062 m, bent by micrometres; the strip spans y in [-0.135, -0.105]) to the bead's centre.
+  {
+    std::ifstream in(dir / "full" / "contacts_00006.vtp");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::size_t from = text.find('>', text.find("Name=\"points\"")) + 1;
+    std::istringstream points(text.substr(from, text.find("</DataArray>", from) - from));
+    std::vector<double> p;
+    for (double x; points >> x;) p.push_back(x);
+    int on_beam = 0;
+    for (std::size_t k = 0; k + 5 < p.size(); k += 6)
+      on_beam += p[k] > -0.05 && p[k] < 0.15 && p[k + 1] > -0.136 && p[k + 1] < -0.104 && std::abs(p[k + 2] - 0.062) < 5e-4 &&
+                 p[k + 5] > p[k + 2];
+    CHECK(on_beam > 0);
+  }
 
+  // A beam bent beyond the linear theory (this one 20 000 times softer) is named once in the run's log.
+  {
+    std::string soft = beam_scene(0.12);
+    soft.replace(soft.find("young: 2.0e11"), 13, "young: 1.0e7");
+    Scene scene = load_scene(write(half_dir, soft));
+    GranularRunOptions o;
+    o.no_plot = true;
+    o.out_dir = dir / "soft";
+    std::ostringstream log;
+    REQUIRE(run_large_path_scene(scene, o, {}, log) == 0);
+    const std::string text = log.str();
+    CHECK_THAT(text, Catch::Contains("warning: beam 'cantilever' deflects by") && Catch::Contains("of its length"));
+    CHECK(text.find("warning: beam") == text.rfind("warning: beam"));
+  }
   // An archive of another scene (no beam) is refused, naming the dataset.
   Scene other = load_scene(full);
   other.model.lti.clear();

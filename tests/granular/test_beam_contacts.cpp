@@ -163,3 +163,46 @@ TEST_CASE("the granular stepper refuses what it cannot step with beams", "[granu
   b.model.detection.beams.clear();
   CHECK_THROWS_WITH(GranularStepper(b.model, params()), Catch::Contains("is not a beam the beads touch"));
 }
+
+TEST_CASE("beads striking a beam on the large path never create energy", "[granular][beam][energy]") {
+  // With e = 0, θ = 1 for the beam and the beads' backward-Euler positions, every part of the discrete step
+  // dissipates: the contacts (P_N ≥ 0 only while u_N,k+1 = −gap/h ≤ 0, friction against the slip), the beam's
+  // implicit Euler (½ |Δv|²_M + ½ |Δq|²_K) and the beads' (½ m |Δv|²). So the total energy, beads' kinetic and
+  // potential energy plus the beam's ½ vᵀMv + ½ qᵀKq − f·q, can only fall from step to step: a wrong sign or a
+  // wrong response M̂⁻¹ Jᵀ in the beam's coupling would show as a rise.
+  std::vector<double> at;
+  for (int k = 0; k < 10; ++k) at.push_back(0.04 + 0.025 * k);
+  Bed b = bed(at, 0.3, false);
+  b.beam.beam.transverse_load = b.beam.beam.density * b.beam.beam.area * -9.81;  // the beam's own weight too
+  b.model.lti[0] = make_euler_bernoulli_beam(b.beam.beam);
+  for (int i = 0; i < b.model.bodies.spheres(); ++i)
+    b.model.bodies.x[i] += Eigen::Vector3d(0.0, 0.003 * (i % 3) - 0.003, 0.005 + 0.003 * i);
+  auto energy = [&] {
+    const Model& m = b.model;
+    double e = 0.0;
+    for (int i = 0; i < m.bodies.spheres(); ++i)
+      e += 0.5 * m.bodies.mass[i] * m.bodies.v[i].squaredNorm() +
+           0.5 * m.bodies.w[i].squaredNorm() / m.bodies.inv_inertia[i] + m.bodies.mass[i] * 9.81 * m.bodies.x[i].z();
+    const LagrangianLti& s = m.lti[0];
+    e += 0.5 * s.v.dot(s.M * s.v) + 0.5 * s.q.dot(s.K * s.q) - s.f_const.dot(s.q);
+    return e;
+  };
+  GranularParameters p = params();
+  p.tolerance = 1e-12;
+  GranularStepper s(b.model, p);
+  const double e0 = energy();
+  double previous = e0, worst_rise = -INFINITY;
+  int touching = 0;
+  for (int k = 0; k < 300; ++k) {
+    s.step();
+    const double e = energy();
+    worst_rise = std::max(worst_rise, e - previous);
+    previous = e;
+    touching = std::max<int>(touching, static_cast<int>(s.general_contacts().flexible.contacts.size()));
+  }
+  WARN("energy " << e0 << " J -> " << previous << " J; largest rise over a step " << worst_rise << " J; up to "
+                 << touching << " bead-beam contacts");
+  CHECK(touching >= 8);
+  CHECK(previous < e0 - 1e-4);
+  CHECK(worst_rise < 1e-9 * std::abs(e0));
+}

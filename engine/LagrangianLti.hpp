@@ -22,6 +22,8 @@ struct LagrangianLti {
   Index dofs() const { return M.rows(); }
   // F_ext(t) = f_const + f_time(t)
   Vector external_force(double t) const;
+  // The same into a buffer reused from step to step.
+  void external_force(double t, Vector& out) const;
 };
 
 }  // namespace talus

@@ -122,15 +122,6 @@ struct NonlinearJacobians {
   }
 };
 
-// F_ext(t) = f_const + f_time(t) of an LTI system, into a reused buffer.
-void lti_external_force(const LagrangianLti& s, double t, Vector& F) {
-  if (s.f_const.size())
-    F = s.f_const;
-  else
-    F.setZero(s.dofs());
-  if (s.f_time) s.f_time(t, F);
-}
-
 }  // namespace
 
 struct MoreauJean::Impl {
@@ -376,8 +367,8 @@ struct MoreauJean::Impl {
     double external = 0.0;
     for (size_t i = 0; i < model.lti.size(); ++i) {
       const LagrangianLti& sys = model.lti[i];
-      lti_external_force(sys, t1, F1);
-      lti_external_force(sys, t0, F0);
+      sys.external_force(t1, F1);
+      sys.external_force(t0, F0);
       external += h * vs.segment(layout.lti_offset[i], sys.dofs()).dot(tf * F1 + (1.0 - tf) * F0);
     }
     for (size_t i = 0; i < model.nonlinear.size(); ++i) {

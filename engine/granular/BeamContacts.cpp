@@ -13,15 +13,6 @@ namespace talus::granular {
 
 namespace {
 
-// F(t) = f_const + f_time(t) of an LTI system.
-void external_force(const LagrangianLti& s, double t, Vector& out) {
-  if (s.f_const.size())
-    out = s.f_const;
-  else
-    out.setZero(s.dofs());
-  if (s.f_time) s.f_time(t, out);
-}
-
 double side_of(const BeamContacts& s, contact::ContactKey key) {
   const auto it = std::lower_bound(s.sides.begin(), s.sides.end(), std::make_pair(key, -2.0));
   return it != s.sides.end() && it->first == key ? it->second : 0.0;
@@ -144,8 +135,8 @@ void beam_free_velocities(BeamContacts& s, Model& m) {
     LagrangianLti& sys = m.lti[beam.lti];
     beam.v_start = sys.v;
     // h (F_θ − C v_k − K (q_k + hθ v_k)), then v_free = v_k + M̂⁻¹ of it (header).
-    external_force(sys, t1, beam.scratch);
-    external_force(sys, t0, beam.force);
+    sys.external_force(t1, beam.scratch);
+    sys.external_force(t0, beam.force);
     beam.force = th * beam.scratch + (1.0 - th) * beam.force;
     if (sys.C.size()) beam.force -= sys.C * sys.v;
     if (sys.K.size()) {

@@ -901,9 +901,9 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   const fs::path frames_out =
       o.frame_piece.index == 0 ? out : o.frame_dir.empty() ? fs::path("out") / name : o.frame_dir;
   if (o.barrier) o.barrier();
-  if (!o.dump_fclib.empty() && stepper.has_rolling_resistance())
-    throw std::invalid_argument("--dump-fclib: this scene has rolling resistance (rolling_friction), which FCLIB's "
-                                "form has no rows for");
+  if (!o.dump_fclib.empty())
+    if (const std::string why = stepper.unkeepable_problem(); !why.empty())
+      throw std::invalid_argument("--dump-fclib: this scene has " + why);
   if (!o.dump_fclib.empty()) fs::create_directories(o.dump_fclib);
   RunCounters counters;
   if (extras.has_contacts) extras.cache.load_into(stepper.contact_cache());

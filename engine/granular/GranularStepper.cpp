@@ -661,10 +661,22 @@ void GranularStepper::assemble() {
   }
 }
 
+std::string GranularStepper::unkeepable_problem() const {
+  if (has_rolling_) return "rolling resistance (rolling_friction), which FCLIB's form has no rows for";
+  // The kept problem is the bead contacts' (AssembledProblem.hpp): a model whose steps may hold general or beam
+  // contacts would be dumped without them.
+  bool moving_mesh = false;
+  for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k) moving_mesh = moving_mesh || !m_.mesh_fixed(k);
+  if (m_.bodies.capsules() > 0) return "capsules, whose contacts the kept problem (bead contacts only) would leave out";
+  if (!m_.drums.empty() || moving_mesh)
+    return "a drum or a moving mesh, whose contacts the kept problem (bead contacts only) would leave out";
+  if (!m_.lti.empty()) return "FE beams, whose contacts the kept problem (bead contacts only) would leave out";
+  return {};
+}
+
 void GranularStepper::keep_next_problem() {
-  if (has_rolling_)
-    throw std::invalid_argument("granular: a problem with rolling resistance cannot be kept in FCLIB's form, which "
-                                "has no rolling rows");
+  if (const std::string why = unkeepable_problem(); !why.empty())
+    throw std::invalid_argument("granular: the step's problem cannot be kept in FCLIB's form: the model has " + why);
   keep_problem_ = true;
 }
 

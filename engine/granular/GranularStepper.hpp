@@ -176,8 +176,11 @@ class GranularStepper {
   // The last step's contacts touching a capsule (full 3×3 blocks of W), with their keys.
   const GeneralContactSet& general_contacts() const { return general_; }
   // Asks the next step to keep its one-step problem (assembled W, q, μ) in last_problem().
-  // Throws std::invalid_argument with rolling resistance, which FCLIB's form does not hold.
+  // Throws std::invalid_argument, saying why, when unkeepable_problem() is not empty.
   void keep_next_problem();
+  // Why this model's step problems cannot be kept (the kept problem holds the bead contacts only: rolling
+  // resistance, capsules, drums, moving meshes and FE beams would be left out), or an empty string.
+  std::string unkeepable_problem() const;
   const solvers::FrictionContactProblem& last_problem() const { return problem_; }
   // The same problem in FCLIB's global form (AssembledProblem.hpp), kept with it.
   const solvers::GlobalFrictionContactProblem& last_global_problem() const { return global_problem_; }

@@ -821,6 +821,16 @@ TEST_CASE("beads on an FE beam on the large path: frames of the beam, a bitwise 
     CHECK_THAT(text, Catch::Contains("warning: beam 'cantilever' deflects by") && Catch::Contains("of its length"));
     CHECK(text.find("warning: beam") == text.rfind("warning: beam"));
   }
+  // --dump-fclib would leave the beam contacts out of the dumped problem: refused before the run.
+  {
+    Scene scene = load_scene(full);
+    GranularRunOptions o;
+    o.quiet = o.no_plot = true;
+    o.out_dir = dir / "dump_run";
+    o.dump_fclib = dir / "dump";
+    std::ostringstream log;
+    CHECK_THROWS_WITH(run_large_path_scene(scene, o, {}, log), Catch::Contains("--dump-fclib: this scene has FE beams"));
+  }
   // An archive of another scene (no beam) is refused, naming the dataset.
   Scene other = load_scene(full);
   other.model.lti.clear();

@@ -206,3 +206,10 @@ TEST_CASE("beads striking a beam on the large path never create energy", "[granu
   CHECK(previous < e0 - 1e-4);
   CHECK(worst_rise < 1e-9 * std::abs(e0));
 }
+
+TEST_CASE("a step with beams is not kept in FCLIB's form, which would leave their contacts out", "[granular][beam]") {
+  Bed b = bed({0.2}, 0.5, false);
+  GranularStepper s(b.model, params());
+  CHECK_THAT(s.unkeepable_problem(), Catch::Contains("FE beams"));
+  CHECK_THROWS_WITH(s.keep_next_problem(), Catch::Contains("cannot be kept in FCLIB's form"));
+}

@@ -253,9 +253,10 @@ int cli_main(int argc, char** argv) {
   auto* run = app.add_subcommand(
       "run",
       "run a scene. Granular scenes (and scenes with integrator.path: large) write beads.pvd + beads_NNNNN.vtp, contacts.pvd + contacts_NNNNN.vtp, "
-      "snapshot.png, profile.txt, granular.json, measures.csv and restart.h5; other scenes write "
-      "timeseries.csv, timeseries.h5, run.json (with the time per stage), restart.h5 (schemes moreau_jean and generalized_alpha), "
-      "events.csv (scheme event_driven) and PNG plots (positions, velocities, reactions, energy). --profile FILE writes a "
+      "snapshot.png, profile.txt, measures.csv and restart.h5; other scenes write "
+      "timeseries.csv, timeseries.h5, restart.h5 (schemes moreau_jean and generalized_alpha), "
+      "events.csv (scheme event_driven) and PNG plots (positions, velocities, reactions, energy). Every run writes run.json: "
+      "its inputs, status, time per stage, files and results, with the same keys on both paths. --profile FILE writes a "
       "Chrome trace (e.g. trace.json, for Perfetto) of every step's stages. A folder holding an earlier run is refused without "
       "--overwrite.");
   run->add_option("scene", run_flags.scene, "scene file (YAML)")->required();

@@ -1,7 +1,7 @@
 #pragma once
 // The measurements of a granular run, one row per frame (engine/analysis/GranularMeasures.hpp,
-// docs/measurements.md): `talus run` writes them to measures.csv and the last row to granular.json's
-// "measures".
+// docs/measurements.md): `talus run` writes them to measures.csv and the last row to run.json's
+// results.measures.
 //
 // The region is the bulk of the assembly: the box of the bead centres shrunk by 3 mean radii on every side
 // and from the top down to the 99th percentile of the centres' height less 5 radii, so that walls, floor and

@@ -32,6 +32,8 @@
 #include "apps/ResourceLimits.hpp"
 #include "apps/RunLoop.hpp"
 #include "apps/RunOutputs.hpp"
+#include "apps/RunSummary.hpp"
+#include "apps/JsonOutput.hpp"
 #include "apps/Scene.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneReader.hpp"
@@ -650,8 +652,9 @@ bool is_temporary_run_file(const std::string& name) {
   return is_run_file(name.substr(1, name.size() - 1 - suffix.size()));
 }
 
-// An earlier run's files in dir: those named like a granular run's, those its granular.json lists (a trace,
-// for instance), and a single-scene run's (RunOutputs.hpp), so that a folder never mixes two runs of any kind.
+// An earlier run's files in dir: those named like a run's, those its run.json lists (a trace, for instance; an
+// older large-path run's granular.json likewise, under "outputs"), and a single-scene run's (RunOutputs.hpp), so
+// that a folder never mixes two runs of any kind.
 std::vector<fs::path> earlier_granular_files(const fs::path& dir) {
   std::vector<fs::path> found;
   std::error_code ec;
@@ -659,21 +662,22 @@ std::vector<fs::path> earlier_granular_files(const fs::path& dir) {
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
     if (is_temporary_run_file(e.path().filename().string())) found.push_back(e.path());
   for (const std::string& name : earlier_run_files(dir)) found.push_back(dir / name);
-  try {
-    std::ifstream in(dir / "granular.json");
-    if (in) {
+  for (const auto& [summary, key] : {std::pair{kRunJsonFile, "files"}, std::pair{"granular.json", "outputs"}}) {
+    try {
+      std::ifstream in(dir / summary);
+      if (!in) continue;
       const nlohmann::json j = nlohmann::json::parse(in);
-      if (j.contains("outputs") && j["outputs"].is_array())
-        for (const auto& f : j["outputs"])
+      if (j.contains(key) && j[key].is_array())
+        for (const auto& f : j[key])
           if (f.is_string()) {
             const fs::path p = dir / f.get<std::string>();
             // Only plain names inside dir: a list edited by hand must not remove anything elsewhere.
             if (fs::path(f.get<std::string>()).has_parent_path() || !fs::is_regular_file(p, ec)) continue;
             if (std::find(found.begin(), found.end(), p) == found.end()) found.push_back(p);
           }
+    } catch (const nlohmann::json::exception&) {
+      // An unreadable summary is itself an earlier output (listed above); its list is lost.
     }
-  } catch (const nlohmann::json::exception&) {
-    // An unreadable granular.json is itself an earlier output (listed above); its list is lost.
   }
   std::sort(found.begin(), found.end());
   return found;
@@ -747,7 +751,8 @@ struct RunPlan {
   std::string kind;        // the generator (bead_stack, silo, ...), or "explicit" for a single scene's bodies
   GranularScene scene;     // the model and its events
   RunSettings settings;
-  nlohmann::json seed;     // granular.json's "seed": the generator's, or null
+  std::string description;  // run.json's description: the scene's, or the generator's name
+  nlohmann::json seed;     // run.json's parameters.seed: the generator's, or null
   RestartExtras extras;    // what the restart archive held besides the model (contact caches, counters)
   long planned = 0;        // steps to run
   std::vector<TimedPour> pours;  // beads inserted between steps (a single scene's pours with a rate)
@@ -823,6 +828,7 @@ int run_granular(const fs::path& scene_file, const GranularRunOptions& o, std::o
   if (!plan.settings.restart.empty())
     restore(settings_failure(s), plan.settings.restart, plan.scene.model, &plan.extras);
   plan.planned = planned_steps(s, o, plan.settings, plan.scene.model.time);
+  plan.description = "granular scene '" + plan.kind + "'";
   plan.seed = s.has("seed") ? nlohmann::json(s.integer("seed", 0, std::numeric_limits<long>::max(), 0))
                             : nlohmann::json(BeadSpec{}.seed);
   return run_plan(plan, o, log);
@@ -833,6 +839,7 @@ int run_large_path_scene(Scene& scene, const GranularRunOptions& o, const fs::pa
   RunPlan plan;
   plan.scene_file = scene.file;
   plan.kind = "explicit";
+  plan.description = scene.description;
   plan.scene.kind = plan.kind;
   plan.scene.model = std::move(scene.model);
   plan.scene.t_end = scene.t_end;
@@ -923,6 +930,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   long poured = 0;
   const long n0 = m.bodies.spheres(), n_capsules0 = m.bodies.capsules();
   const double t0 = m.time;
+  const long step0 = m.step;
   if (!o.quiet) {
     log << "talus: " << name << " (" << kind << "): " << n0 << " beads, "
         << (m.bodies.capsules() > 0 ? std::to_string(m.bodies.capsules()) + " capsules, " : "") << m.walls.size()
@@ -941,7 +949,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
       log << "talus: t_end is not a whole number of steps from t = " << t0 << ": the run ends at t = " << t_final << '\n';
   }
 
-  // The files written so far (names relative to out): granular.json lists them, and a later run with
+  // The files written so far (names relative to out): run.json lists them, and a later run with
   // overwrite removes them as one set.
   std::vector<std::string> outputs;
   auto written = [&](const std::string& f) {
@@ -1029,92 +1037,82 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   double rate = 0.0, ke_ratio = 0.0, angle_sum = 0.0;
   long angle_count = 0;
 
-  // granular.json: the run's inputs, its units and its results; written at the start (status "running") and
-  // at the end, so that a killed run says so.
+  // run.json (RunSummary.hpp, the layout both paths share): the run's inputs, its units and its results;
+  // written at the start (status "running") and at the end, so that a killed run says so.
   auto write_summary = [&] {
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    nlohmann::ordered_json j;
-    j["talus_version"] = version();
-    j["scene_file"] = scene_file.string();
-    j["overrides"] = o.sets;
-    j["command_line"] = {{"t_end", o.t_end > 0 ? nlohmann::json(o.t_end) : nlohmann::json(nullptr)},
-                         {"h", o.h > 0 ? nlohmann::json(o.h) : nlohmann::json(nullptr)},
-                         {"overwrite", o.overwrite}};
-    j["restart_from"] = restart.empty() ? nlohmann::json(nullptr) : nlohmann::json(restart);
-    j["scene"] = name;
-    j["kind"] = kind;
-    j["seed"] = plan.seed;
-    j["units"] = {{"h", "s"},          {"t_end", "s"},         {"start_time", "s"},
-                  {"time", "s"},       {"wall_seconds", "s"},  {"max_penetration_over_r", "bead radius"},
-                  {"discharge_rate_kg_per_s", "kg/s"}, {"final_ke_over_Nmgr", "N m g r"},
-                  {"repose_angle_deg", "degree (drum: mean over the second half of the run)"}};
-    j["status"] = status < 0 ? "running" : status == 0 ? "completed" : status == 2 ? "step_failed" : "interrupted";
-    j["failure"] = failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(failure);
-    j["failed_step"] = failed_step >= 0 ? nlohmann::json(failed_step) : nlohmann::json(nullptr);
-    j["failed_time"] = failed_step >= 0 ? nlohmann::json(failed_time) : nlohmann::json(nullptr);
-    j["beads"] = n0;
-    j["beads_left"] = m.bodies.spheres();
-    j["capsules"] = n_capsules0;
-    j["capsules_left"] = m.bodies.capsules();
-    j["scheme"] = p.scheme == GranularScheme::GeneralizedAlpha ? "generalized_alpha" : "moreau_jean";
-    j["solver"] = granular_solver_name(p.solver);
+    RunSummary su;
+    su.path = "large";
+    su.scene = name;
+    su.scene_file = scene_file.string();
+    su.description = plan.description;
+    // Spelled as the small path spells them (apps/Cli.cpp): --set first, then the flags.
+    for (const std::string& kv : o.sets) su.overrides.push_back("--set " + kv);
+    if (o.t_end > 0) su.overrides.push_back("--t-end " + num(o.t_end));
+    if (o.h > 0) su.overrides.push_back("--h " + num(o.h));
+    su.restart_file = restart, su.restart_step = step0;
+    su.status = status < 0 ? "running" : status == 0 ? "completed" : status == 2 ? "step_failed" : "interrupted";
+    if (status == 2) su.failed_step = failed_step, su.failed_time = failed_time, su.failure = failure;
+    su.parameters = common_parameters(p.scheme == GranularScheme::GeneralizedAlpha ? "generalized_alpha" : "moreau_jean",
+                                      p.h, t_end, granular_solver_name(p.solver), p.tolerance, frame_every);
+    nlohmann::ordered_json& pa = su.parameters;
+    pa["generator"] = kind;
+    pa["seed"] = plan.seed;
+    pa["threads"] = p.threads;
     if (p.solver == GranularSolver::Anderson) {
-      j["anderson_memory"] = p.anderson_memory, j["anderson_every"] = p.anderson_every;
-      j["anderson_warm"] = p.anderson_warm;
+      pa["anderson_memory"] = p.anderson_memory, pa["anderson_every"] = p.anderson_every;
+      pa["anderson_warm"] = p.anderson_warm;
     }
-    j["contact_order"] = p.contact_order == GranularParameters::ContactOrder::BottomUp  ? "bottom_up"
-                         : p.contact_order == GranularParameters::ContactOrder::TopDown ? "top_down"
-                                                                                        : "detection";
-    j["h"] = p.h;
-    j["t_end"] = t_end;
-    j["start_time"] = t0;
-    j["time"] = m.time;
-    j["step"] = m.step;
-    j["steps"] = steps;
-    j["threads"] = p.threads;
-    j["wall_seconds"] = wall;
-    j["tolerance"] = p.tolerance;
-    j["worst_residual"] = worst_residual;
-    j["mean_sweeps"] = steps ? double(total_sweeps) / steps : 0.0;
-    j["worst_sweeps"] = worst_sweeps;
-    j["max_penetration_over_r"] = worst_penetration / std::max(radius, 1e-300);
-    j["final_ke_over_Nmgr"] = ke_ratio;
-    j["removed_beads"] = counters.removed;
-    j["poured_beads"] = poured;
-    j["discharge_rate_kg_per_s"] = rate;
+    pa["contact_order"] = p.contact_order == GranularParameters::ContactOrder::BottomUp  ? "bottom_up"
+                          : p.contact_order == GranularParameters::ContactOrder::TopDown ? "top_down"
+                                                                                         : "detection";
+    su.beads = static_cast<int>(n0), su.capsules = static_cast<int>(n_capsules0);
+    su.rigid_bodies = static_cast<int>(n0 + n_capsules0);
+    su.lti = static_cast<int>(m.lti.size()), su.nonlinear = static_cast<int>(m.nonlinear.size());
+    su.beams = static_cast<int>(m.detection.beams.size()), su.interactions = n_joints;
+    su.start_time = t0, su.final_time = m.time;
+    su.steps = steps, su.planned_steps = planned, su.final_step = m.step;
+    su.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    for (int q = 0; q < kPhaseCount; ++q) su.phase_seconds[q] = profile.total(static_cast<Phase>(q));
+    su.frames = frames.frames();
+    nlohmann::ordered_json& re = su.results;
+    re["beads_left"] = m.bodies.spheres();
+    re["capsules_left"] = m.bodies.capsules();
+    re["worst_residual"] = worst_residual;
+    re["mean_sweeps"] = steps ? double(total_sweeps) / steps : 0.0;
+    re["worst_sweeps"] = worst_sweeps;
+    re["max_penetration_over_r"] = worst_penetration / std::max(radius, 1e-300);
+    re["final_ke_over_Nmgr"] = ke_ratio;
+    re["removed_beads"] = counters.removed;
+    re["poured_beads"] = poured;
+    re["discharge_rate_kg_per_s"] = rate;
     if (!m.drums.empty()) {
-      j["drum_froude"] = m.drums[0].angular_velocity * m.drums[0].angular_velocity * m.drums[0].radius / m.gravity.norm();
-      j["repose_angle_deg"] = angle_count > 0 ? nlohmann::json(angle_sum / angle_count) : nlohmann::json(nullptr);
+      re["drum_froude"] = m.drums[0].angular_velocity * m.drums[0].angular_velocity * m.drums[0].radius / m.gravity.norm();
+      re["repose_angle_deg"] = angle_count > 0 ? nlohmann::json(angle_sum / angle_count) : nlohmann::json(nullptr);
     }
-    j["frames"] = frames.frames();
     if (!measures.empty()) {
       // The last frame's measurements (measures.csv has every frame's; NaN, e.g. no region, becomes null).
       const MeasureRow& last = measures.back();
-      j["measures"] = {{"time", last.time},
-                       {"region", last.region},
-                       {"packing_fraction", last.packing_fraction},
-                       {"coordination", last.coordination},
-                       {"mechanical_coordination", last.mechanical_coordination},
-                       {"mean_normal_force_N", last.mean_normal_force},
-                       {"share_above_mean_force", last.above_mean},
-                       {"pressure_Pa", last.pressure},
-                       {"deviatoric_stress_Pa", last.deviatoric},
-                       {"ke_translation_J", last.ke_translation},
-                       {"ke_rotation_J", last.ke_rotation}};
+      re["measures"] = {{"time", last.time},
+                        {"region", last.region},
+                        {"packing_fraction", last.packing_fraction},
+                        {"coordination", last.coordination},
+                        {"mechanical_coordination", last.mechanical_coordination},
+                        {"mean_normal_force_N", last.mean_normal_force},
+                        {"share_above_mean_force", last.above_mean},
+                        {"pressure_Pa", last.pressure},
+                        {"deviatoric_stress_Pa", last.deviatoric},
+                        {"ke_translation_J", last.ke_translation},
+                        {"ke_rotation_J", last.ke_rotation}};
     }
-    written("granular.json");
-    std::vector<std::string> listed = frames.files();
-    listed.insert(listed.end(), outputs.begin(), outputs.end());
-    j["outputs"] = listed;
-    const fs::path file = out / "granular.json", tmp = temporary_name(file);
-    {
-      std::ofstream f(tmp);
-      // NaN and infinities become null (nlohmann's dump): never a bare nan that JSON readers refuse.
-      f << j.dump(2) << '\n';
-      f.close();
-      if (!f) throw std::runtime_error(file.string() + ": write failed");
-    }
-    commit_file(tmp, file);
+    su.units = {{"results.max_penetration_over_r", "bead radius"},
+                {"results.discharge_rate_kg_per_s", "kg/s"},
+                {"results.final_ke_over_Nmgr", "N m g r"},
+                {"results.repose_angle_deg", "degree (drum: mean over the second half of the run)"}};
+    written(kRunJsonFile);
+    su.files = frames.files();
+    su.files.insert(su.files.end(), outputs.begin(), outputs.end());
+    // NaN and infinities become null (nlohmann's dump): never a bare nan that JSON readers refuse.
+    write_json_file(out / kRunJsonFile, run_summary_json(su));
   };
   if (trace_inside) written(o.profile.filename().string());
   write_summary();
@@ -1307,7 +1305,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     profile.print_summary(log);
     std::string series;
     for (const std::string& c : frames.collections()) series += c + ", ";
-    log << "talus: outputs in " << out.string() << " (" << series << "restart.h5, granular.json, measures.csv, profile.txt" << (counters.discharge.empty() ? "" : ", discharge.csv")
+    log << "talus: outputs in " << out.string() << " (" << series << "restart.h5, run.json, measures.csv, profile.txt" << (counters.discharge.empty() ? "" : ", discharge.csv")
         << (n_joints > 0 ? ", joints.csv" : "")
         << (snapshot ? ", snapshot.png" : "") << (o.profile.empty() ? "" : "; trace " + o.profile.string()) << ")\n";
   }

@@ -4,14 +4,14 @@
 // generated scene (bead_stack, perturbed_stack, silo, chute) and its parameters (docs/granular.md); `--set
 // key=value` overrides any of them from the command line. The run steps engine/granular's GranularStepper,
 // applies the scene's events between steps (dropping the ball, removing beads that left), prints a progress
-// line, writes the ParaView series, the restart archive, a run summary (granular.json), a PNG snapshot
+// line, writes the ParaView series, the restart archive, a run summary (run.json, apps/RunSummary.hpp: the small path's layout), a PNG snapshot
 // (scripts/render_snapshot.py) and the per-phase profile table, and, when asked, a Chrome trace and an FCLIB
 // dump of one step's problem. A step whose solver misses the tolerance, or that leaves a non-finite value, ends
 // the run (exit status 2): restart.h5 and the last frame then hold the last good state (the one before that
 // step), and the message names the step, the time and the body or contact that went wrong.
 // Reliability (issue 12): the scene's sizes are checked against the memory before anything is allocated; every
 // file is written under a temporary name and renamed when complete; a folder holding an earlier run's outputs
-// is refused unless `overwrite` (which then removes that run's files as one set, frames included); granular.json
+// is refused unless `overwrite` (which then removes that run's files as one set, frames included); run.json
 // is written at the start (status "running") and at the end; SIGTERM ends the run like SIGINT (status
 // "interrupted", outputs complete).
 #include <atomic>
@@ -97,7 +97,7 @@ Scene load_granular_scene(const std::filesystem::path& scene_file, const std::ve
 // stepped by the granular stepper with its settings, and written as a granular run is (the same files, kind
 // "explicit"); the one runner of the large path for both kinds of scene file. `restart` (empty: none) continues
 // from a restart.h5 such a run wrote; its problems name "--restart FILE". options.sets, t_end and h are only
-// recorded in granular.json (the loader has applied them). Exit status and errors as run_granular; scene.model
+// recorded in run.json (the loader has applied them). Exit status and errors as run_granular; scene.model
 // holds the last good state afterwards.
 int run_large_path_scene(Scene& scene, const GranularRunOptions& options, const std::filesystem::path& restart,
                          std::ostream& log);

@@ -24,7 +24,7 @@ namespace {
 // matched by pattern.
 const std::vector<std::string>& run_file_names() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> n{kCsvFile,       kHdf5File,     kRunJsonFile,   kEventsFile,    "granular.json",
+    std::vector<std::string> n{kCsvFile,       kHdf5File,     kRunJsonFile,   kEventsFile,    "granular.json" /* an older large-path run's summary */,
                                "restart.h5",   "beads.pvd",   "contacts.pvd", "capsules.pvd", "bodies.pvd",   "beams.pvd",
                                "meshes.pvd",   "meshes.vtp",  "measures.csv", "discharge.csv", "joints.csv",
                                "snapshot.png", "profile.txt", "trace.json"};

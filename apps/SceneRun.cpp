@@ -12,6 +12,7 @@
 #include "apps/FrameSeries.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/RunOutputs.hpp"
+#include "apps/RunSummary.hpp"
 #include "apps/SceneRestart.hpp"
 #include "apps/TimeSeries.hpp"
 #include "apps/Version.hpp"
@@ -220,6 +221,7 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
   RunResult result;
   result.planned_steps = planned_steps(scene);
   result.first_step = resume.step;
+  result.start_time = model.time;
   result.steps = resume.step;
   series.set_sums(resume.energy);
   outputs.append(series.row(model, nullptr));
@@ -315,55 +317,43 @@ std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns
   using nlohmann::ordered_json;
   const MoreauJeanParameters& p = scene.integrator;
   const auto number = [](double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); };
-  ordered_json j;
-  j["talus_version"] = version();
-  j["scene"] = scene.name;
-  j["scene_file"] = scene.file.string();
-  j["overrides"] = overrides;
-  j["description"] = scene.description;
-  j["status"] = to_string(r.status);
-  if (r.status == RunStatus::StepFailed)
-    j["failure"] = {{"step", r.failed_step}, {"time", number(r.failed_time)}, {"message", r.failure}};
-  j["parameters"] = {{"scheme", to_string(scene.scheme.kind)},
-                     {"scheme_parameters", describe(scene.scheme)},
-                     {"h", number(p.h)},
-                     {"theta", number(p.theta)},
-                     {"gamma", number(p.gamma)},
-                     {"variant", to_string(p.variant)},
-                     {"solver", to_string(p.solver)},
-                     {"tolerance", number(p.solver_tolerance)},
-                     {"max_iterations", p.solver_max_iterations},
-                     {"newton_tolerance", number(p.newton_tolerance)},
-                     {"newton_max_iterations", p.newton_max_iterations},
-                     {"t_end", number(scene.t_end)},
-                     {"output_every", scene.output_every},
-                     {"frame_every", number(scene.frame_every > 0 ? scene.frame_every : scene.t_end / kDefaultFrames)}};
-  j["systems"] = {{"lti", scene.model.lti.size()},
-                  {"nonlinear", scene.model.nonlinear.size()},
-                  {"rigid_bodies", scene.model.bodies.count()},
-                  {"interactions", scene.model.interactions.size()}};
-  if (!restart_file.empty()) j["restarted_from"] = {{"file", restart_file}, {"step", r.first_step}};
-  j["steps"] = r.steps;
-  j["planned_steps"] = r.planned_steps;
-  j["final_time"] = number(r.time);
-  j["rows"] = r.rows;
-  j["columns"] = columns;
-  j["wall_seconds"] = number(r.wall_seconds);
-  j["steps_per_second"] = number(r.wall_seconds > 0 ? r.steps / r.wall_seconds : 0.0);
-  ordered_json phases;
-  for (int q = 0; q < kPhaseCount; ++q) phases[to_string(static_cast<Phase>(q))] = number(r.phase_seconds[q]);
-  j["phase_seconds"] = phases;
-  ordered_json files = ordered_json::array({kCsvFile, kHdf5File});
-  if (scene.scheme.kind == SchemeKind::EventDriven) files.push_back(kEventsFile);
-  if (r.restart_written) files.push_back(kRestartFile);
-  for (const std::string& c : r.frame_collections) files.push_back(c);
-  j["files"] = files;
-  j["frames"] = r.frames;
-  j["units"] = {{"h", "s"},           {"t_end", "s"},         {"final_time", "s"},
-                {"failure.time", "s"}, {"frame_every", "s"}, {"wall_seconds", "s"}, {"phase_seconds", "s (wall, summed over the steps)"},  {"steps_per_second", "1/s"},
-                {"tolerance", "the one-step solver's residual measure"},
-                {"newton_tolerance", "relative increment"}};
-  return j.dump(2) + "\n";
+  RunSummary s;
+  s.path = "small";
+  s.scene = scene.name;
+  s.scene_file = scene.file.string();
+  s.description = scene.description;
+  s.overrides = overrides;
+  s.restart_file = restart_file, s.restart_step = r.first_step;
+  s.status = to_string(r.status);
+  if (r.status == RunStatus::StepFailed) s.failed_step = r.failed_step, s.failed_time = r.failed_time, s.failure = r.failure;
+  s.parameters = common_parameters(to_string(scene.scheme.kind), p.h, scene.t_end, to_string(p.solver), p.solver_tolerance,
+                                   scene.frame_every > 0 ? scene.frame_every : scene.t_end / kDefaultFrames);
+  s.parameters["scheme_parameters"] = describe(scene.scheme);
+  s.parameters["theta"] = number(p.theta);
+  s.parameters["gamma"] = number(p.gamma);
+  s.parameters["variant"] = to_string(p.variant);
+  s.parameters["max_iterations"] = p.solver_max_iterations;
+  s.parameters["newton_tolerance"] = number(p.newton_tolerance);
+  s.parameters["newton_max_iterations"] = p.newton_max_iterations;
+  s.parameters["output_every"] = scene.output_every;
+  const Model& m = scene.model;
+  s.beads = m.bodies.spheres(), s.capsules = m.bodies.capsules(), s.rigid_bodies = m.bodies.count();
+  s.lti = static_cast<int>(m.lti.size()), s.nonlinear = static_cast<int>(m.nonlinear.size());
+  s.beams = static_cast<int>(m.detection.beams.size()), s.interactions = static_cast<int>(m.interactions.size());
+  s.start_time = r.start_time;
+  s.final_time = r.time;
+  s.steps = r.steps - r.first_step, s.planned_steps = r.planned_steps - r.first_step, s.final_step = r.steps;
+  s.wall_seconds = r.wall_seconds;
+  s.phase_seconds = r.phase_seconds;
+  s.frames = r.frames;
+  s.files = {kCsvFile, kHdf5File};
+  if (scene.scheme.kind == SchemeKind::EventDriven) s.files.push_back(kEventsFile);
+  if (r.restart_written) s.files.push_back(kRestartFile);
+  for (const std::string& c : r.frame_collections) s.files.push_back(c);
+  s.files.push_back(kRunJsonFile);
+  s.results = {{"rows", r.rows}, {"columns", columns}};
+  s.units = {{"parameters.newton_tolerance", "relative increment"}};
+  return run_summary_json(s).dump(2) + "\n";
 }
 
 }  // namespace talus::app

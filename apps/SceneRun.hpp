@@ -44,6 +44,7 @@ struct RunResult {
   RunStatus status = RunStatus::Completed;
   long steps = 0;              // completed steps
   long planned_steps = 0;
+  double start_time = 0.0;     // simulated time at the start (a restart's clock)
   double time = 0.0;           // simulated time reached
   long rows = 0;               // rows written to the time series
   double wall_seconds = 0.0;
@@ -83,9 +84,8 @@ std::unique_ptr<Integrator> make_scene_integrator(Scene& scene);
 // scene run this way writes no restart.h5.
 RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step);
 
-// The run.json document of a run (written with nlohmann-json: strings escaped, NaN and infinities as null):
-// the inputs (scene file, overrides, talus version), parameters with their units, status, steps, timings,
-// columns and files.
+// The run.json document of a small-path run (apps/RunSummary.hpp, the layout both paths share; written with
+// nlohmann-json: strings escaped, NaN and infinities as null). Its results are the time series' rows and columns.
 std::string run_json(const Scene& scene, const RunResult& result, std::size_t columns,
                      const std::vector<std::string>& overrides = {}, const std::string& restart_file = {});
 

@@ -96,13 +96,14 @@ def main():
             cmd = [a.talus, "run", os.path.join(root, "examples", "silo.yaml"), "--out", run_dir, "--overwrite",
                    "--no-plot", "--quiet", "--t-end", str(a.t_end), "--set", "n=%d" % a.n,
                    "--set", "orifice_diameters=%g" % D, "--set", "threads=%d" % a.threads, "--set", "frame_every=1"]
-        if not (a.reuse and os.path.isfile(os.path.join(run_dir, "granular.json"))):
+        if not (a.reuse and os.path.isfile(os.path.join(run_dir, "run.json"))):
             subprocess.run(cmd, check=True)
-        summary = json.load(open(os.path.join(run_dir, "granular.json")))
+        summary = json.load(open(os.path.join(run_dir, "run.json")))
+        results = summary["results"]
         w, out = rate_of(run_dir, bead_mass, a.n, a.t_start)
         records.append({"orifice_diameters": D, "rate_kg_per_s": w, "beads_out": out,
-                        "mean_sweeps": summary["mean_sweeps"], "worst_residual": summary["worst_residual"],
-                        "max_penetration_over_r": summary["max_penetration_over_r"],
+                        "mean_sweeps": results["mean_sweeps"], "worst_residual": results["worst_residual"],
+                        "max_penetration_over_r": results["max_penetration_over_r"],
                         "wall_seconds": summary["wall_seconds"]})
     n_exp, _ = line_fit([math.log((r["orifice_diameters"] - 1.5) * d) for r in records],
                         [math.log(r["rate_kg_per_s"]) for r in records])

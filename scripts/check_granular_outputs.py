@@ -3,14 +3,14 @@
 
 For an output directory: every .pvd collection and .vtp frame is well-formed XML of the right VTK type; every
 frame's DataArrays hold NumberOfPoints (point data) or NumberOfLines or NumberOfPolys (cell data) tuples of their
-NumberOfComponents; every file a .pvd names exists; profile.txt and granular.json are present. When there is
+NumberOfComponents; every file a .pvd names exists; profile.txt and run.json are present. When there is
 a capsule series (capsules.pvd), it has a frame at every time of beads.pvd, and every capsule frame holds the
 arrays radius, half_length, axis, orientation, velocity, angular_velocity, contact_force and id, with positive
 sizes, unit axes, unit quaternions that turn the body z axis onto the axis, and distinct ids. With --trace,
 the Chrome trace-event JSON parses and its events are complete ("ph": "X") events with a name, a start and a
 duration. The folder holds one run and nothing stale (issue 12): no temporary .NAME.tmp file, no frame that no
 .pvd names, a frame written in pieces (MPI) is a .pvtp index whose pieces exist and hold the declared arrays,
-granular.json is strict JSON (no bare NaN) whose "outputs" list is exactly the run's files present,
+run.json is strict JSON (no bare NaN) of a large-path run whose "files" list is exactly the run's files present,
 and restart.h5 exists. Prints one line per directory and exits 1 on the first problem.
 
 Usage: check_granular_outputs.py OUT_DIR [OUT_DIR ...] [--trace FILE ...]
@@ -152,16 +152,18 @@ def check_dir(out):
     pieces = set()
     for v in pvtps:
         pieces |= set(check_pvtp(v))
-    for f in ("profile.txt", "granular.json"):
+    for f in ("profile.txt", "run.json"):
         if not os.path.isfile(os.path.join(out, f)):
             fail("%s: no %s" % (out, f))
     capsules = check_capsules(out)
     def no_constant(c):
         raise ValueError("bare %s (not JSON)" % c)
     try:
-        summary = json.load(open(os.path.join(out, "granular.json")), parse_constant=no_constant)
+        summary = json.load(open(os.path.join(out, "run.json")), parse_constant=no_constant)
     except ValueError as e:
-        fail("%s/granular.json: %s" % (out, e))
+        fail("%s/run.json: %s" % (out, e))
+    if summary.get("path") != "large":
+        fail("%s/run.json: path is %r, not a large-path run" % (out, summary.get("path")))
     named = set()
     for pvd in pvds:
         named |= {ds.get("file") for ds in ET.parse(pvd).getroot().findall("Collection/DataSet")}
@@ -175,18 +177,19 @@ def check_dir(out):
             fail("%s/%s: a temporary file left by a killed run" % (out, f))
     if not os.path.isfile(os.path.join(out, "restart.h5")):
         fail("%s: no restart.h5" % out)
-    if "outputs" in summary:
-        listed = set(summary["outputs"])
+    if "files" in summary:
+        listed = set(summary["files"])
         missing = sorted(f for f in listed if not os.path.isfile(os.path.join(out, f)))
         if missing:
-            fail("%s: granular.json lists %s, missing" % (out, ", ".join(missing[:5])))
+            fail("%s: run.json lists %s, missing" % (out, ", ".join(missing[:5])))
         unlisted = sorted(os.path.basename(v) for v in vtps + pvtps if os.path.basename(v) not in listed)
         if unlisted:
             fail("%s: frames of another run beside this one: %s" % (out, ", ".join(unlisted[:5])))
     print("%s: %d pvd, %d vtp frames%s ok%s; %s, %d steps, worst residual %.2g, max penetration %.2g r" % (
         out, len(pvds), frames, " (%d pvtp indices of pieces)" % len(pvtps) if pvtps else "",
         "" if capsules is None else " (%d capsule frames, %d capsules at the end)" % capsules,
-        summary["status"], summary["steps"], summary["worst_residual"], summary["max_penetration_over_r"]))
+        summary["status"], summary["steps"], summary["results"]["worst_residual"],
+        summary["results"]["max_penetration_over_r"]))
 
 
 def check_trace(path):

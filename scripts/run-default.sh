@@ -5,7 +5,7 @@
 # Usage: scripts/run-default.sh [SCENE [talus run options...]]
 #   default: examples/bead_stack.yaml, 1500 glass beads falling into a box and settling (about a minute of one
 #            core): out/bead_stack/ gets the ParaView series (beads.pvd, contacts.pvd), snapshot.png,
-#            profile.txt (time per phase), trace.json (Chrome trace, open in Perfetto), granular.json and
+#            profile.txt (time per phase), trace.json (Chrome trace, open in Perfetto), run.json (the run summary) and
 #            restart.h5
 #   scripts/run-default.sh examples/bouncing_ball.yaml   the bouncing ball (timeseries.csv/h5, run.json, PNG plots)
 # The run replaces the outputs of an earlier run of the same scene (talus run --overwrite).

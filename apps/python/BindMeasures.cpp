@@ -1,6 +1,6 @@
 // The granular measurements (engine/analysis/GranularMeasures.hpp; docs/measurements.md) and the contact list,
 // as the Python module exposes them (docs/python.md, "Measurements"): the same functions `talus run` writes to
-// measures.csv and granular.json, so a script and the CLI report the same numbers.
+// measures.csv and run.json, so a script and the CLI report the same numbers.
 #include "apps/GranularMeasureSeries.hpp"
 #include "apps/python/Bindings.hpp"
 #include "apps/python/ContactList.hpp"

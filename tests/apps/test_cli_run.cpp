@@ -211,7 +211,7 @@ TEST_CASE("talus run --help names the files each kind of run writes", "[apps][cl
   const Result help = run_talus({"run", "--help"});
   CHECK(help.status == 0);
   for (const char* f :
-       {"beads.pvd", "contacts.pvd", "snapshot.png", "profile.txt", "granular.json", "restart.h5",
+       {"beads.pvd", "contacts.pvd", "snapshot.png", "profile.txt", "restart.h5",
         "trace.json", "timeseries.csv", "timeseries.h5", "run.json", "--overwrite", "--max-memory"})
     CHECK(help.out.find(f) != std::string::npos);
 }
@@ -231,7 +231,7 @@ TEST_CASE("granular scenes get --max-memory and --overwrite from the command lin
                                     "--set", "n=50", "--t-end", "0.002"});
   CHECK(refused.status == 1);
   CHECK(refused.err.find("--overwrite") != std::string::npos);
-  CHECK(fs::exists(dir.path / "run.json"));
+  CHECK(nlohmann::json::parse(slurp(dir.path / "run.json"))["path"] == "small");  // the single scene's, untouched
   // --restart is the granular scenes' restart key too; its problems name the flag.
   const Result restart = run_talus({"run", stack.string(), "--restart", "x.h5"});
   CHECK(restart.status == 1);
@@ -310,11 +310,21 @@ TEST_CASE("talus check and run take an integrator.path: large scene, its overrid
     return run_talus(args);
   };
   CHECK(with({"run", trough.string(), "--t-end", "0.02", "--out", (dir.path / "a").string()}).status == 0);
-  CHECK(slurp(dir.path / "a" / "granular.json").find("\"kind\": \"explicit\"") != std::string::npos);
+  // The one summary, run.json, with the small path's keys (apps/RunSummary.hpp).
+  const auto a = nlohmann::json::parse(slurp(dir.path / "a" / "run.json"));
+  CHECK(a["path"] == "large");
+  CHECK(a["parameters"]["generator"] == "explicit");
+  CHECK(a["overrides"] == nlohmann::json::array({"--set lattices[0].counts=[4, 4, 2]", "--t-end 0.02"}));
+  CHECK(a["restarted_from"].is_null());
+  CHECK(!fs::exists(dir.path / "a" / "granular.json"));
   const Result next = with({"run", trough.string(), "--t-end", "0.04", "--out", (dir.path / "b").string(),
                             "--restart", (dir.path / "a" / "restart.h5").string()});
   CHECK(next.status == 0);
-  CHECK(slurp(dir.path / "b" / "granular.json").find("\"steps\": 20") != std::string::npos);
+  const auto b = nlohmann::json::parse(slurp(dir.path / "b" / "run.json"));
+  CHECK(b["steps"] == 20);
+  CHECK(b["final_step"] == 40);
+  CHECK(b["restarted_from"]["step"] == 20);
+  CHECK(b["start_time"].get<double>() == Approx(0.02));
   // The small path's keys are refused with the field, as for any scene.
   const Result bad = run_talus({"check", trough.string(), "--set", "integrator.theta=1"});
   CHECK(bad.status == 1);

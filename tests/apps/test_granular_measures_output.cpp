@@ -1,4 +1,4 @@
-// measures.csv and granular.json's "measures" (apps/GranularMeasureSeries.hpp): a settled stack's row gives a
+// measures.csv and run.json's results.measures (apps/GranularMeasureSeries.hpp): a settled stack's row gives a
 // random packing's fraction and coordination, a pressure close to the weight it carries, and a file with one
 // row per frame; a measure_region outside the beads gives no packing and no stress.
 #include <unistd.h>
@@ -26,7 +26,7 @@ nlohmann::json run_stack(const fs::path& out, std::vector<std::string> sets) {
   o.sets = std::move(sets);
   std::ostringstream log;
   REQUIRE(run_granular(kStack, o, log) == 0);
-  std::ifstream in(out / "granular.json");
+  std::ifstream in(out / "run.json");
   return nlohmann::json::parse(in);
 }
 
@@ -36,7 +36,7 @@ TEST_CASE("a settled stack's measures: packing, coordination, pressure, one row 
           "[apps][granular]") {
   const fs::path out = fs::temp_directory_path() / ("talus_measures_" + std::to_string(::getpid()));
   const nlohmann::json j = run_stack(out, {"n=1000", "t_end=0.6", "frame_every=0.1"});
-  const nlohmann::json& m = j["measures"];
+  const nlohmann::json& m = j["results"]["measures"];
   INFO(m.dump());
   // A poured, frictional (μ = 0.3) random packing: between random loose (0.55) and close (0.64) packing, and
   // a coordination of 4–6 force-carrying contacts per bead.
@@ -57,12 +57,12 @@ TEST_CASE("a settled stack's measures: packing, coordination, pressure, one row 
   while (std::getline(csv, line)) ++lines;
   CHECK(lines == 1 + j["frames"].get<int>());  // the header and one row per frame
   bool listed = false;
-  for (const auto& f : j["outputs"]) listed = listed || f.get<std::string>() == "measures.csv";
+  for (const auto& f : j["files"]) listed = listed || f.get<std::string>() == "measures.csv";
   CHECK(listed);
   // A region that holds no bead: no packing, no stress (0 and 0), the force columns still there.
   const nlohmann::json k = run_stack(out, {"n=200", "t_end=0.2", "measure_region=[5, 5, 5, 6, 6, 6]"});
-  CHECK(k["measures"]["packing_fraction"].get<double>() == 0.0);
-  CHECK(k["measures"]["pressure_Pa"].get<double>() == 0.0);
-  CHECK(k["measures"]["coordination"].get<double>() > 0.0);
+  CHECK(k["results"]["measures"]["packing_fraction"].get<double>() == 0.0);
+  CHECK(k["results"]["measures"]["pressure_Pa"].get<double>() == 0.0);
+  CHECK(k["results"]["measures"]["coordination"].get<double>() > 0.0);
   fs::remove_all(out);
 }

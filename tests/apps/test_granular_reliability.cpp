@@ -2,7 +2,7 @@
 // allocated, with the field and the estimate named; h, t_end and threads checked; a folder holding an earlier
 // run refused unless `overwrite`, which then removes that run's files as one set; a killed run and a rerun leave
 // no mixed or stale files; SIGTERM ends a run like SIGINT with complete outputs; a failed step leaves the last
-// good state; granular.json is JSON (parsed here) with the run's inputs.
+// good state; run.json is JSON (parsed here) with the run's inputs.
 #include <catch2/catch.hpp>
 #include <signal.h>
 #include <sys/wait.h>
@@ -22,6 +22,8 @@
 #include "apps/GranularRun.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/SceneError.hpp"
+#include "apps/SceneLoader.hpp"
+#include "apps/SceneRun.hpp"
 
 using namespace talus::app;
 namespace fs = std::filesystem;
@@ -61,7 +63,7 @@ int run(const GranularRunOptions& o) {
 }
 
 nlohmann::json summary(const fs::path& out) {
-  std::ifstream in(out / "granular.json");
+  std::ifstream in(out / "run.json");
   return nlohmann::json::parse(in);  // throws on anything that is not JSON (a bare nan, for instance)
 }
 
@@ -71,12 +73,12 @@ std::set<std::string> files_in(const fs::path& dir) {
   return s;
 }
 
-// Every file of the folder is complete and of one run: granular.json parses and lists exactly the files there,
+// Every file of the folder is complete and of one run: run.json parses and lists exactly the files there,
 // each .pvd names only frames that exist, the restart archive reads back, and no temporary file is left.
 void require_one_complete_run(const fs::path& out) {
   const nlohmann::json j = summary(out);
   std::set<std::string> listed;
-  for (const auto& f : j["outputs"]) listed.insert(f.get<std::string>());
+  for (const auto& f : j["files"]) listed.insert(f.get<std::string>());
   CHECK(files_in(out) == listed);
   const std::regex dataset("file=\"([^\"]+)\"");
   for (const char* pvd : {"beads.pvd", "contacts.pvd"}) {
@@ -139,8 +141,9 @@ TEST_CASE("granular threads, h and t_end are checked against each other and the 
   REQUIRE(run(options(dir / "out", {"n=27", "h=0.003", "t_end=0.01"})) == 0);
   const nlohmann::json j = summary(dir / "out");
   CHECK(j["steps"] == 3);
-  CHECK(j["time"].get<double>() <= 0.01);
-  CHECK(j["time"].get<double>() == Approx(0.009));
+  CHECK(j["planned_steps"] == 3);
+  CHECK(j["final_time"].get<double>() <= 0.01);
+  CHECK(j["final_time"].get<double>() == Approx(0.009));
   fs::remove_all(dir.parent_path());
 }
 
@@ -149,7 +152,7 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
   const fs::path dir = scratch_dir("overwrite");
   const fs::path out = dir / "out";
   GranularRunOptions o = options(out, {"n=27", "t_end=0.02", "frame_every=0.002"});
-  o.profile = out / "trace.json";  // a file of the run that the name patterns do not know: listed in granular.json
+  o.profile = out / "trace.json";  // a file of the run that the name patterns do not know: listed in run.json
   REQUIRE(run(o) == 0);
   require_one_complete_run(out);
   CHECK(fs::exists(out / "beads_00010.vtp"));
@@ -162,7 +165,7 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
     FAIL("an earlier run's folder was accepted");
   } catch (const std::runtime_error& e) {
     CHECK(std::string(e.what()).rfind(out.string() + ": holds the outputs of an earlier run (beads.pvd, contacts.pvd, "
-                                                      "granular.json, measures.csv, profile.txt, restart.h5, trace.json, 22 frame files): "
+                                                      "measures.csv, profile.txt, restart.h5, run.json, trace.json, 22 frame files): "
                                                       "choose another output folder, or pass --overwrite to replace them",
                                       0) == 0);
   }
@@ -178,8 +181,8 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
   fs::remove(out / "notes.txt");
   require_one_complete_run(out);
   CHECK(left == std::set<std::string>{"beads.pvd", "beads_00000.vtp", "beads_00001.vtp", "beads_00002.vtp", "contacts.pvd",
-                                      "contacts_00000.vtp", "contacts_00001.vtp", "contacts_00002.vtp", "granular.json",
-                                      "measures.csv", "profile.txt", "restart.h5"});
+                                      "contacts_00000.vtp", "contacts_00001.vtp", "contacts_00002.vtp", "measures.csv",
+                                      "profile.txt", "restart.h5", "run.json"});
 
   // A single-scene run's files (apps/RunOutputs.hpp) are an earlier run too: a folder never mixes two runs.
   const fs::path mixed = dir / "mixed";
@@ -190,7 +193,7 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
   CHECK_THROWS_WITH(run(into_mixed), Catch::Contains("(run.json, timeseries.csv)"));
   into_mixed.overwrite = true;
   REQUIRE(run(into_mixed) == 0);
-  CHECK_FALSE(fs::exists(mixed / "run.json"));
+  CHECK(summary(mixed)["path"] == "large");  // the single scene's run.json replaced by this run's
   CHECK_FALSE(fs::exists(mixed / "timeseries.csv"));
   require_one_complete_run(mixed);
   fs::remove_all(dir.parent_path());
@@ -217,7 +220,7 @@ TEST_CASE("a killed granular run and a rerun leave no mixed or stale files", "[a
   int status = 0;
   ::waitpid(child, &status, 0);
   REQUIRE(WIFSIGNALED(status));
-  // What the killed run left is complete as far as it went: granular.json says it was still running, the
+  // What the killed run left is complete as far as it went: run.json says it was still running, the
   // archive reads, each series names existing frames (a temporary file may remain, counted as the run's).
   CHECK(summary(out)["status"] == "running");
   talus::Model back;
@@ -230,7 +233,7 @@ TEST_CASE("a killed granular run and a rerun leave no mixed or stale files", "[a
   rerun.overwrite = true;
   REQUIRE(run(rerun) == 0);
   require_one_complete_run(out);
-  CHECK(files_in(out).size() == 10);  // 2 frames × 2 series, 2 .pvd, restart.h5, granular.json, measures.csv,
+  CHECK(files_in(out).size() == 10);  // 2 frames × 2 series, 2 .pvd, restart.h5, run.json, measures.csv,
                                       // profile.txt
   fs::remove_all(dir.parent_path());
 }
@@ -265,7 +268,7 @@ TEST_CASE("SIGTERM ends a granular run like SIGINT, its outputs complete", "[app
   // The archive holds the state at the end (the last frame's time or later).
   talus::Model back;
   read_restart(out / "restart.h5", back);
-  CHECK(back.time == j["time"].get<double>());
+  CHECK(back.time == j["final_time"].get<double>());
   fs::remove_all(dir.parent_path());
 }
 
@@ -286,12 +289,13 @@ TEST_CASE("a failed granular step leaves the last good state and names the step"
   REQUIRE(run(options(dir / "failed", {"n=27", "t_end=0.5", "max_sweeps=2", "tolerance=1e-12", "frame_every=1"})) == 2);
   const nlohmann::json j = summary(dir / "failed");
   CHECK(j["status"] == "step_failed");
-  const long failed = j["failed_step"].get<long>();
+  const long failed = j["failure"]["step"].get<long>();
   CHECK(failed > 1);
-  CHECK(j["failure"].get<std::string>().find("the fastest body after it: bead id") != std::string::npos);
-  CHECK(j["step"].get<long>() == failed - 1);
-  // The failed step is named with the time it started from, the state the outputs keep (as run.json does).
-  CHECK(j["failed_time"].get<double>() == j["time"].get<double>());
+  CHECK(j["failure"]["message"].get<std::string>().find("the fastest body after it: bead id") != std::string::npos);
+  CHECK(j["final_step"].get<long>() == failed - 1);
+  CHECK(j["steps"].get<long>() == failed - 1);
+  // The failed step is named with the time it started from, the state the outputs keep (as on the small path).
+  CHECK(j["failure"]["time"].get<double>() == j["final_time"].get<double>());
   require_one_complete_run(dir / "failed");
   // restart.h5 holds the state before the failed step: the state of the same run stopped one step earlier.
   REQUIRE(run(options(dir / "short", {"n=27", "t_end=" + std::to_string((failed - 1) * 1e-3), "max_sweeps=2",
@@ -306,7 +310,8 @@ TEST_CASE("a failed granular step leaves the last good state and names the step"
   fs::remove_all(dir.parent_path());
 }
 
-TEST_CASE("granular.json records the inputs and units, and writes NaN as null", "[apps][granular][reliability]") {
+TEST_CASE("a granular run's run.json records the inputs and units with the small path's keys, and writes NaN as null",
+          "[apps][granular][reliability]") {
   const fs::path dir = scratch_dir("json");
   GranularRunOptions o = options(dir / "out", {"n=27", "t_end=0.003", "name=quote\"less"});
   // A name with a quote is refused (it names the folder); a failure message with quotes goes through the library.
@@ -316,15 +321,32 @@ TEST_CASE("granular.json records the inputs and units, and writes NaN as null", 
   REQUIRE(run(o) == 0);
   const nlohmann::json j = summary(dir / "out");
   CHECK(j["scene_file"] == kStack.string());
-  CHECK(j["overrides"] == nlohmann::json({"n=27", "t_end=0.003", "seed=5"}));
-  CHECK(j["command_line"]["t_end"] == 0.002);
-  CHECK(j["seed"] == 5);
+  CHECK(j["path"] == "large");
+  CHECK(j["description"] == "granular scene 'bead_stack'");
+  CHECK(j["overrides"] == nlohmann::json({"--set n=27", "--set t_end=0.003", "--set seed=5", "--t-end 0.002"}));
+  CHECK(j["parameters"]["t_end"] == 0.002);
+  CHECK(j["parameters"]["seed"] == 5);
+  CHECK(j["parameters"]["generator"] == "bead_stack");
   CHECK(j["talus_version"].is_string());
-  CHECK(j["units"]["h"] == "s");
+  CHECK(j["units"]["parameters.h"] == "s");
+  CHECK(j["units"]["results.max_penetration_over_r"] == "bead radius");
   CHECK(j["failure"].is_null());
+  CHECK(j["restarted_from"].is_null());
   CHECK(j["steps"] == 2);
-  CHECK(j["scheme"] == "moreau_jean");
-  CHECK(j["solver"] == "anderson");
+  CHECK(j["final_step"] == 2);
+  CHECK(j["model"]["beads"] == 27);
+  CHECK(j["parameters"]["scheme"] == "moreau_jean");
+  CHECK(j["parameters"]["solver"] == "anderson");
+  // The stages' times, as the small path's run.json gives them: the solve took some of the run.
+  CHECK(j["phase_seconds"]["solve"].get<double>() > 0.0);
+  CHECK(j["phase_seconds"]["solve"].get<double>() <= j["wall_seconds"].get<double>());
+  // Both paths write the same top-level keys in the same order (apps/RunSummary.hpp).
+  std::vector<std::string> large_keys, small_keys;
+  for (auto it = j.begin(); it != j.end(); ++it) large_keys.push_back(it.key());
+  const nlohmann::json s = nlohmann::json::parse(run_json(load_scene(fs::path(TALUS_SOURCE_DIR) / "examples" / "bouncing_ball.yaml"), RunResult{}, 3));
+  for (auto it = s.begin(); it != s.end(); ++it) small_keys.push_back(it.key());
+  CHECK(large_keys == small_keys);
+  CHECK(s["path"] == "small");
   // nlohmann writes non-finite numbers as null (a bare nan is not JSON).
   CHECK(nlohmann::json(std::numeric_limits<double>::quiet_NaN()).dump() == "null");
   fs::remove_all(dir.parent_path());

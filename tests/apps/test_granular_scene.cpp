@@ -228,16 +228,16 @@ TEST_CASE("the opt-in sweep settings contact_order and anderson_warm are read, c
     std::ostringstream log;
     REQUIRE(run_granular(file, o, log) == 0);
     nlohmann::json j;
-    std::ifstream(dir / out / "granular.json") >> j;
+    std::ifstream(dir / out / "run.json") >> j;
     return j;
   };
   const nlohmann::json plain = run("detection", {});
   const nlohmann::json ordered = run("bottom_up", {"contact_order=bottom_up", "anderson_warm=3"});
-  CHECK(plain["contact_order"] == "detection");
-  CHECK(plain["anderson_warm"] == 0.0);
-  CHECK(ordered["contact_order"] == "bottom_up");
-  CHECK(ordered["anderson_warm"] == 3.0);
-  CHECK(ordered["worst_residual"].get<double>() <= 1e-4);
-  CHECK(ordered["mean_sweeps"].get<double>() != plain["mean_sweeps"].get<double>());
+  CHECK(plain["parameters"]["contact_order"] == "detection");
+  CHECK(plain["parameters"]["anderson_warm"] == 0.0);
+  CHECK(ordered["parameters"]["contact_order"] == "bottom_up");
+  CHECK(ordered["parameters"]["anderson_warm"] == 3.0);
+  CHECK(ordered["results"]["worst_residual"].get<double>() <= 1e-4);
+  CHECK(ordered["results"]["mean_sweeps"].get<double>() != plain["results"]["mean_sweeps"].get<double>());
   std::filesystem::remove_all(dir);
 }

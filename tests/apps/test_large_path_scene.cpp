@@ -153,16 +153,17 @@ TEST_CASE("a large-path scene writes the granular run's files and restarts bit f
   REQUIRE(run(half, dir / "half") == 0);
   REQUIRE(run(full, dir / "continued", dir / "half" / "restart.h5") == 0);
   for (const char* f :
-       {"beads.pvd", "contacts.pvd", "granular.json", "measures.csv", "profile.txt", "restart.h5"})
+       {"beads.pvd", "contacts.pvd", "run.json", "measures.csv", "profile.txt", "restart.h5"})
     CHECK(fs::is_regular_file(dir / "full" / f));
   nlohmann::json j;
-  std::ifstream(dir / "full" / "granular.json") >> j;
+  std::ifstream(dir / "full" / "run.json") >> j;
   CHECK(j["status"] == "completed");
-  CHECK(j["kind"] == "explicit");
+  CHECK(j["path"] == "large");
+  CHECK(j["parameters"]["generator"] == "explicit");
   CHECK(j["scene"] == "box_of_beads");
-  CHECK(j["beads"] == 27);
+  CHECK(j["model"]["beads"] == 27);
   CHECK(j["steps"] == 120);
-  CHECK(j["solver"] == "anderson");
+  CHECK(j["parameters"]["solver"] == "anderson");
 
   Model a, b;
   RestartExtras ea, eb;
@@ -176,8 +177,10 @@ TEST_CASE("a large-path scene writes the granular run's files and restarts bit f
   CHECK(same_bits(ea.cache.impulses, eb.cache.impulses));
   // The continued run started where the half run ended, not at t = 0.
   nlohmann::json c;
-  std::ifstream(dir / "continued" / "granular.json") >> c;
+  std::ifstream(dir / "continued" / "run.json") >> c;
   CHECK(c["steps"] == 60);
+  CHECK(c["final_step"] == 120);
+  CHECK(c["restarted_from"]["step"] == 60);
   CHECK(c["start_time"].get<double>() == Approx(0.06));
 
   // An archive past the end leaves no step to run: refused, naming the flag.
@@ -406,11 +409,11 @@ TEST_CASE("a silo spelled out in the one format discharges bit for bit as the gr
   REQUIRE(run_granular(generated, o, log) == 0);
   REQUIRE(run(write(dir, single), dir / "single") == 0);
   nlohmann::json a, b;
-  std::ifstream(dir / "generated" / "granular.json") >> a;
-  std::ifstream(dir / "single" / "granular.json") >> b;
-  CHECK(a["removed_beads"].get<long>() > 0);
-  CHECK(a["removed_beads"] == b["removed_beads"]);
-  CHECK(a["discharge_rate_kg_per_s"] == b["discharge_rate_kg_per_s"]);
+  std::ifstream(dir / "generated" / "run.json") >> a;
+  std::ifstream(dir / "single" / "run.json") >> b;
+  CHECK(a["results"]["removed_beads"].get<long>() > 0);
+  CHECK(a["results"]["removed_beads"] == b["results"]["removed_beads"]);
+  CHECK(a["results"]["discharge_rate_kg_per_s"] == b["results"]["discharge_rate_kg_per_s"]);
   Model ma, mb;
   read_restart(dir / "generated" / "restart.h5", ma);
   read_restart(dir / "single" / "restart.h5", mb);
@@ -854,3 +857,4 @@ TEST_CASE("beads on an FE beam on the large path: frames of the beam, a bitwise 
           "field 'integrator.theta': is not read by path: large");
   fs::remove_all(dir.parent_path());
 }
+

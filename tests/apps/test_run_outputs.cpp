@@ -188,10 +188,15 @@ TEST_CASE("a bouncing-ball run writes matching CSV, HDF5 and run.json", "[apps][
   CHECK(json["scene"] == "bouncing_ball");
   CHECK(json["status"] == "completed");
   CHECK(json["steps"] == 4000);
-  CHECK(json["rows"] == 4001);
+  CHECK(json["results"]["rows"] == 4001);
+  CHECK(json["path"] == "small");
+  CHECK(json["final_step"] == 4000);
+  CHECK(json["start_time"] == 0.0);
+  CHECK(json["model"]["rigid_bodies"] == 0);
+  CHECK(json["model"]["lti"] == 1);
   CHECK(json["parameters"]["h"] == 0.001);
   CHECK(json["parameters"]["solver"] == "lemke");
-  CHECK(json["units"]["h"] == "s");
+  CHECK(json["units"]["parameters.h"] == "s");
   CHECK(json["talus_version"].is_string());
   CHECK(json["overrides"].is_array());
   // Only the final files remain: no temporary file left behind.

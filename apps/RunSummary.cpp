@@ -1,0 +1,67 @@
+#include "apps/RunSummary.hpp"
+
+#include <cmath>
+
+#include "apps/Version.hpp"
+
+namespace talus::app {
+
+namespace {
+
+nlohmann::ordered_json number(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr); }
+
+}  // namespace
+
+nlohmann::ordered_json common_parameters(const std::string& scheme, double h, double t_end, const std::string& solver,
+                                         double tolerance, double frame_every) {
+  nlohmann::ordered_json p;
+  p["scheme"] = scheme;
+  p["h"] = number(h);
+  p["t_end"] = number(t_end);
+  p["solver"] = solver;
+  p["tolerance"] = number(tolerance);
+  p["frame_every"] = number(frame_every);
+  return p;
+}
+
+nlohmann::ordered_json run_summary_json(const RunSummary& s) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["talus_version"] = version();
+  j["path"] = s.path;
+  j["scene"] = s.scene;
+  j["scene_file"] = s.scene_file;
+  j["description"] = s.description;
+  j["overrides"] = s.overrides;
+  j["restarted_from"] = s.restart_file.empty() ? ordered_json(nullptr)
+                                               : ordered_json{{"file", s.restart_file}, {"step", s.restart_step}};
+  j["status"] = s.status;
+  j["failure"] = s.failed_step < 0 ? ordered_json(nullptr)
+                                   : ordered_json{{"step", s.failed_step}, {"time", number(s.failed_time)}, {"message", s.failure}};
+  j["parameters"] = s.parameters;
+  j["model"] = {{"beads", s.beads},   {"capsules", s.capsules},   {"rigid_bodies", s.rigid_bodies},
+                {"lti", s.lti},       {"nonlinear", s.nonlinear}, {"beams", s.beams},
+                {"interactions", s.interactions}};
+  j["start_time"] = number(s.start_time);
+  j["final_time"] = number(s.final_time);
+  j["steps"] = s.steps;
+  j["planned_steps"] = s.planned_steps;
+  j["final_step"] = s.final_step;
+  j["wall_seconds"] = number(s.wall_seconds);
+  j["steps_per_second"] = number(s.wall_seconds > 0 ? s.steps / s.wall_seconds : 0.0);
+  ordered_json phases;
+  for (int q = 0; q < kPhaseCount; ++q) phases[to_string(static_cast<Phase>(q))] = number(s.phase_seconds[q]);
+  j["phase_seconds"] = phases;
+  j["frames"] = s.frames;
+  j["files"] = s.files;
+  j["results"] = s.results;
+  ordered_json units = {{"parameters.h", "s"},    {"parameters.t_end", "s"},   {"parameters.frame_every", "s"},
+                        {"failure.time", "s"},    {"start_time", "s"},         {"final_time", "s"},
+                        {"wall_seconds", "s"},    {"steps_per_second", "1/s"}, {"phase_seconds", "s (wall, summed over the steps)"},
+                        {"parameters.tolerance", "the one-step solver's residual measure"}};
+  for (auto it = s.units.begin(); it != s.units.end(); ++it) units[it.key()] = it.value();
+  j["units"] = units;
+  return j;
+}
+
+}  // namespace talus::app

@@ -72,7 +72,7 @@ void body_forces(const Model& m, const FrameContacts& fc, double h, std::vector<
     add(c.kind_b, c.b, f);
     add(c.kind_a, c.a, -f);
   }
-  for (const FlexibleContact& c : fc.beams) force[c.sphere] += world_force(c, h);
+  for (const FlexibleContact& c : fc.beams) force[c.rigid] += world_force(c, h);
 }
 
 void piece_header(std::ofstream& o, const char* cells, int points, int count) {
@@ -348,7 +348,7 @@ void write_contacts_vtp(const std::filesystem::path& file, const Model& m, const
     }
     if (kind == Beam) {
       const FlexibleContact& c = fc.beams[k];
-      return p % 2 == 1 ? b.x[c.sphere] : Eigen::Vector3d(b.x[c.sphere] + c.p);
+      return p % 2 == 1 ? b.x[c.rigid] : Eigen::Vector3d(b.x[c.rigid] + c.p);
     }
     const GeneralContact& c = fc.general[k];
     const Eigen::Vector3d xb = centre(c.kind_b, c.b);

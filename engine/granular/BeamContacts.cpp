@@ -76,52 +76,106 @@ double build_beam_contacts(BeamContacts& s, Model& m, double margin, const conta
     const BeamContactGeometry& g = m.detection.beams[beam.detection].geometry;
     const int first = static_cast<int>(s.low.size());
     s.box_begin.push_back(first);
-    // |U_N| <= |v_sphere| + |ẇ|: the beam's speed bound widens the beads' margin.
+    // |U_N| <= |v_body| + |ẇ|: the beam's speed bound widens the bodies' margin.
     const double reach = margin + h * beam_element_boxes(g, sys.q, sys.v, s.low, s.high);
     const int n = sys.dofs();
-    for (int i = 0; i < b.spheres(); ++i) {
-      if (!beam_sphere_near(g, &s.low[first], &s.high[first], b.x[i], b.radius[i], reach)) continue;
-      const contact::ContactKey key = contact::obstacle_key(contact::KeyObstacle::Beam, static_cast<std::uint32_t>(beam.detection),
-                                                            0, contact::KeyBody::Sphere, b.id[i]);
+    // The gap of a sphere of radius r centred at x (a bead, or a point of a capsule's axis), on its side.
+    auto gap_at = [&](const Eigen::Vector3d& x, double r) {
+      const contact::SpherePose pose{x, Eigen::Vector4d(1.0, 0.0, 0.0, 0.0), r};
+      return beam_sphere_contact(g, beam_sphere_side(g, sys.q, x), sys.q, pose).gap;
+    };
+    // One contact of body i, whose sphere of radius r centred at its point x meets the beam; `offset` = x − x_i.
+    auto add = [&](int i, contact::ContactKey key, const Eigen::Vector3d& x, double r, const Eigen::Vector3d& offset) {
       double side = side_of(s, key);
-      if (side == 0.0) side = beam_sphere_side(g, sys.q, b.x[i]);
-      const contact::SpherePose pose{b.x[i], Eigen::Vector4d(1.0, 0.0, 0.0, 0.0), b.radius[i]};
+      if (side == 0.0) side = beam_sphere_side(g, sys.q, x);
+      const contact::SpherePose pose{x, Eigen::Vector4d(1.0, 0.0, 0.0, 0.0), r};
       const BeamSphereContact bc = beam_sphere_contact(g, side, sys.q, pose);
-      if (bc.gap > reach) continue;
+      if (bc.gap > reach) return;
       s.next_sides.emplace_back(key, side);
       s.keys.push_back(key);
       FlexibleContact& c = out.contacts.emplace_back();
-      c.sphere = i;
+      c.rigid = i;
       c.body = static_cast<int>(k);
       for (int j = 0; j < 4; ++j) c.dof[j] = static_cast<std::int32_t>(bc.beam_dof[j]);
       c.J = bc.J_beam;
       // The response M̂⁻¹ Jᵀ e_r of rows r = n, t1, t2 over the beam's unknowns.
       c.response = static_cast<std::int32_t>(out.response.size());
       out.response.resize(out.response.size() + 3 * static_cast<std::size_t>(n), 0.0);
-      for (int r = 0; r < 3; ++r) {
-        double* col = out.response.data() + c.response + static_cast<std::size_t>(r) * n;
+      for (int row = 0; row < 3; ++row) {
+        double* col = out.response.data() + c.response + static_cast<std::size_t>(row) * n;
         for (int j = 0; j < 4; ++j)
           if (c.dof[j] >= 0) {
-            const double a = c.J(r, j);
+            const double a = c.J(row, j);
             for (int d = 0; d < n; ++d) col[d] += beam.inverse(d, c.dof[j]) * a;
           }
       }
       const ContactLaw& law = m.materials.law(b.material[i], kWallMaterial);
-      const Eigen::Vector3d p = -b.radius[i] * bc.frame.n;
+      const Eigen::Vector3d p = offset - r * bc.frame.n;
       matrixfree::prepare_flexible_contact(c, bc.frame.n, bc.frame.t1, bc.frame.t2, p, law.mu, view, out.response, n);
       // Normal target from the start-of-step state, as for a bead and a wall (GranularStepper.cpp).
       c.extra = 0.0;
       const double e = law.e;
       const double un_k = matrixfree::flexible_contact_velocity(c, out, view)[0];
-      if (bc.gap > (e > 0.0 ? contact::kClosedGapFraction * b.radius[i] : 0.0) && !(e > 0.0 && bc.gap + h * un_k <= 0.0))
+      if (bc.gap > (e > 0.0 ? contact::kClosedGapFraction * r : 0.0) && !(e > 0.0 && bc.gap + h * un_k <= 0.0))
         c.extra = bc.gap / h;
       else if (e > 0.0)
         c.extra = e * std::min(0.0, un_k);
       max_pen = std::max(max_pen, -bc.gap);
       const Eigen::Vector3d R = cache.find(key);
-      Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
-      solvers::project_on_cone(r.data(), 3, law.mu);
-      c.r = r;
+      Eigen::Vector3d rr(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
+      solvers::project_on_cone(rr.data(), 3, law.mu);
+      c.r = rr;
+    };
+    const auto detection = static_cast<std::uint32_t>(beam.detection);
+    for (int i = 0; i < b.spheres(); ++i) {
+      if (!beam_sphere_near(g, &s.low[first], &s.high[first], b.x[i], b.radius[i], reach)) continue;
+      add(i, contact::obstacle_key(contact::KeyObstacle::Beam, detection, 0, contact::KeyBody::Sphere, b.id[i]), b.x[i],
+          b.radius[i], Eigen::Vector3d::Zero());
+    }
+    // Capsules (header): their ends, the points where their axis crosses the strip's long edges, and the point
+    // of the axis nearest the beam between them.
+    const Eigen::Vector3d across = g.axis.cross(g.deflection);
+    for (int c = 0; c < b.capsules(); ++c) {
+      const int i = b.capsule(c);
+      const double r = b.radius[i], hl = b.half_length[i];
+      if (!beam_sphere_near(g, &s.low[first], &s.high[first], b.x[i], r + hl, reach)) continue;
+      const Eigen::Vector3d axis = b.axis(i);
+      auto key = [&](int feature) {
+        return contact::obstacle_key(contact::KeyObstacle::Beam, detection, feature, contact::KeyBody::Capsule, b.id[i]);
+      };
+      auto at = [&](int feature, double t) { add(i, key(feature), b.x[i] + t * axis, r, t * axis); };
+      double candidates[4] = {-hl, hl, 0.0, 0.0};
+      int count = 2;
+      at(0, -hl), at(1, hl);
+      // The edges are the lines |y| = half_width of the strip (the beam bends in its plane only, so they do not move
+      // across it): a capsule lying across the strip rests on both, whatever its tilt.
+      const double y0 = (b.x[i] - g.origin).dot(across), dy = axis.dot(across);
+      if (std::abs(dy) > 1e-12)
+        for (int e = 0; e < 2; ++e) {
+          const double t = ((e == 0 ? -g.half_width : g.half_width) - y0) / dy;
+          if (std::abs(t) < hl) at(2 + e, t), candidates[count++] = t;
+        }
+      // The nearest point between them (a capsule on the beam's crest, its ends in the air): the gap along the axis
+      // is convex where the beam is straight, so a golden-section search finds it. It is a contact when it is
+      // nearer than every candidate above by more than 1e-3 r and farther than a radius from each. Below that, the
+      // candidates' contacts stand for it (it then dips at most 1e-3 r into the beam, a bead's usual penetration
+      // on this path): a capsule lying along a gently bent beam would otherwise bear on three nearly equal points,
+      // a statically indeterminate frictional support on which Gauss–Seidel stalls.
+      constexpr double phi = 0.6180339887498949;
+      double lo = -hl, hi = hl;
+      double u = hi - phi * (hi - lo), w = lo + phi * (hi - lo);
+      double fu = gap_at(b.x[i] + u * axis, r), fw = gap_at(b.x[i] + w * axis, r);
+      for (int it = 0; it < 40 && hi - lo > 1e-9 * hl; ++it) {
+        if (fu < fw)
+          hi = w, w = u, fw = fu, u = hi - phi * (hi - lo), fu = gap_at(b.x[i] + u * axis, r);
+        else
+          lo = u, u = w, fu = fw, w = lo + phi * (hi - lo), fw = gap_at(b.x[i] + w * axis, r);
+      }
+      const double t = 0.5 * (lo + hi), least = gap_at(b.x[i] + t * axis, r);
+      bool nearest = true;
+      for (int k2 = 0; k2 < count && nearest; ++k2)
+        nearest = std::abs(t - candidates[k2]) > r && least < gap_at(b.x[i] + candidates[k2] * axis, r) - 1e-3 * r;
+      if (nearest) at(4, t);
     }
   }
   std::sort(s.next_sides.begin(), s.next_sides.end());

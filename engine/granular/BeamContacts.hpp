@@ -21,7 +21,14 @@
 // Newton's u_N,k+1 + e u_N,k >= 0 once closed, Coulomb's cone with the (μ, e) of the pair (bead material,
 // "wall"): a beam is an obstacle of the wall material. Each pair keeps its side of the centreline while it
 // persists (BeamSphereContact.hpp); a new pair (and every pair after a restart) takes the side its centre is on.
-// Beams meet beads only (not capsules or each other), and no periodic image of a bead.
+// Capsules meet a beam as spheres of their radius on their axis (contact/CapsuleMeshContact.hpp's rule) at
+// their two ends, at the points where their axis crosses the strip's long edges (the lines |y| = half_width, which
+// do not move: the beam bends in its plane only), so that a capsule lying across the strip rests on its width
+// whatever its tilt, and at the axis point nearest the beam when it is nearer than all of those (by 1e-3 r) and
+// more than a radius from each (a capsule on the beam's crest), found by a golden-section search along the axis.
+// Keys: the capsule with features 0, 1 (ends), 2, 3 (edges) and 4 (nearest point). Each is a contact while its
+// gap is within the step's reach. The lever arm from the capsule's centre turns it with the contact's friction
+// and normal force. Beams do not meet each other, nor a periodic image of a bead.
 #include <Eigen/Dense>
 #include <utility>
 #include <vector>

@@ -63,7 +63,8 @@ std::string non_finite_after_solve(const Model& m, const std::vector<SweepContac
     if (!c.r.allFinite()) return "contact of " + body(c.kind_b, c.b) + " with " + body(c.kind_a, c.a) + impulse(c.r);
   for (const FlexibleContact& c : general.flexible.contacts)
     if (!c.r.allFinite())
-      return "contact of bead id " + std::to_string(ids[c.sphere]) + " with a beam" + impulse(c.r);
+      return "contact of " + body(c.rigid < m.bodies.spheres() ? BodyKind::Sphere : BodyKind::Capsule, c.rigid) +
+             " with a beam" + impulse(c.r);
   return non_finite_body(m);
 }
 

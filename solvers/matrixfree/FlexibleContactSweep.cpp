@@ -13,12 +13,16 @@ inline const double* response_column(const FlexibleContact& c, const FlexibleCon
   return set.response.data() + c.response + static_cast<std::size_t>(k) * set.bodies[c.body].dofs;
 }
 
-// The impulse change dr (frame) applied to the sphere (world d at lever arm p) and to the flexible body.
+// The impulse change dr (frame) applied to the rigid body (world d at lever arm p) and to the flexible body.
 inline void push(const FlexibleContact& c, const Eigen::Vector3d& dr, const FlexibleContactSweep& set,
                  const BodyArrays& b) {
   const Eigen::Vector3d d = dr[0] * c.n + dr[1] * c.t1 + dr[2] * c.t2;
-  b.v[c.sphere] += b.inv_mass[c.sphere] * d;
-  b.w[c.sphere] += b.inv_inertia[c.sphere] * c.p.cross(d);
+  const int i = c.rigid;
+  b.v[i] += b.inv_mass[i] * d;
+  if (i < b.spheres)
+    b.w[i] += b.inv_inertia[i] * c.p.cross(d);
+  else
+    b.w[i] += b.inv_inertia_world_of(i) * c.p.cross(d);
   const FlexibleBody& f = set.bodies[c.body];
   for (int k = 0; k < 3; ++k) {
     if (dr[k] == 0.0) continue;
@@ -42,8 +46,11 @@ void prepare_flexible_contact(FlexibleContact& c, const Eigen::Vector3d& n, cons
   F.row(0) = n.transpose(), F.row(1) = t1.transpose(), F.row(2) = t2.transpose();
   Eigen::Matrix3d px;
   px << 0.0, -p.z(), p.y(), p.z(), 0.0, -p.x(), -p.y(), p.x(), 0.0;
-  const Eigen::Matrix3d sphere = b.inv_mass[c.sphere] * Eigen::Matrix3d::Identity() - b.inv_inertia[c.sphere] * px * px;
-  Eigen::Matrix<double, 3, 3, Eigen::RowMajor> W = F * sphere * F.transpose();
+  const int i = c.rigid;
+  const Eigen::Matrix3d inv_inertia =
+      i < b.spheres ? Eigen::Matrix3d(b.inv_inertia[i] * Eigen::Matrix3d::Identity()) : b.inv_inertia_world_of(i);
+  const Eigen::Matrix3d rigid = b.inv_mass[i] * Eigen::Matrix3d::Identity() - px * inv_inertia * px;
+  Eigen::Matrix<double, 3, 3, Eigen::RowMajor> W = F * rigid * F.transpose();
   // J M̂⁻¹ Jᵀ: row a of J against column k of the response (M̂⁻¹ Jᵀ e_k), read at the contact's unknowns.
   for (int k = 0; k < 3; ++k) {
     const double* col = response.data() + c.response + static_cast<std::size_t>(k) * dofs;
@@ -56,7 +63,7 @@ void prepare_flexible_contact(FlexibleContact& c, const Eigen::Vector3d& n, cons
 
 Eigen::Vector3d flexible_contact_velocity(const FlexibleContact& c, const FlexibleContactSweep& set,
                                           const BodyArrays& b) {
-  const Eigen::Vector3d vp = b.v[c.sphere] + b.w[c.sphere].cross(c.p);
+  const Eigen::Vector3d vp = b.v[c.rigid] + b.w[c.rigid].cross(c.p);
   Eigen::Vector3d u(c.n.dot(vp) + c.extra, c.t1.dot(vp), c.t2.dot(vp));
   const double* v = set.bodies[c.body].v;
   for (int j = 0; j < 4; ++j)

@@ -55,6 +55,11 @@ double uniform(std::mt19937_64& gen) { return (static_cast<double>(gen() >> 11) 
 }  // namespace
 
 bool FillObstacles::clear(const Eigen::Vector3d& x, double r) const {
+  if (drums)
+    for (const contact::Drum& d : *drums) {
+      const Eigen::Vector3d rel = x - d.centre;
+      if ((rel - d.axis.dot(rel) * d.axis).norm() + r > d.radius) return false;
+    }
   if (cones)
     for (const contact::Cone& k : *cones) {
       contact::ContactPoint cp;
@@ -78,7 +83,7 @@ bool FillObstacles::clear(const Eigen::Vector3d& x, double r) const {
 
 FillObstacles obstacles_of(const Model& model) {
   FillObstacles o;
-  o.cones = &model.cones, o.meshes = &model.meshes;
+  o.cones = &model.cones, o.meshes = &model.meshes, o.drums = &model.drums;
   for (int k = 0; k < static_cast<int>(model.meshes.size()); ++k) {
     const MeshPose pose = mesh_pose(model, k, model.time);
     o.mesh_rotation.push_back(pose.R), o.mesh_translation.push_back(pose.t);

@@ -4,7 +4,8 @@
 // SizeDistribution first and placed largest first (small beads fill the gaps the large ones leave; the other
 // order jams far below the same fraction), each at uniformly random centres inside the region until one
 // overlaps nothing placed before it, nor the spheres given as already there, nor the planes, cones and meshes
-// given. The seed
+// given, and lies inside every drum given (a drum is the inside of a cylinder: a bead outside it would be deep in
+// its wall), so a pour fills a drum's bed from a box around the drum. The seed
 // fixes the result on every platform (mt19937_64 and inverse-transform draws only).
 #include <cstdint>
 #include <memory>
@@ -29,10 +30,11 @@ struct PlacedSphere {
   double radius;
 };
 
-// The fixed shapes a fill avoids besides its walls: cones and meshes (a moving or carried mesh where it is now).
-// Empty by default; obstacles_of(model) takes the model's.
+// The fixed shapes a fill avoids besides its walls: cones and meshes (a moving or carried mesh where it is now),
+// and drums, whose inside it keeps to. Empty by default; obstacles_of(model) takes the model's.
 struct FillObstacles {
   const std::vector<contact::Cone>* cones = nullptr;
+  const std::vector<contact::Drum>* drums = nullptr;
   const std::vector<std::shared_ptr<const contact::TriangleMesh>>* meshes = nullptr;
   // Where each mesh is (world = R X + t; MovingMeshContacts.hpp mesh_pose) and the volume it encloses
   // (contact::signed_volume), filled by obstacles_of; empty: every mesh fixed, open.
@@ -40,8 +42,8 @@ struct FillObstacles {
   std::vector<Eigen::Vector3d> mesh_translation;
   std::vector<double> mesh_volume;
 
-  // Whether the sphere (x, r) overlaps none of them and lies in no closed mesh's material (contact/MeshInside.hpp:
-  // inside a rock, outside a drum).
+  // Whether the sphere (x, r) overlaps none of them, lies in no closed mesh's material (contact/MeshInside.hpp:
+  // inside a rock, outside a drum) and lies wholly inside every drum.
   bool clear(const Eigen::Vector3d& x, double r) const;
 };
 FillObstacles obstacles_of(const Model& model);

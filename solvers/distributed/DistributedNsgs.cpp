@@ -6,6 +6,7 @@
 #include <string>
 
 #include "solvers/core/FrictionContactProblem.hpp"
+#include "solvers/distributed/FixedOrderSum.hpp"
 #include "solvers/matrixfree/AndersonSweep.hpp"
 #include "solvers/matrixfree/IsotropicContactSolve.hpp"
 
@@ -69,13 +70,8 @@ void DistributedNsgs::exchange(int phase, const BodyArrays& bodies) {
 }
 
 void DistributedNsgs::reduce_sums(const double* local, int n, double* total) {
-  // Every rank's partial sums, added in rank order: the same value on every rank, run after run (an
-  // MPI_Allreduce may add in an order that depends on the transport).
-  gathered_.resize(static_cast<std::size_t>(n) * size_);
-  MPI_Allgather(local, n, MPI_DOUBLE, gathered_.data(), n, MPI_DOUBLE, comm_);
-  for (int j = 0; j < n; ++j) total[j] = 0.0;
-  for (int r = 0; r < size_; ++r)
-    for (int j = 0; j < n; ++j) total[j] += gathered_[static_cast<std::size_t>(r) * n + j];
+  // The same bits on every rank, run after run, in log₂ R rounds (FixedOrderSum.hpp).
+  fixed_order_sum(comm_, local, n, total, reduce_scratch_);
 }
 
 double DistributedNsgs::reduce_sum(double local) {

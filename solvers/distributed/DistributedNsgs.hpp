@@ -3,9 +3,9 @@
 // rank sweeps the contacts RankPlan.hpp gives it, with the velocity exchanges the plan lists after the interior
 // sweep and after each interface colour, so the iterates are those of the one-process sweep (the same bits for
 // plain and relaxed sweeps with the same blocks, whatever the rank count). The stopping test is the common
-// residual of solvers/core/FrictionContactProblem.hpp: each rank sums its contacts' squared errors, the sums are
-// gathered and added in rank order (the same value on every rank, and the same for a fixed rank count from run
-// to run). Anderson acceleration (AndersonSweep.hpp) runs on the same plan: each rank keeps the history of its
+// residual of solvers/core/FrictionContactProblem.hpp: each rank sums its contacts' squared errors, and the sums
+// are added over the ranks by a fixed binary tree (FixedOrderSum.hpp: the same value on every rank, and the same
+// for a fixed rank count from run to run, in log₂ R rounds). Anderson acceleration (AndersonSweep.hpp) runs on the same plan: each rank keeps the history of its
 // own contacts, the Gram entries are reduced like the residual, and every rank takes the same γ.
 //
 // The model is held whole by every rank (this first stage of issue 15 spreads the solve, where a granular step
@@ -57,7 +57,7 @@ class DistributedNsgs final : public matrixfree::PartitionedSolve {
   SolveTimes times_;
   std::vector<std::vector<double>> send_buffers_, recv_buffers_;
   std::vector<MPI_Request> requests_;
-  std::vector<double> gathered_;  // reduce_sums: every rank's partial sums
+  std::vector<double> reduce_scratch_;  // reduce_sums (FixedOrderSum.hpp)
   std::vector<double> pack_, unpack_;
   std::vector<int> counts_, offsets_, interface_count_;
   std::vector<const double*> from_;

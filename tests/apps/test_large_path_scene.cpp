@@ -894,5 +894,29 @@ TEST_CASE("examples/rods_on_beam.yaml: rods and beads land on the cantilever and
   CHECK(on_beam >= 4);
   const std::vector<double> wq(scene.model.lti[0].q.data(), scene.model.lti[0].q.data() + scene.model.lti[0].q.size());
   CHECK(*std::min_element(wq.begin(), wq.end()) < -1e-7);  // the beam bends under them
+  // A run to 0.125 s continued from its archive ends in the bits of the straight run: the rods' beam contacts
+  // (keyed by capsule and feature) warm-start from the archived cache like the beads'.
+  LoadOptions half;
+  half.overrides.push_back({"--t-end 0.125", "integrator.t_end", "0.125"});
+  Scene first = load_scene(file, half), second = load_scene(file, lo);
+  o.out_dir = dir / "half";
+  REQUIRE(run_large_path_scene(first, o, {}, log) == 0);
+  o.out_dir = dir / "continued";
+  REQUIRE(run_large_path_scene(second, o, dir / "half" / "restart.h5", log) == 0);
+  Scene sa = load_scene(file), sc = load_scene(file);
+  Model &a = sa.model, &c = sc.model;
+  RestartExtras ea, ec;
+  read_restart(dir / "out" / "restart.h5", a, &ea);
+  read_restart(dir / "continued" / "restart.h5", c, &ec);
+  CHECK(a.step == 250);
+  CHECK(same_bits(a.bodies.x, c.bodies.x));
+  CHECK(same_bits(a.bodies.w, c.bodies.w));
+  CHECK((a.lti[0].q.array() == c.lti[0].q.array()).all());
+  CHECK(same_bits(ea.cache.impulses, ec.cache.impulses));
+  int capsule_beam_keys = 0;
+  for (contact::ContactKey k : ea.cache.keys)
+    capsule_beam_keys += contact::is_obstacle_key(k) && contact::obstacle_kind(k) == contact::KeyObstacle::Beam &&
+                         contact::key_touches(k, contact::KeyBody::Capsule);
+  CHECK(capsule_beam_keys >= 4);
   fs::remove_all(dir.parent_path());
 }

@@ -232,7 +232,7 @@ int check_command(const std::string& file, const std::vector<std::string>& sets,
               << m.meshes.size() << " meshes (";
     std::size_t triangles = 0;
     for (const auto& mesh : m.meshes) triangles += mesh->triangles.size();
-    std::cout << triangles << " triangles), " << m.materials.count() << " materials; h = " << scene.integrator.h << ", t_end = " << scene.t_end
+    std::cout << triangles << " triangles), " << m.detection.beams.size() << " FE beams, " << m.materials.count() << " materials; h = " << scene.integrator.h << ", t_end = " << scene.t_end
               << " (" << steps << " steps)\n";
     return 0;
   }

@@ -69,6 +69,11 @@ double second_order_drift(const GeneralCandidate& g, const Model& m, const std::
     // A bead in a drum: inside a concave surface a straight path leaves it, so the gap closes by ~(v_T h)²/2R.
     const contact::Drum& drum = m.drums[contact::obstacle_index(g.key)];
     if (contact::sphere_drum_point(drum, caps.x[g.b] + h * caps.v[g.b], caps.radius[g.b], pts[0])) gap = pts[0].gap;
+  } else if (contact::obstacle_kind(g.key) == contact::KeyObstacle::Drum) {
+    // A capsule's end in a drum: as a bead's, the end carried along by the capsule's rigid motion.
+    const contact::Drum& drum = m.drums[contact::obstacle_index(g.key)];
+    const contact::CapsuleShape b = advanced(caps, g.b, h);
+    if (contact::sphere_drum_point(drum, b.end(g.point.feature), b.radius, pts[0])) gap = pts[0].gap;
   } else if (contact::obstacle_kind(g.key) == contact::KeyObstacle::Plane) {
     gap = pick(contact::capsule_wall_points(walls[contact::obstacle_index(g.key)], advanced(caps, g.b, h), pts));
   } else if (contact::obstacle_kind(g.key) == contact::KeyObstacle::Cone) {
@@ -85,24 +90,37 @@ double second_order_drift(const GeneralCandidate& g, const Model& m, const std::
   return std::min(0.0, gap - g.point.gap - h * un_kinematic);
 }
 
-// Beads inside drums, appended in bead order (serial: one cheap test per bead and drum). A drum's axis must be
-// the periodic one, if any: the radial distance does not depend on the position along it.
+// Beads and capsules inside drums, appended in body order (serial: one cheap test per body and drum). A drum's
+// axis must be the periodic one, if any: the radial distance does not depend on the position along it. A capsule
+// touches a drum with its ends only: inside a cylinder the distance from the axis is convex along a segment, so
+// its largest value, the nearest approach to the wall, is at an end (features 0 and 1).
 void detect_drum_contacts(const Model& m, double margin, std::vector<GeneralCandidate>& out) {
-  const RigidBodies& beads = m.bodies;
+  const RigidBodies& bodies = m.bodies;
   contact::ContactPoint cp;
   for (int d = 0; d < static_cast<int>(m.drums.size()); ++d) {
     const contact::Drum& drum = m.drums[d];
-    for (int j = 0; j < beads.spheres(); ++j) {
-      if (!contact::sphere_drum_point(drum, beads.x[j], beads.radius[j], cp) || cp.gap > margin) continue;
+    auto add = [&](int j, BodyKind kind, int feature, const Eigen::Vector3d& lever) {
       GeneralCandidate g;
-      g.a = -1, g.b = j, g.kind_a = BodyKind::Fixed, g.kind_b = BodyKind::Sphere;
-      const ContactLaw& law = m.materials.law(m.material_of_drum(d), beads.material[j]);
-      g.point = cp, g.mu = law.mu, g.e = law.e, g.rolling = law.rolling;
-      g.key = contact::obstacle_key(contact::KeyObstacle::Drum, static_cast<std::uint32_t>(d), 0, contact::KeyBody::Sphere,
-                                    beads.id[j]);
-      g.wall_velocity = drum.velocity_at(beads.x[j] + cp.pb);
+      g.a = -1, g.b = j, g.kind_a = BodyKind::Fixed, g.kind_b = kind;
+      const ContactLaw& law = m.materials.law(m.material_of_drum(d), bodies.material[j]);
+      g.point = cp, g.mu = law.mu, g.e = law.e, g.rolling = kind == BodyKind::Sphere ? law.rolling : 0.0;
+      g.point.pb += lever, g.point.feature = feature;
+      g.key = contact::obstacle_key(contact::KeyObstacle::Drum, static_cast<std::uint32_t>(d), feature,
+                                    kind == BodyKind::Sphere ? contact::KeyBody::Sphere : contact::KeyBody::Capsule,
+                                    bodies.id[j]);
+      g.wall_velocity = drum.velocity_at(bodies.x[j] + g.point.pb);
       g.wall_spin = drum.angular_velocity * drum.axis;
       out.push_back(g);
+    };
+    for (int j = 0; j < bodies.spheres(); ++j)
+      if (contact::sphere_drum_point(drum, bodies.x[j], bodies.radius[j], cp) && cp.gap <= margin)
+        add(j, BodyKind::Sphere, 0, Eigen::Vector3d::Zero());
+    for (int c = 0; c < bodies.capsules(); ++c) {
+      const int i = bodies.capsule(c);
+      const contact::CapsuleShape shape = capsule_shape(bodies, i);
+      for (int end = 0; end < 2; ++end)
+        if (contact::sphere_drum_point(drum, shape.end(end), shape.radius, cp) && cp.gap <= margin)
+          add(i, BodyKind::Capsule, end, shape.end(end) - shape.centre);
     }
   }
 }

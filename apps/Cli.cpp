@@ -16,6 +16,7 @@
 #include "apps/PlotScript.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/RunOutputs.hpp"
+#include "apps/RunSummary.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneLoader.hpp"
 #include "apps/SceneRun.hpp"
@@ -202,7 +203,8 @@ int run_command(const RunFlags& f) {
       std::cerr << "talus: interrupted at t = " << r.time << "; " << r.rows << " rows kept in " << dir << '\n';
       break;
   }
-  if (!f.no_plot) run_plot_script(options.out_dir, std::cerr);
+  // The figures are drawn after run.json was committed: listed in it once they exist.
+  if (!f.no_plot && run_plot_script(options.out_dir, std::cerr)) list_in_run_summary(options.out_dir, plot_files());
   switch (r.status) {
     case RunStatus::Completed: return 0;
     case RunStatus::StepFailed: return 2;

@@ -1,7 +1,12 @@
 #include "apps/RunSummary.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <stdexcept>
 
+#include "apps/JsonOutput.hpp"
+#include "apps/RunOutputs.hpp"
 #include "apps/Version.hpp"
 
 namespace talus::app {
@@ -62,6 +67,24 @@ nlohmann::ordered_json run_summary_json(const RunSummary& s) {
   for (auto it = s.units.begin(); it != s.units.end(); ++it) units[it.key()] = it.value();
   j["units"] = units;
   return j;
+}
+
+void list_in_run_summary(const std::filesystem::path& dir, const std::vector<std::string>& names) {
+  const std::filesystem::path file = dir / kRunJsonFile;
+  nlohmann::ordered_json j;
+  try {
+    std::ifstream in(file);
+    if (!in) throw std::runtime_error("cannot open it");
+    j = nlohmann::ordered_json::parse(in);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file.string() + ": cannot read the run summary: " + e.what());
+  }
+  nlohmann::ordered_json& files = j["files"];
+  bool added = false;
+  for (const std::string& n : names)
+    if (std::filesystem::is_regular_file(dir / n) && std::find(files.begin(), files.end(), n) == files.end())
+      files.push_back(n), added = true;
+  if (added) write_json_file(file, j);
 }
 
 }  // namespace talus::app

@@ -18,6 +18,7 @@
 //   path's time-series rows and columns), units.
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -54,5 +55,10 @@ nlohmann::ordered_json common_parameters(const std::string& scheme, double h, do
 
 // The document (layout above).
 nlohmann::ordered_json run_summary_json(const RunSummary& s);
+
+// Adds to dir/run.json's "files" those of `names` that exist in dir and are not listed yet (figures drawn after the
+// summary was written), rewriting it through a temporary file. Throws std::runtime_error naming the file when it
+// cannot be read or written.
+void list_in_run_summary(const std::filesystem::path& dir, const std::vector<std::string>& names);
 
 }  // namespace talus::app

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -204,6 +205,18 @@ TEST_CASE("the memory limit (--max-memory) bounds the scene, and a bad size is r
   const Result bad = run_talus({"check", beam.string(), "--max-memory", "lots"});
   CHECK(bad.status == 1);
   CHECK(bad.err.find("--max-memory: 'lots' is not a memory size") != std::string::npos);
+}
+
+TEST_CASE("a single scene's figures, drawn after run.json, are listed in its files", "[apps][cli]") {
+  TempDir dir;
+  REQUIRE(run_talus({"run", kBall.string(), "--out", dir.path.string(), "--quiet", "--t-end", "0.05"}).status == 0);
+  const auto json = nlohmann::json::parse(slurp(dir.path / "run.json"));
+  std::vector<std::string> listed = json["files"].get<std::vector<std::string>>();
+  std::sort(listed.begin(), listed.end());
+  // python3-matplotlib is one of the project's dependencies (scripts/install-deps.sh): the four figures are there.
+  CHECK(listed == std::vector<std::string>{"energy.png", "positions.png", "reactions.png", "restart.h5", "run.json",
+                                           "timeseries.csv", "timeseries.h5", "velocities.png"});
+  CHECK(files_in(dir.path) == listed);
 }
 
 TEST_CASE("talus run --help names the files each kind of run writes", "[apps][cli]") {

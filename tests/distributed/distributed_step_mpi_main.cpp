@@ -21,19 +21,13 @@
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 #include "solvers/distributed/DistributedNsgs.hpp"
+#include "tests/distributed/MpiTestReport.hpp"
 
 using namespace talus;
 using namespace talus::granular;
+using namespace talus::mpitest;
 
 namespace {
-
-int failures = 0;
-int rank = 0, ranks = 1;
-
-void fail(const std::string& what) {
-  std::printf("rank %d of %d: FAILED: %s\n", rank, ranks, what.c_str());
-  ++failures;
-}
 
 GranularScene pile() {
   BeadSpec spec;

@@ -16,18 +16,12 @@
 #include <vector>
 
 #include "solvers/distributed/FixedOrderSum.hpp"
+#include "tests/distributed/MpiTestReport.hpp"
 
 using namespace talus::distributed;
+using namespace talus::mpitest;
 
 namespace {
-
-int failures = 0;
-int rank = 0, ranks = 1;
-
-void fail(const std::string& what) {
-  std::printf("rank %d of %d: FAILED: %s\n", rank, ranks, what.c_str());
-  ++failures;
-}
 
 // Rank r's value of entry j in round k: ranks 0 and 2 give nearly opposite terms of order 1e16, the others terms
 // of order 1, so that the order of the additions shows in the bits ((1e16 + 1) − 1e16 is 0, (1e16 − 1e16) + 1 is 1).

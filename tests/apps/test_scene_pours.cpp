@@ -287,3 +287,12 @@ TEST_CASE("a pour fills a drum's bed from a box around it: every bead inside the
   CHECK(j["results"]["beads_left"] == 150);
   fs::remove_all(o.out_dir);
 }
+
+TEST_CASE("examples/drum_bed.yaml pours its 246 beads inside the drum", "[apps][pours][drum]") {
+  const app::Scene scene = app::load_scene(std::filesystem::path(TALUS_SOURCE_DIR) / "examples" / "drum_bed.yaml");
+  const RigidBodies& b = scene.model.bodies;
+  REQUIRE(scene.model.drums.size() == 1);
+  const double R = scene.model.drums[0].radius;
+  CHECK(b.spheres() == 246);
+  for (int i = 0; i < b.spheres(); ++i) CHECK(std::hypot(b.x[i].x(), b.x[i].z()) + b.radius[i] <= R * (1.0 + 1e-12));
+}

@@ -780,7 +780,8 @@ double integral(const Reader& r, const char* name, double x, double lo, double h
 void write_restart(const Path& file, const talus::Model& m, const contact::ContactCache* cache,
                    const RunCounters* counters, const contact::ContactCache* position_cache,
                    const std::vector<double>* joint_impulses, const std::vector<double>* joint_position_impulses,
-                   const contact::ContactCache* rolling_cache) {
+                   const contact::ContactCache* rolling_cache, const std::vector<double>* beam_a,
+                   const std::vector<double>* beam_vdot) {
   if (const std::string bad = non_finite_body(m); !bad.empty())
     throw std::runtime_error(file.string() + ": not written: the state is not finite (" + bad + ")");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -826,6 +827,12 @@ void write_restart(const Path& file, const talus::Model& m, const contact::Conta
       w.matrix("dofs", dofs.data(), dofs.size(), 1, "1", "unknowns of each beam (the model's LTI systems, in order)");
       w.matrix("q", q.data(), q.size(), 1, "m, rad", "the beams' coordinates (nodal deflections and slopes)");
       w.matrix("v", v.data(), v.size(), 1, "m/s, rad/s", "the beams' velocities");
+      if (beam_a && beam_vdot && beam_a->size() == q.size() && beam_vdot->size() == q.size()) {
+        w.matrix("a", beam_a->data(), beam_a->size(), 1, "m/s^2, rad/s^2",
+                 "generalized-α: the beams' acceleration-like variable a_n (seed 004 eq 41e)");
+        w.matrix("vdot", beam_vdot->data(), beam_vdot->size(), 1, "m/s^2, rad/s^2",
+                 "generalized-α: the beams' smooth acceleration ṽ̇_n (seed 004 eq 40d)");
+      }
     }
     if (joint_impulses && !joint_impulses->empty()) {
       Group g(f, "joints", true, file);
@@ -970,6 +977,11 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
       }
       const auto q = r.doubles("q", total, 1), v = r.doubles("v", total, 1);
       r.finite("q", q, 1), r.finite("v", v, 1);
+      if (H5Lexists(g.id, "a", H5P_DEFAULT) > 0 && H5Lexists(g.id, "vdot", H5P_DEFAULT) > 0) {
+        x.beam_a = r.doubles("a", total, 1), x.beam_vdot = r.doubles("vdot", total, 1);
+        r.finite("a", x.beam_a, 1), r.finite("vdot", x.beam_vdot, 1);
+        x.has_beam_accelerations = true;
+      }
       hsize_t at = 0;
       for (hsize_t k = 0; k < nb; ++k) {
         const Index n = m.lti[k].dofs();

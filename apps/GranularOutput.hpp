@@ -120,6 +120,9 @@ struct RestartExtras {
   // The joints' warm start (GranularStepper::joint_impulses, joint_position_impulses), when the run had joints.
   std::vector<double> joint_impulses, joint_position_impulses;
   bool has_joints = false;
+  // Generalized-α's a_n and ṽ̇_n of the FE beams (GranularStepper::beam_accelerations), when the run had them.
+  std::vector<double> beam_a, beam_vdot;
+  bool has_beam_accelerations = false;
 };
 
 // Refuses (std::runtime_error naming the file) a model with a non-finite value: a restart archive never holds NaN.
@@ -131,7 +134,8 @@ void write_restart(const std::filesystem::path& file, const talus::Model& model,
                    const contact::ContactCache* position_cache = nullptr,
                    const std::vector<double>* joint_impulses = nullptr,
                    const std::vector<double>* joint_position_impulses = nullptr,
-                   const contact::ContactCache* rolling_cache = nullptr);
+                   const contact::ContactCache* rolling_cache = nullptr,
+                   const std::vector<double>* beam_a = nullptr, const std::vector<double>* beam_vdot = nullptr);
 // Replaces model's beads, capsules (none when the archive has none), time and step by the archive's, and
 // fills `extras` when given. The archive is validated before anything is replaced: finite values, positive
 // radii and masses, consistent sizes, unique ids below the next id, a finite clock >= 0, strictly increasing

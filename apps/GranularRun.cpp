@@ -918,6 +918,12 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   if (extras.has_rolling_cache) extras.rolling_cache.load_into(stepper.rolling_cache());
   if (extras.has_counters) counters = extras.counters;
   if (extras.has_joints) stepper.restore_joint_impulses(extras.joint_impulses, extras.joint_position_impulses);
+  if (extras.has_beam_accelerations && p.scheme == GranularScheme::GeneralizedAlpha)
+    stepper.restore_beam_accelerations(extras.beam_a, extras.beam_vdot);
+  if (!restart.empty() && !o.quiet && !m.lti.empty() && p.scheme == GranularScheme::GeneralizedAlpha &&
+      !extras.has_beam_accelerations)
+    log << "talus: " << restart << " holds no generalized-alpha beam accelerations (a Moreau-Jean run's archive, or an "
+           "older one): the beams start from a_n = M^-1 f(q_n, v_n)\n";
   if (!restart.empty() && !o.quiet && !extras.has_contacts)
     log << "talus: " << restart << " holds no contact cache (an older archive): the first step starts cold\n";
   if (!restart.empty() && !o.quiet && !m.interactions.empty() && !extras.has_joints)
@@ -1018,15 +1024,17 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   auto save_restart = [&] {
     const auto t0 = ProfileClock::now();
     const bool ga = p.scheme == GranularScheme::GeneralizedAlpha;
+    std::vector<double> beam_a, beam_vdot;
+    if (ga) stepper.beam_accelerations(beam_a, beam_vdot);
     write_restart(out / "restart.h5", m, &stepper.contact_cache(), &counters, ga ? &stepper.position_cache() : nullptr,
                   &stepper.joint_impulses(), ga ? &stepper.joint_position_impulses() : nullptr,
-                  &stepper.rolling_cache());
+                  &stepper.rolling_cache(), &beam_a, &beam_vdot);
     written("restart.h5");
     restart_step = m.step;
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
   };
 
-  long worst_sweeps = 0, total_sweeps = 0, steps = 0;
+  long worst_sweeps = 0, total_sweeps = 0, steps = 0, beam_resolves = 0;
   double worst_residual = 0.0, worst_penetration = 0.0;
   counters.dropped = counters.dropped || sc.events.drop_time < 0;
   int status = -1;  // running
@@ -1065,6 +1073,12 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     pa["contact_order"] = p.contact_order == GranularParameters::ContactOrder::BottomUp  ? "bottom_up"
                           : p.contact_order == GranularParameters::ContactOrder::TopDown ? "top_down"
                                                                                          : "detection";
+    if (!m.lti.empty()) {
+      if (p.scheme == GranularScheme::GeneralizedAlpha)
+        pa["rho_infinity"] = p.rho_infinity;
+      else
+        pa["theta"] = p.beam_theta;
+    }
     su.beads = static_cast<int>(n0), su.capsules = static_cast<int>(n_capsules0);
     su.rigid_bodies = static_cast<int>(n0 + n_capsules0);
     su.lti = static_cast<int>(m.lti.size()), su.nonlinear = static_cast<int>(m.nonlinear.size());
@@ -1080,6 +1094,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     re["worst_residual"] = worst_residual;
     re["mean_sweeps"] = steps ? double(total_sweeps) / steps : 0.0;
     re["worst_sweeps"] = worst_sweeps;
+    if (!m.lti.empty() && p.scheme == GranularScheme::GeneralizedAlpha) re["beam_coupling_resolves"] = beam_resolves;
     re["max_penetration_over_r"] = worst_penetration / std::max(radius, 1e-300);
     re["final_ke_over_Nmgr"] = ke_ratio;
     re["removed_beads"] = counters.removed;
@@ -1142,6 +1157,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     if (n_joints > 0) add_joint_impulses();
     contacts_valid = true;
     total_sweeps += r.solver.iterations;
+    beam_resolves += r.beam_resolves;
     worst_sweeps = std::max<long>(worst_sweeps, r.solver.iterations);
     worst_residual = std::max(worst_residual, r.solver.residual);
     worst_penetration = std::max(worst_penetration, r.max_penetration);

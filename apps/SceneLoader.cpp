@@ -1532,10 +1532,10 @@ void SceneBuilder::read_large_path_integrator(const Field& f) {
   for (auto it = f.node.begin(); it != f.node.end(); ++it) {
     const std::string k = it->first.Scalar();
     if (std::find(std::begin(keys), std::end(keys), k) != std::end(keys)) continue;
-    if (k == "theta" && !beams_.empty()) continue;  // the beams' θ
+    if ((k == "theta" || k == "rho_infinity") && !beams_.empty()) continue;  // the beams' θ or ρ∞ (below)
     std::string list;
     for (std::string_view x : keys) list += (list.empty() ? "" : ", ") + std::string(x);
-    if (!beams_.empty()) list += ", theta";
+    if (!beams_.empty()) list += ", theta (moreau_jean), rho_infinity (generalized_alpha)";
     in_.fail({it->first, join_path(f.path, k), it->first.Mark()}, "is not read by path: large (its keys: " + list + ")");
   }
   LargePathSettings large;
@@ -1579,17 +1579,20 @@ void SceneBuilder::read_large_path_integrator(const Field& f) {
              {"bottom_up", granular::GranularParameters::ContactOrder::BottomUp},
              {"top_down", granular::GranularParameters::ContactOrder::TopDown}});
   if (auto x = in_.optional(f, "partitions")) p.partitions = count(*x, 0, 4096);
-  // θ of the FE beams' θ-method (engine/granular/BeamContacts.hpp); the beads keep θ = 1.
+  // The FE beams' own parameter under each scheme (engine/granular/BeamContacts.hpp): θ of their θ-method under
+  // Moreau–Jean (the beads keep θ = 1), ρ∞ under generalized-α (beads and capsules do not depend on it). Each is
+  // refused under the other scheme, where it would do nothing.
+  const bool ga = p.scheme == granular::GranularScheme::GeneralizedAlpha;
   if (auto x = in_.optional(f, "theta")) {
+    if (ga) in_.fail(*x, "is the FE beams' theta under moreau_jean: generalized_alpha reads rho_infinity instead");
     p.beam_theta = in_.number(*x);
     if (!(p.beam_theta >= 0.0 && p.beam_theta <= 1.0))
       in_.fail(*x, "is " + std::to_string(p.beam_theta) + " (expected 0 <= theta <= 1)");
   }
-  if (!beams_.empty() && p.scheme == granular::GranularScheme::GeneralizedAlpha)
-    in_.fail(*in_.optional(f, "scheme"), "is generalized_alpha, but the scene has the beam '" +
-                                             scene_.model.lti[beams_[0].lti].name +
-                                             "': the large path steps FE beams under moreau_jean only (expected "
-                                             "moreau_jean, or path: small for generalized-alpha)");
+  if (auto x = in_.optional(f, "rho_infinity")) {
+    if (!ga) in_.fail(*x, "is the FE beams' spectral radius under generalized_alpha: moreau_jean reads theta instead");
+    p.rho_infinity = in_.in_range(*x, 0.0, 1.0);
+  }
   if (!beams_.empty() && p.solver != granular::GranularSolver::MatrixFree &&
       p.solver != granular::GranularSolver::Anderson)
     in_.fail(*in_.optional(f, "solver"), "is " + granular::granular_solver_name(p.solver) +

@@ -18,13 +18,65 @@ double side_of(const BeamContacts& s, contact::ContactKey key) {
   return it != s.sides.end() && it->first == key ? it->second : 0.0;
 }
 
+// Generalized-α's constant matrices (header): S = M + hγc C + h²βc K, the two responses and Z's two parts.
+void prepare_generalized_alpha(BeamContacts::Beam& b, const LagrangianLti& sys, double h,
+                               const GeneralizedAlphaCoefficients& k) {
+  const int n = static_cast<int>(sys.dofs());
+  const double c = (1.0 - k.alpha_f) / (1.0 - k.alpha_m);
+  const Eigen::MatrixXd M(sys.M);
+  const Eigen::MatrixXd K = sys.K.size() ? Eigen::MatrixXd(sys.K) : Eigen::MatrixXd::Zero(n, n);
+  const Eigen::MatrixXd C = sys.C.size() ? Eigen::MatrixXd(sys.C) : Eigen::MatrixXd::Zero(n, n);
+  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
+  b.mass.compute(M);
+  const Eigen::LLT<Eigen::MatrixXd> S(M + h * k.gamma * c * C + h * h * k.beta * c * K);
+  if (b.mass.info() != Eigen::Success || S.info() != Eigen::Success)
+    throw std::invalid_argument("granular: beam '" + sys.name + "': M or M + h gamma c C + h^2 beta c K is not positive definite");
+  const Eigen::MatrixXd Minv = b.mass.solve(I);
+  b.smooth_inverse = S.solve(I);
+  b.stiffness_coupling = h * (b.smooth_inverse * K * Minv);
+  if (sys.C.size())
+    b.damping_coupling = b.smooth_inverse * C * Minv;
+  else
+    b.damping_coupling.resize(0, 0);
+  // Both responses are symmetric for Rayleigh damping (C, K and M commute through M⁻¹); symmetrised so that every
+  // contact block of W is exactly symmetric.
+  auto symmetric = [](const Eigen::MatrixXd& A) { return Eigen::MatrixXd(0.5 * (A + A.transpose())); };
+  b.inverse = symmetric(sys.C.size() ? Eigen::MatrixXd(Minv - (h * k.gamma * c) * b.damping_coupling) : Minv);
+  b.position_inverse = symmetric(Minv - (h * k.beta * c) * b.stiffness_coupling);
+  b.position = Vector::Zero(n);
+  b.a.resize(0), b.vdot.resize(0);
+}
+
+// Jᵀ r over the contacts of `set` on its body `body` (n unknowns).
+void generalized_impulse(const matrixfree::FlexibleContactSweep& set, int body, int n, Vector& out) {
+  out.setZero(n);
+  for (const matrixfree::FlexibleContact& c : set.contacts)
+    if (c.body == body)
+      for (int j = 0; j < 4; ++j)
+        if (c.dof[j] >= 0) out[c.dof[j]] += c.J.col(j).dot(c.r);
+}
+
+// ṽ̇_n and a_n of a beam that has none yet (the first step, or a restart from an archive without them):
+// ṽ̇_0 = M⁻¹ f(t, q, v) = a_0, the small path's start (NonsmoothGeneralizedAlpha.cpp).
+void start_accelerations(BeamContacts::Beam& beam, const LagrangianLti& sys, double t) {
+  if (beam.a.size() == sys.dofs() && beam.vdot.size() == sys.dofs()) return;
+  sys.external_force(t, beam.force);
+  if (sys.C.size()) beam.force -= sys.C * sys.v;
+  if (sys.K.size()) beam.force -= sys.K * sys.q;
+  beam.vdot = beam.mass.solve(beam.force);
+  beam.a = beam.vdot;
+}
+
 }  // namespace
 
-void prepare_beam_contacts(BeamContacts& s, const Model& m, double h, double theta) {
+void prepare_beam_contacts(BeamContacts& s, const Model& m, double h, double theta,
+                           const GeneralizedAlphaCoefficients* generalized_alpha) {
   if (!(theta >= 0.0 && theta <= 1.0))
     throw std::invalid_argument("granular: the beams' theta is " + std::to_string(theta) + " (expected 0 <= theta <= 1)");
   s.beams.clear();
   s.h = h, s.theta = theta;
+  s.generalized_alpha = generalized_alpha != nullptr;
+  if (generalized_alpha) s.coefficients = *generalized_alpha;
   const std::vector<ContactBeam>& listed = m.detection.beams;
   for (std::size_t i = 0; i < m.lti.size(); ++i) {
     const auto it = std::find_if(listed.begin(), listed.end(), [&](const ContactBeam& b) { return b.lti == Index(i); });
@@ -41,13 +93,17 @@ void prepare_beam_contacts(BeamContacts& s, const Model& m, double h, double the
     BeamContacts::Beam b;
     b.lti = static_cast<int>(i);
     b.detection = static_cast<int>(it - listed.begin());
-    Eigen::MatrixXd Mhat = Eigen::MatrixXd(sys.M);
-    if (sys.C.size()) Mhat += h * theta * Eigen::MatrixXd(sys.C);
-    if (sys.K.size()) Mhat += h * h * theta * theta * Eigen::MatrixXd(sys.K);
-    const Eigen::LLT<Eigen::MatrixXd> llt(Mhat);
-    if (llt.info() != Eigen::Success)
-      throw std::invalid_argument("granular: beam '" + sys.name + "': M + h theta C + h^2 theta^2 K is not positive definite");
-    b.inverse = llt.solve(Eigen::MatrixXd::Identity(sys.dofs(), sys.dofs()));
+    if (s.generalized_alpha) {
+      prepare_generalized_alpha(b, sys, h, s.coefficients);
+    } else {
+      Eigen::MatrixXd Mhat = Eigen::MatrixXd(sys.M);
+      if (sys.C.size()) Mhat += h * theta * Eigen::MatrixXd(sys.C);
+      if (sys.K.size()) Mhat += h * h * theta * theta * Eigen::MatrixXd(sys.K);
+      const Eigen::LLT<Eigen::MatrixXd> llt(Mhat);
+      if (llt.info() != Eigen::Success)
+        throw std::invalid_argument("granular: beam '" + sys.name + "': M + h theta C + h^2 theta^2 K is not positive definite");
+      b.inverse = llt.solve(Eigen::MatrixXd::Identity(sys.dofs(), sys.dofs()));
+    }
     s.beams.push_back(std::move(b));
   }
   for (const ContactBeam& b : listed)
@@ -57,7 +113,7 @@ void prepare_beam_contacts(BeamContacts& s, const Model& m, double h, double the
 }
 
 double build_beam_contacts(BeamContacts& s, Model& m, double margin, const contact::ContactCache& cache,
-                           matrixfree::FlexibleContactSweep& out) {
+                           matrixfree::FlexibleContactSweep& out, const contact::ContactCache* position_cache) {
   using matrixfree::FlexibleContact;
   const RigidBodies& b = m.bodies;
   const double h = s.h;
@@ -67,12 +123,27 @@ double build_beam_contacts(BeamContacts& s, Model& m, double margin, const conta
   s.keys.clear();
   s.next_sides.clear();
   s.low.clear(), s.high.clear(), s.box_begin.clear();
+  const bool ga = s.generalized_alpha;
+  if (ga && !position_cache) throw std::logic_error("build_beam_contacts: generalized-alpha needs the position cache");
+  matrixfree::FlexibleContactSweep& pos = s.position_set;
+  pos.contacts.clear();
+  pos.bodies.resize(ga ? s.beams.size() : 0);
+  pos.response.clear();
+  const GeneralizedAlphaCoefficients& co = s.coefficients;
   double max_pen = 0.0;
   const matrixfree::BodyArrays view = body_arrays(b);
   for (std::size_t k = 0; k < s.beams.size(); ++k) {
-    const BeamContacts::Beam& beam = s.beams[k];
+    BeamContacts::Beam& beam = s.beams[k];
     LagrangianLti& sys = m.lti[beam.lti];
     out.bodies[k] = {sys.v.data(), static_cast<int>(sys.dofs())};
+    // Generalized-α: a⁰ and the beam's predicted displacement q* − q_k − h v_k (header), for the activation.
+    Vector predicted;
+    if (ga) {
+      pos.bodies[k] = {beam.position.data(), static_cast<int>(sys.dofs())};
+      start_accelerations(beam, sys, m.time);
+      beam.a0 = (co.alpha_f * beam.vdot - co.alpha_m * beam.a) / (1.0 - co.alpha_m);
+      predicted = h * h * ((0.5 - co.beta) * beam.a + co.beta * beam.a0);
+    }
     const BeamContactGeometry& g = m.detection.beams[beam.detection].geometry;
     const int first = static_cast<int>(s.low.size());
     s.box_begin.push_back(first);
@@ -116,15 +187,45 @@ double build_beam_contacts(BeamContacts& s, Model& m, double margin, const conta
       c.extra = 0.0;
       const double e = law.e;
       const double un_k = matrixfree::flexible_contact_velocity(c, out, view)[0];
-      if (bc.gap > (e > 0.0 ? contact::kClosedGapFraction * r : 0.0) && !(e > 0.0 && bc.gap + h * un_k <= 0.0))
+      if (ga) {
+        // Generalized-α (header): Newton's law when the predicted gap g(q*) is closed, the open law otherwise.
+        double g_star = bc.gap + h * un_k + (b.inv_mass[i] > 0.0 ? 0.5 * h * h * bc.frame.n.dot(m.gravity) : 0.0);
+        for (int j = 0; j < 4; ++j)
+          if (c.dof[j] >= 0) g_star += c.J(0, j) * predicted[c.dof[j]];
+        if (g_star > 0.0)
+          c.extra = bc.gap / h;
+        else if (e > 0.0)
+          c.extra = e * std::min(0.0, un_k);
+      } else if (bc.gap > (e > 0.0 ? contact::kClosedGapFraction * r : 0.0) && !(e > 0.0 && bc.gap + h * un_k <= 0.0)) {
         c.extra = bc.gap / h;
-      else if (e > 0.0)
+      } else if (e > 0.0) {
         c.extra = e * std::min(0.0, un_k);
+      }
       max_pen = std::max(max_pen, -bc.gap);
-      const Eigen::Vector3d R = cache.find(key);
-      Eigen::Vector3d rr(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
-      solvers::project_on_cone(rr.data(), 3, law.mu);
-      c.r = rr;
+      auto warm = [&](const contact::ContactCache& from) {
+        const Eigen::Vector3d R = from.find(key);
+        Eigen::Vector3d rr(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
+        solvers::project_on_cone(rr.data(), 3, law.mu);
+        return rr;
+      };
+      c.r = warm(cache);
+      if (!ga) return;
+      // The position problem's contact: the same geometry, the response S⁻¹(M + hγc C) M⁻¹ Jᵀ, the target
+      // g(q_{k+1}) = gap + h V_N >= 0, its own warm start.
+      FlexibleContact& d = pos.contacts.emplace_back(c);
+      d.response = static_cast<std::int32_t>(pos.response.size());
+      pos.response.resize(pos.response.size() + 3 * static_cast<std::size_t>(n), 0.0);
+      for (int row = 0; row < 3; ++row) {
+        double* col = pos.response.data() + d.response + static_cast<std::size_t>(row) * n;
+        for (int j = 0; j < 4; ++j)
+          if (d.dof[j] >= 0) {
+            const double a = d.J(row, j);
+            for (int q = 0; q < n; ++q) col[q] += beam.position_inverse(q, d.dof[j]) * a;
+          }
+      }
+      matrixfree::prepare_flexible_contact(d, c.n, c.t1, c.t2, c.p, law.mu, view, pos.response, n);
+      d.extra = bc.gap / h;
+      d.r = warm(*position_cache);
     };
     const auto detection = static_cast<std::uint32_t>(beam.detection);
     for (int i = 0; i < b.spheres(); ++i) {
@@ -185,6 +286,32 @@ double build_beam_contacts(BeamContacts& s, Model& m, double margin, const conta
 
 void beam_free_velocities(BeamContacts& s, Model& m) {
   const double h = s.h, th = s.theta, t0 = m.time, t1 = m.time + h;
+  if (s.generalized_alpha) {
+    const GeneralizedAlphaCoefficients& k = s.coefficients;
+    const double c = (1.0 - k.alpha_f) / (1.0 - k.alpha_m);
+    for (BeamContacts::Beam& beam : s.beams) {
+      LagrangianLti& sys = m.lti[beam.lti];
+      beam.v_start = sys.v;
+      start_accelerations(beam, sys, t0);  // (build_beam_contacts has done it, unless it was not called)
+      beam.a0 = (k.alpha_f * beam.vdot - k.alpha_m * beam.a) / (1.0 - k.alpha_m);
+      // v*, and q* − q_k in `position` for now (header).
+      beam.v_free = sys.v + h * (1.0 - k.gamma) * beam.a + h * k.gamma * beam.a0;
+      beam.position = h * sys.v + h * h * ((0.5 - k.beta) * beam.a + k.beta * beam.a0);
+      sys.external_force(t1, beam.force);
+      if (sys.C.size()) beam.force -= sys.C * beam.v_free;
+      if (sys.K.size()) {
+        beam.scratch = sys.q + beam.position;
+        beam.force -= sys.K * beam.scratch;
+      }
+      beam.smooth_free.noalias() = beam.smooth_inverse * beam.force;  // S⁻¹(F − C v* − K q*)
+      beam.v_free += (h * k.gamma * c) * beam.smooth_free;
+      beam.position_free = beam.position / h + (h * k.beta * c) * beam.smooth_free;
+      beam.position = beam.position_free;
+      beam.lambda.setZero(sys.dofs());
+    }
+    set_beam_velocity_problem(s, m, &s.position_set);
+    return;
+  }
   for (BeamContacts::Beam& beam : s.beams) {
     LagrangianLti& sys = m.lti[beam.lti];
     beam.v_start = sys.v;
@@ -198,6 +325,107 @@ void beam_free_velocities(BeamContacts& s, Model& m) {
       beam.force -= sys.K * beam.scratch;
     }
     sys.v.noalias() += beam.inverse * (h * beam.force);
+  }
+}
+
+void set_beam_velocity_problem(BeamContacts& s, Model& m, const matrixfree::FlexibleContactSweep* position) {
+  const GeneralizedAlphaCoefficients& k = s.coefficients;
+  const double hgc = s.h * k.gamma * (1.0 - k.alpha_f) / (1.0 - k.alpha_m);
+  for (std::size_t b = 0; b < s.beams.size(); ++b) {
+    BeamContacts::Beam& beam = s.beams[b];
+    LagrangianLti& sys = m.lti[beam.lti];
+    if (position) generalized_impulse(*position, static_cast<int>(b), static_cast<int>(sys.dofs()), beam.nu);
+    beam.scratch.noalias() = beam.stiffness_coupling * beam.nu;
+    sys.v = beam.v_free - hgc * beam.scratch;
+  }
+}
+
+void set_beam_position_problem(BeamContacts& s, const matrixfree::FlexibleContactSweep& velocity) {
+  const GeneralizedAlphaCoefficients& k = s.coefficients;
+  const double hbc = s.h * k.beta * (1.0 - k.alpha_f) / (1.0 - k.alpha_m);
+  for (std::size_t b = 0; b < s.beams.size(); ++b) {
+    BeamContacts::Beam& beam = s.beams[b];
+    generalized_impulse(velocity, static_cast<int>(b), static_cast<int>(beam.position_free.size()), beam.lambda);
+    beam.position = beam.position_free;
+    if (beam.damping_coupling.size()) {
+      beam.scratch.noalias() = beam.damping_coupling * beam.lambda;
+      beam.position -= hbc * beam.scratch;
+    }
+  }
+}
+
+void beam_generalized_impulses(const BeamContacts& s, const matrixfree::FlexibleContactSweep& set, Vector& out) {
+  Index total = 0;
+  for (const BeamContacts::Beam& beam : s.beams) total += beam.v_free.size();
+  out.resize(total);
+  Vector g;
+  Index at = 0;
+  for (std::size_t b = 0; b < s.beams.size(); ++b) {
+    const Index n = s.beams[b].v_free.size();
+    generalized_impulse(set, static_cast<int>(b), static_cast<int>(n), g);
+    out.segment(at, n) = g;
+    at += n;
+  }
+}
+
+namespace {
+
+// √Σ‖J δ‖² over the contacts of `set` on its body `body`, squared.
+double squared_contact_change(const matrixfree::FlexibleContactSweep& set, int body, const Vector& delta) {
+  double sum = 0.0;
+  for (const matrixfree::FlexibleContact& c : set.contacts) {
+    if (c.body != body) continue;
+    Eigen::Vector3d u = Eigen::Vector3d::Zero();
+    for (int j = 0; j < 4; ++j)
+      if (c.dof[j] >= 0) u += c.J.col(j) * delta[c.dof[j]];
+    sum += u.squaredNorm();
+  }
+  return sum;
+}
+
+}  // namespace
+
+double beam_velocity_coupling_change(const BeamContacts& s, const matrixfree::FlexibleContactSweep& velocity,
+                                     const matrixfree::FlexibleContactSweep& position) {
+  const GeneralizedAlphaCoefficients& k = s.coefficients;
+  const double hgc = s.h * k.gamma * (1.0 - k.alpha_f) / (1.0 - k.alpha_m);
+  double sum = 0.0;
+  Vector g, delta;
+  for (std::size_t b = 0; b < s.beams.size(); ++b) {
+    const BeamContacts::Beam& beam = s.beams[b];
+    generalized_impulse(position, static_cast<int>(b), static_cast<int>(beam.nu.size()), g);
+    delta.noalias() = hgc * (beam.stiffness_coupling * (g - beam.nu));
+    sum += squared_contact_change(velocity, static_cast<int>(b), delta);
+  }
+  return std::sqrt(sum);
+}
+
+double beam_position_coupling_change(const BeamContacts& s, const matrixfree::FlexibleContactSweep& velocity,
+                                     const matrixfree::FlexibleContactSweep& position) {
+  const GeneralizedAlphaCoefficients& k = s.coefficients;
+  const double hbc = s.h * k.beta * (1.0 - k.alpha_f) / (1.0 - k.alpha_m);
+  double sum = 0.0;
+  Vector g, delta;
+  for (std::size_t b = 0; b < s.beams.size(); ++b) {
+    const BeamContacts::Beam& beam = s.beams[b];
+    if (!beam.damping_coupling.size()) continue;
+    generalized_impulse(velocity, static_cast<int>(b), static_cast<int>(beam.lambda.size()), g);
+    delta.noalias() = hbc * (beam.damping_coupling * (g - beam.lambda));
+    sum += squared_contact_change(position, static_cast<int>(b), delta);
+  }
+  return std::sqrt(sum);
+}
+
+void finish_beams_generalized_alpha(BeamContacts& s, Model& m) {
+  const double c = (1.0 - s.coefficients.alpha_f) / (1.0 - s.coefficients.alpha_m);
+  for (BeamContacts::Beam& beam : s.beams) {
+    LagrangianLti& sys = m.lti[beam.lti];
+    sys.q += s.h * beam.position;
+    // ṽ̇ = ṽ̇_free − Z, Z = S⁻¹(C M⁻¹ Jᵀ Λ + h K M⁻¹ Jᵀ ν) (header), with the impulses the two problems were set with.
+    beam.vdot = beam.smooth_free;
+    beam.vdot.noalias() -= beam.stiffness_coupling * beam.nu;
+    if (beam.damping_coupling.size()) beam.vdot.noalias() -= beam.damping_coupling * beam.lambda;
+    beam.a = beam.a0 + c * beam.vdot;
   }
 }
 

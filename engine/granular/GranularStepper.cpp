@@ -87,16 +87,13 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
                                 " user interactions other than joints and " + std::to_string(m_.bodies.general()) +
                                 " general rigid bodies: the granular stepper integrates beads, capsules and FE beams "
                                 "with detected contacts and joints only (use a small-system scheme for those)");
-  // FE beams the beads touch (BeamContacts.hpp): under Moreau–Jean, with the sweeps that take general contacts.
+  // FE beams the beads touch (BeamContacts.hpp), with the sweeps that take general contacts.
   if (!m_.lti.empty()) {
-    if (generalized_alpha())
-      throw std::invalid_argument("granular: generalized_alpha does not step FE beams on the large path yet (the model "
-                                  "has " + std::to_string(m_.lti.size()) + " LTI systems): use moreau_jean, or the "
-                                  "small path for generalized-alpha");
     if (params_.solver != GranularSolver::MatrixFree && params_.solver != GranularSolver::Anderson)
       throw std::invalid_argument("granular: the " + granular_solver_name(params_.solver) +
                                   " solver does not step FE beams: use matrix_free or anderson");
-    prepare_beam_contacts(beams_, m_, params_.h, params_.beam_theta);
+    const GeneralizedAlphaCoefficients ga = generalized_alpha_coefficients(params_.rho_infinity);
+    prepare_beam_contacts(beams_, m_, params_.h, params_.beam_theta, generalized_alpha() ? &ga : nullptr);
   }
   if (!m_.interactions.empty() && params_.solver != GranularSolver::MatrixFree &&
       params_.solver != GranularSolver::Anderson)
@@ -562,7 +559,8 @@ void GranularStepper::narrow() {
       std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, cache_, rolling_cache_, ga));
   if (!beams_.empty())
     report_.max_penetration =
-        std::max(report_.max_penetration, build_beam_contacts(beams_, m_, margin_, cache_, general_.flexible));
+        std::max(report_.max_penetration, build_beam_contacts(beams_, m_, margin_, cache_, general_.flexible,
+                                                              ga ? &position_cache_ : nullptr));
   if (!m_.interactions.empty()) build_joints();
   // Anderson sweeps them too, without extrapolating (MatrixFreeNsgs.hpp).
   if (!general_.empty() && params_.solver != GranularSolver::MatrixFree && params_.solver != GranularSolver::Anderson)
@@ -645,8 +643,13 @@ void GranularStepper::assemble() {
   for (int i = 0; i < b.spheres(); ++i)
     if (b.inv_mass[i] > 0.0) b.v[i] += dv;
   add_capsule_free_velocities(b, m_.gravity, h);
-  if (!beams_.empty()) beam_free_velocities(beams_, m_);
+  if (!beams_.empty()) {
+    beam_free_velocities(beams_, m_);
+    if (generalized_alpha()) v_free_ = b.v, w_free_ = b.w;
+  }
   general_.bodies = body_arrays(b);
+  if (!beams_.empty() && generalized_alpha())
+    beam_velocity_scale_ = std::sqrt(flexible_squared_velocity(general_.flexible, general_.bodies));
   double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_);
   if (!joints_.empty()) {
     joints_.bodies = general_.bodies;
@@ -745,6 +748,21 @@ void GranularStepper::solve(bool with_rolling) {
   apply_impulses(contacts_, layout_, b, params_.threads);
 }
 
+namespace {
+
+// Adds a further solve of the same problem to a step's statistics: sweeps and time summed, its residual and its
+// status (the last solve is the one that stands).
+void add_solve(solvers::SolverStats& into, const solvers::SolverStats& more) {
+  into.iterations += more.iterations;
+  into.counters.sweeps += more.counters.sweeps;
+  into.seconds += more.seconds;
+  into.residual = more.residual;
+  into.status = more.status;
+  into.message = more.message;
+}
+
+}  // namespace
+
 // Generalized-α's position correction (header): the contacts take their position targets and warm starts, the
 // bodies the smooth prediction (q̃_{k+1} − q_k)/h = v_k + ½h g (ω_k for rotations); the solve turns it into
 // (q_{k+1} − q_k)/h, with which the positions move. Then the velocity solve's impulses and v_{k+1} come back.
@@ -753,37 +771,38 @@ void GranularStepper::correct_positions() {
   const double h = params_.h;
   const int T = params_.threads;
   const int nc = static_cast<int>(contacts_.size());
-  const solvers::SolverStats velocity = report_.solver;
+  solvers::SolverStats velocity = report_.solver;
   const int velocity_checks = report_.residual_checks, velocity_cycles = report_.cycles;
   v_end_ = b.v, w_end_ = b.w;
   velocity_r_.resize(nc);
-  const Eigen::Vector3d half_step = 0.5 * h * m_.gravity;
+  // (The velocity problem's targets are kept where the position targets were: the FE beams' coupling may solve
+  // it again, swap_problems.)
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
   for (int k = 0; k < nc; ++k) {
     SweepContact& c = contacts_[k];
     velocity_r_[k] = c.r;
-    c.extra = position_extra_[k];
+    std::swap(c.extra, position_extra_[k]);
     const Eigen::Vector3d R = position_cache_.find(keys_[k]);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
     solvers::project_on_cone(r.data(), 3, c.mu);
     c.r = r;
   }
-#pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
-  for (int i = 0; i < b.count(); ++i) {
-    b.v[i] = b.inv_mass[i] > 0.0 ? Eigen::Vector3d(v_start_[i] + half_step) : v_start_[i];
-    b.w[i] = w_start_[i];
-  }
-  general_.bodies = body_arrays(b);
+  position_free_velocities();
   const int ng = static_cast<int>(general_.contacts.size());
   general_.velocity_r.resize(ng);
   for (int k = 0; k < ng; ++k) {
     GeneralContact& c = general_.contacts[k];
     general_.velocity_r[k] = c.r;
-    c.extra = general_.position_extra[k];
+    std::swap(c.extra, general_.position_extra[k]);
     const Eigen::Vector3d R = position_cache_.find(general_.keys[k]);
     Eigen::Vector3d r(R.dot(c.n), R.dot(c.t1), R.dot(c.t2));
     solvers::project_on_cone(r.data(), 3, c.local.mu);
     c.r = r;
+  }
+  if (!beams_.empty()) {
+    std::swap(general_.flexible, beams_.position_set);
+    set_beam_position_problem(beams_, beams_.position_set);
+    beam_position_scale_ = std::sqrt(flexible_squared_velocity(general_.flexible, general_.bodies));
   }
   double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_);
   if (!joints_.empty()) {
@@ -793,16 +812,18 @@ void GranularStepper::correct_positions() {
     joints_.bodies = general_.bodies;
     qq += joint_squared_velocity(joints_);
   }
+  other_q_norm_ = q_norm_;
   q_norm_ = std::sqrt(qq);
   // Rolling resistance acts in the velocity problem only: the position problem turns no bead.
   solve(false);
   solve_failed("position correction");
+  solvers::SolverStats position = report_.solver;
+  if (!beams_.empty()) couple_beam_problems(velocity, position);
   if (!joints_.empty()) {
     joint_position_impulse_ = joints_.impulse;
     joints_.impulse = joint_velocity_impulse_;
     joints_.target = joint_velocity_target_;
   }
-  const solvers::SolverStats position = report_.solver;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
   for (int i = 0; i < b.spheres(); ++i) b.x[i] += h * b.v[i];
   integrate_capsules(b, h);
@@ -814,10 +835,23 @@ void GranularStepper::correct_positions() {
     c.r = velocity_r_[k];
   }
   general_world_impulses(general_);
-  position_cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), general_.keys.data(),
-                        general_.world_impulses.data(), general_.keys.size());
+  if (beams_.empty()) {
+    position_cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), general_.keys.data(),
+                          general_.world_impulses.data(), general_.keys.size());
+  } else {
+    beam_world_impulses(beams_, general_.flexible);
+    other_keys_.assign(general_.keys.begin(), general_.keys.end());
+    other_keys_.insert(other_keys_.end(), beams_.keys.begin(), beams_.keys.end());
+    other_impulses_.assign(general_.world_impulses.begin(), general_.world_impulses.end());
+    other_impulses_.insert(other_impulses_.end(), beams_.world_impulses.begin(), beams_.world_impulses.end());
+    position_cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), other_keys_.data(),
+                          other_impulses_.data(), other_keys_.size());
+    std::swap(general_.flexible, beams_.position_set);
+  }
   for (int k = 0; k < ng; ++k) general_.contacts[k].r = general_.velocity_r[k];
   b.v.swap(v_end_), b.w.swap(w_end_);
+  // The beams move with the position problem's velocity once both problems are solved.
+  if (!beams_.empty()) finish_beams_generalized_alpha(beams_, m_);
   // One report for the two solves: sweeps and time summed, the larger residual, the first failure.
   report_.position_sweeps = position.iterations;
   report_.residual_checks += velocity_checks;
@@ -832,6 +866,160 @@ void GranularStepper::correct_positions() {
     both.message = "position correction: " + position.message;
   }
   report_.solver = both;
+}
+
+// The position problem's free velocities (q̃_{k+1} − q_k)/h = v_k + ½h g of the bodies (ω_k for rotations).
+void GranularStepper::position_free_velocities() {
+  RigidBodies& b = m_.bodies;
+  const Eigen::Vector3d half_step = 0.5 * params_.h * m_.gravity;
+  const int T = params_.threads;
+#pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
+  for (int i = 0; i < b.count(); ++i) {
+    b.v[i] = b.inv_mass[i] > 0.0 ? Eigen::Vector3d(v_start_[i] + half_step) : v_start_[i];
+    b.w[i] = w_start_[i];
+  }
+  general_.bodies = body_arrays(b);
+}
+
+// From one of generalized-α's two problems to the other (correct_positions has set up the position problem): bodies' velocities, contacts' impulses and targets, the FE beams' contact sets, joints, ‖q‖.
+void GranularStepper::swap_problems() {
+  RigidBodies& b = m_.bodies;
+  const int T = params_.threads;
+  b.v.swap(v_end_), b.w.swap(w_end_);
+  const int nc = static_cast<int>(contacts_.size());
+#pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
+  for (int k = 0; k < nc; ++k) {
+    std::swap(contacts_[k].r, velocity_r_[k]);
+    std::swap(contacts_[k].extra, position_extra_[k]);
+  }
+  for (std::size_t k = 0; k < general_.contacts.size(); ++k) {
+    std::swap(general_.contacts[k].r, general_.velocity_r[k]);
+    std::swap(general_.contacts[k].extra, general_.position_extra[k]);
+  }
+  std::swap(general_.flexible, beams_.position_set);
+  in_position_problem_ = !in_position_problem_;
+  if (!joints_.empty()) {
+    std::swap(joints_.impulse, joint_velocity_impulse_);
+    joints_.target = in_position_problem_ ? joint_position_target_ : joint_velocity_target_;
+  }
+  std::swap(q_norm_, other_q_norm_);
+  general_.bodies = body_arrays(b);
+  joints_.bodies = general_.bodies;
+}
+
+// The FE beams' two problems under generalized-α (BeamContacts.hpp): the velocity problem was solved with the
+// previous step's ν, the position problem with the new Λ. Each is solved again, from its free velocities and
+// warm-started with its own impulses, while the other's last solution moves its coupling term by more than its
+// tolerance on the beams' contacts (against the norm of their free velocities, as the residual is against ‖q‖).
+// Without damping the position problem does not see Λ, so one velocity re-solve at most ends it. With damping
+// the rounds are a fixed-point iteration on the ν the velocity problem is set with, whose plain rate tends to 1 on
+// the beam's stiff modes: Anderson's extrapolation (memory 4, restarted when the mismatch grows) takes the next ν
+// from the last rounds. Called in the position problem, which it leaves active.
+void GranularStepper::couple_beam_problems(solvers::SolverStats& velocity, solvers::SolverStats& position) {
+  constexpr int kMaxRounds = 100, kMemory = 4;
+  RigidBodies& b = m_.bodies;
+  in_position_problem_ = true;
+  const double tol = params_.tolerance;
+  double change = 0.0;
+  Vector& x = beam_nu_used_;
+  Vector& g = beam_nu_found_;
+  beam_generalized_impulses_used(x);
+  int history = 0;
+  double last_mismatch = INFINITY;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    change = beam_velocity_coupling_change(beams_, beams_.position_set, general_.flexible);
+    if (!(change > tol * beam_velocity_scale_)) return;
+    beam_generalized_impulses(beams_, general_.flexible, g);
+    // Anderson (type II) on x ↦ g(x): x' = g − ΔG γ, γ minimising ‖f − ΔF γ‖, f = g − x.
+    const Vector f = g - x;
+    const double mismatch = f.norm();
+    if (!(mismatch < last_mismatch)) history = 0;
+    last_mismatch = mismatch;
+    Vector next = g;
+    if (history > 0) {
+      const int k = std::min(history, kMemory);
+      Eigen::MatrixXd dF(f.size(), k), dG(f.size(), k);
+      for (int j = 0; j < k; ++j) {
+        dF.col(j) = f - anderson_f_[j];
+        dG.col(j) = g - anderson_g_[j];
+      }
+      const Eigen::VectorXd gamma = dF.colPivHouseholderQr().solve(f);
+      if (gamma.allFinite()) next = g - dG * gamma;
+    }
+    // The history, newest first.
+    if (static_cast<int>(anderson_f_.size()) < kMemory) anderson_f_.resize(kMemory), anderson_g_.resize(kMemory);
+    for (int j = std::min(history, kMemory - 1); j > 0; --j) anderson_f_[j] = anderson_f_[j - 1], anderson_g_[j] = anderson_g_[j - 1];
+    anderson_f_[0] = f, anderson_g_[0] = g;
+    ++history;
+    x = next;
+    set_beam_nu(x);
+    swap_problems();
+    b.v = v_free_, b.w = w_free_;
+    general_.bodies = body_arrays(b);
+    set_beam_velocity_problem(beams_, m_, nullptr);
+    solve();
+    add_solve(velocity, report_.solver);
+    ++report_.beam_resolves;
+    solve_failed("velocity problem, solved again for the FE beams' coupling");
+    const double position_change = beam_position_coupling_change(beams_, general_.flexible, beams_.position_set);
+    swap_problems();
+    if (!(position_change > tol * beam_position_scale_)) {
+      history = 0;  // the position problem stands: the next ν is its own, not an extrapolation
+      continue;
+    }
+    position_free_velocities();
+    set_beam_position_problem(beams_, beams_.position_set);
+    solve(false);
+    add_solve(position, report_.solver);
+    solve_failed("position correction, solved again for the FE beams' coupling");
+  }
+  char what[200];
+  std::snprintf(what, sizeof what,
+                "the FE beams' velocity and position problems still disagree after %d rounds (the coupling moves "
+                "their contact velocities by %.3g m/s, the tolerance allows %.3g m/s)",
+                kMaxRounds, change, tol * beam_velocity_scale_);
+  report_.solver.status = solvers::SolverStatus::MaxIterations;
+  report_.solver.message = what;
+  position.status = report_.solver.status;
+  position.message = what;
+  solve_failed("FE beams");
+}
+
+void GranularStepper::beam_accelerations(std::vector<double>& a, std::vector<double>& vdot) const {
+  a.clear(), vdot.clear();
+  for (const BeamContacts::Beam& beam : beams_.beams) {
+    a.insert(a.end(), beam.a.data(), beam.a.data() + beam.a.size());
+    vdot.insert(vdot.end(), beam.vdot.data(), beam.vdot.data() + beam.vdot.size());
+  }
+}
+
+void GranularStepper::restore_beam_accelerations(const std::vector<double>& a, const std::vector<double>& vdot) {
+  std::size_t total = 0;
+  for (const BeamContacts::Beam& beam : beams_.beams) total += static_cast<std::size_t>(m_.lti[beam.lti].dofs());
+  if (a.size() != total || vdot.size() != total)
+    throw std::invalid_argument("granular: " + std::to_string(a.size()) + " and " + std::to_string(vdot.size()) +
+                                " beam accelerations given, but the beams have " + std::to_string(total) + " unknowns");
+  std::size_t at = 0;
+  for (BeamContacts::Beam& beam : beams_.beams) {
+    const Index n = m_.lti[beam.lti].dofs();
+    beam.a = Eigen::Map<const Vector>(a.data() + at, n);
+    beam.vdot = Eigen::Map<const Vector>(vdot.data() + at, n);
+    at += static_cast<std::size_t>(n);
+  }
+}
+
+// The beams' ν the velocity problem was set with, beam after beam (the rounds' unknown), and back.
+void GranularStepper::beam_generalized_impulses_used(Vector& out) const {
+  Index total = 0;
+  for (const BeamContacts::Beam& beam : beams_.beams) total += beam.nu.size();
+  out.resize(total);
+  Index at = 0;
+  for (const BeamContacts::Beam& beam : beams_.beams) out.segment(at, beam.nu.size()) = beam.nu, at += beam.nu.size();
+}
+
+void GranularStepper::set_beam_nu(const Vector& x) {
+  Index at = 0;
+  for (BeamContacts::Beam& beam : beams_.beams) beam.nu = x.segment(at, beam.nu.size()), at += beam.nu.size();
 }
 
 void GranularStepper::integrate() {
@@ -906,6 +1094,7 @@ const GranularStepReport& GranularStepper::step() {
     if (profile_) profile_->record(p, start, end, m_.step + 1);
     return end;
   };
+  report_.beam_resolves = 0;
   if (params_.resort_every > 0 && m_.step % params_.resort_every == 0) resort();
   double vmax = 0.0;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static) reduction(max : vmax)

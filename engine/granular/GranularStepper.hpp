@@ -137,6 +137,9 @@ struct GranularParameters {
   // The θ of the model's FE beams (BeamContacts.hpp; Moreau–Jean only): 1, the beads' θ, by default; ½
   // conserves a free beam's energy but lets closed contacts drift into it (BeamContacts.hpp).
   double beam_theta = 1.0;
+  // The spectral radius at infinity ρ∞ of generalized-α (seed 004 eq 42) for the model's FE beams (BeamContacts.hpp):
+  // beads and capsules under gravity do not depend on it (header).
+  double rho_infinity = 0.8;
   bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
   FailurePolicy on_failure = FailurePolicy::RollBack;  // a step whose solve fails (header)
   MultilevelParameters multilevel;  // solver == Multilevel
@@ -157,6 +160,7 @@ struct GranularStepReport : StepReport {
   int cycles = 0;           // multilevel: V-cycles
   int levels = 0;           // multilevel: coarse levels built for the step
   int position_sweeps = 0;  // generalized-α: sweeps of the position correction (included in solver.iterations)
+  int beam_resolves = 0;    // generalized-α with FE beams: velocity problems solved again for the coupling (BeamContacts.hpp)
 };
 
 class GranularStepper {
@@ -205,6 +209,11 @@ class GranularStepper {
     pending_joint_impulse_ = std::move(velocity), pending_joint_position_impulse_ = std::move(position);
   }
   const std::vector<int>& joint_row_start() const { return joints_.row_start; }
+  // Generalized-α with FE beams (BeamContacts.hpp): each beam's a_n and ṽ̇_n, beam after beam in the model's order
+  // (empty before the first step), which (q_n, v_n) alone do not determine; restore_beam_accelerations continues a
+  // run from an archive's (std::invalid_argument when the sizes are not the beams').
+  void beam_accelerations(std::vector<double>& a, std::vector<double>& vdot) const;
+  void restore_beam_accelerations(const std::vector<double>& a, const std::vector<double>& vdot);
   // The joints' rows of the last step (world-frame Jacobians at its start: a row's impulse λ acts on body a as
   // the force λ J_a[0:3] and the torque λ J_a[3:6] about its centre).
   const JointSweep& joint_sweep() const { return joints_; }
@@ -234,6 +243,13 @@ class GranularStepper {
   void solve(bool with_rolling = true);
   void integrate();
   void correct_positions();
+  // The position problem's free velocities; with FE beams (BeamContacts.hpp), the move between the two problems
+  // and the rounds that solve them again until their coupling terms agree.
+  void position_free_velocities();
+  void swap_problems();
+  void couple_beam_problems(solvers::SolverStats& velocity, solvers::SolverStats& position);
+  void beam_generalized_impulses_used(Vector& out) const;
+  void set_beam_nu(const Vector& x);
   // After a solve: false when it completed; otherwise, under RollBack, the velocities of the step's start are
   // restored and StepFailure is thrown, under Keep the report says what failed and true is returned.
   bool solve_failed(const char* which);
@@ -283,6 +299,14 @@ class GranularStepper {
   std::vector<double> position_extra_;
   std::vector<Eigen::Vector3d> velocity_r_;
   std::vector<Eigen::Vector3d> v_start_, w_start_, v_end_, w_end_;
+  std::vector<Eigen::Vector3d> v_free_, w_free_;  // the velocity problem's free velocities (kept with FE beams)
+  double other_q_norm_ = 0.0;                      // generalized-α: ‖q‖ of the problem not being solved
+  // Generalized-α with FE beams: the norms of the beam contacts' free velocities in the two problems, and the
+  // rounds' unknowns and Anderson history (couple_beam_problems).
+  double beam_velocity_scale_ = 0.0, beam_position_scale_ = 0.0;
+  Vector beam_nu_used_, beam_nu_found_;
+  std::vector<Vector> anderson_f_, anderson_g_;
+  bool in_position_problem_ = false;
   contact::ContactCache position_cache_;
   MatrixFreeWorkspace work_;
   MultilevelWorkspace multilevel_;

@@ -72,24 +72,13 @@
 // (seed 000 eq 81 with v⁻ = ṽ_{n+1}, so ≤ 0 for e = 0); numerical_dissipation = the remainder ΔE − external_work − damping_work − contact_work, i.e. the
 // algorithmic dissipation plus the work of the position correction, its friction part ν_Tᵀd_T ≤ 0 included
 // (no closed-form identity is claimed for this scheme; docs/schemes.md says what the tests check instead).
+#include "engine/GeneralizedAlphaCoefficients.hpp"
 #include "engine/Model.hpp"
 #include "engine/StepReport.hpp"
 #include "solvers/fc/Nsgs.hpp"
 #include "solvers/lcp/LcpSolver.hpp"
 
 namespace talus {
-
-struct GeneralizedAlphaCoefficients {
-  double alpha_m = 0.0;
-  double alpha_f = 0.0;
-  double gamma = 0.5;
-  double beta = 0.25;
-};
-
-// Chung–Hulbert choice from the spectral radius at infinity ρ∞ ∈ [0, 1] (seed 004 eq 42, seed 000 eq 63):
-// α_m = (2ρ∞ − 1)/(ρ∞ + 1), α_f = ρ∞/(ρ∞ + 1), γ = ½ + α_f − α_m, β = ¼(γ + ½)².
-// Throws std::invalid_argument outside [0, 1].
-GeneralizedAlphaCoefficients generalized_alpha_coefficients(double rho_infinity);
 
 // The friction solve's defaults: NSGS to round-off (10⁻¹⁴ on the extended residual), 2·10⁴ sweeps at most.
 inline solvers::NsgsParameters generalized_alpha_friction_solver() {

@@ -313,6 +313,10 @@ void bind_simulation(py::module_& m) {
       .def_readwrite("anderson_memory", &GranularParameters::anderson_memory)
       .def_readwrite("anderson_every", &GranularParameters::anderson_every)
       .def_readwrite("record_history", &GranularParameters::record_history)
+      .def_readwrite("beam_theta", &GranularParameters::beam_theta,
+                     "The FE beams' theta under moreau_jean (1 by default; the beads always take 1).")
+      .def_readwrite("rho_infinity", &GranularParameters::rho_infinity,
+                     "The FE beams' spectral radius at infinity under generalized_alpha (0.8 by default).")
       .def_property(
           "solver", [](const GranularParameters& p) { return granular::granular_solver_name(p.solver); },
           [](GranularParameters& p, const std::string& s) { p.solver = granular::granular_solver_from_name(s); },

@@ -6,7 +6,8 @@
 // velocities: a contact update reads the rigid body's velocity and the few beam unknowns under the contact
 // (J has four non-zero columns: the element's nodal deflections and slopes), solves its local problem and
 // writes the rigid body back and the whole beam velocity back through the response M̂⁻¹ Jᵀ (n × 3, formed once per
-// step by the caller from M̂⁻¹, which is constant for a fixed step).
+// step by the caller from M̂⁻¹, which is constant for a fixed step; any constant response serves, e.g. each of
+// generalized-α's two problems has its own, engine/granular/BeamContacts.hpp).
 //
 // Every contact of a flexible body writes all of its unknowns, so contacts on one body can never be swept side
 // by side. They are few (the beads lying on a beam) beside thousands of bead contacts, so one thread sweeps them

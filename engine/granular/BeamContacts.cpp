@@ -27,11 +27,12 @@ void prepare_generalized_alpha(BeamContacts::Beam& b, const LagrangianLti& sys, 
   const Eigen::MatrixXd K = sys.K.size() ? Eigen::MatrixXd(sys.K) : Eigen::MatrixXd::Zero(n, n);
   const Eigen::MatrixXd C = sys.C.size() ? Eigen::MatrixXd(sys.C) : Eigen::MatrixXd::Zero(n, n);
   const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
-  b.mass.compute(M);
+  const Eigen::LLT<Eigen::MatrixXd> mass(M);
   const Eigen::LLT<Eigen::MatrixXd> S(M + h * k.gamma * c * C + h * h * k.beta * c * K);
-  if (b.mass.info() != Eigen::Success || S.info() != Eigen::Success)
+  if (mass.info() != Eigen::Success || S.info() != Eigen::Success)
     throw std::invalid_argument("granular: beam '" + sys.name + "': M or M + h gamma c C + h^2 beta c K is not positive definite");
-  const Eigen::MatrixXd Minv = b.mass.solve(I);
+  b.mass_inverse = mass.solve(I);
+  const Eigen::MatrixXd& Minv = b.mass_inverse;
   b.smooth_inverse = S.solve(I);
   b.stiffness_coupling = h * (b.smooth_inverse * K * Minv);
   if (sys.C.size())
@@ -63,7 +64,7 @@ void start_accelerations(BeamContacts::Beam& beam, const LagrangianLti& sys, dou
   sys.external_force(t, beam.force);
   if (sys.C.size()) beam.force -= sys.C * sys.v;
   if (sys.K.size()) beam.force -= sys.K * sys.q;
-  beam.vdot = beam.mass.solve(beam.force);
+  beam.vdot.noalias() = beam.mass_inverse * beam.force;
   beam.a = beam.vdot;
 }
 

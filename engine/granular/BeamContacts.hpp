@@ -76,9 +76,8 @@ struct BeamContacts {
     Eigen::MatrixXd inverse;
     Vector v_start, force, scratch;
     // Generalized-α (header): the position problem's response, S⁻¹, Z's two parts h S⁻¹ K M⁻¹ (of Jᵀν) and
-    // S⁻¹ C M⁻¹ (of Jᵀ Λ; empty without damping), and M's factor.
-    Eigen::MatrixXd position_inverse, smooth_inverse, stiffness_coupling, damping_coupling;
-    Eigen::LLT<Eigen::MatrixXd> mass;
+    // S⁻¹ C M⁻¹ (of Jᵀ Λ; empty without damping), and M⁻¹ (the first ṽ̇).
+    Eigen::MatrixXd position_inverse, smooth_inverse, stiffness_coupling, damping_coupling, mass_inverse;
     Vector a, vdot;             // a_n and ṽ̇_n (empty before the first step: then ṽ̇_0 = M⁻¹ f(q_0, v_0) = a_0)
     Vector a0;                  // a⁰ of the step (header)
     Vector smooth_free;         // ṽ̇_free = S⁻¹(F − C v* − K q*)

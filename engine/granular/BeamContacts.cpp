@@ -48,6 +48,21 @@ void prepare_generalized_alpha(BeamContacts::Beam& b, const LagrangianLti& sys, 
   b.a.resize(0), b.vdot.resize(0);
 }
 
+// A contact's response columns inverse · Jᵀ e_r (rows r = n, t1, t2) over the beam's n unknowns, appended to
+// `response` (c.response is set to their offset).
+void add_response(matrixfree::FlexibleContact& c, const Eigen::MatrixXd& inverse, int n, std::vector<double>& response) {
+  c.response = static_cast<std::int32_t>(response.size());
+  response.resize(response.size() + 3 * static_cast<std::size_t>(n), 0.0);
+  for (int row = 0; row < 3; ++row) {
+    double* col = response.data() + c.response + static_cast<std::size_t>(row) * n;
+    for (int j = 0; j < 4; ++j)
+      if (c.dof[j] >= 0) {
+        const double a = c.J(row, j);
+        for (int d = 0; d < n; ++d) col[d] += inverse(d, c.dof[j]) * a;
+      }
+  }
+}
+
 // Jᵀ r over the contacts of `set` on its body `body` (n unknowns).
 void generalized_impulse(const matrixfree::FlexibleContactSweep& set, int body, int n, Vector& out) {
   out.setZero(n);
@@ -170,17 +185,7 @@ double build_beam_contacts(BeamContacts& s, Model& m, double margin, const conta
       c.body = static_cast<int>(k);
       for (int j = 0; j < 4; ++j) c.dof[j] = static_cast<std::int32_t>(bc.beam_dof[j]);
       c.J = bc.J_beam;
-      // The response M̂⁻¹ Jᵀ e_r of rows r = n, t1, t2 over the beam's unknowns.
-      c.response = static_cast<std::int32_t>(out.response.size());
-      out.response.resize(out.response.size() + 3 * static_cast<std::size_t>(n), 0.0);
-      for (int row = 0; row < 3; ++row) {
-        double* col = out.response.data() + c.response + static_cast<std::size_t>(row) * n;
-        for (int j = 0; j < 4; ++j)
-          if (c.dof[j] >= 0) {
-            const double a = c.J(row, j);
-            for (int d = 0; d < n; ++d) col[d] += beam.inverse(d, c.dof[j]) * a;
-          }
-      }
+      add_response(c, beam.inverse, n, out.response);
       const ContactLaw& law = m.materials.law(b.material[i], kWallMaterial);
       const Eigen::Vector3d p = offset - r * bc.frame.n;
       matrixfree::prepare_flexible_contact(c, bc.frame.n, bc.frame.t1, bc.frame.t2, p, law.mu, view, out.response, n);
@@ -214,16 +219,7 @@ double build_beam_contacts(BeamContacts& s, Model& m, double margin, const conta
       // The position problem's contact: the same geometry, the response S⁻¹(M + hγc C) M⁻¹ Jᵀ, the target
       // g(q_{k+1}) = gap + h V_N >= 0, its own warm start.
       FlexibleContact& d = pos.contacts.emplace_back(c);
-      d.response = static_cast<std::int32_t>(pos.response.size());
-      pos.response.resize(pos.response.size() + 3 * static_cast<std::size_t>(n), 0.0);
-      for (int row = 0; row < 3; ++row) {
-        double* col = pos.response.data() + d.response + static_cast<std::size_t>(row) * n;
-        for (int j = 0; j < 4; ++j)
-          if (d.dof[j] >= 0) {
-            const double a = d.J(row, j);
-            for (int q = 0; q < n; ++q) col[q] += beam.position_inverse(q, d.dof[j]) * a;
-          }
-      }
+      add_response(d, beam.position_inverse, n, pos.response);
       matrixfree::prepare_flexible_contact(d, c.n, c.t1, c.t2, c.p, law.mu, view, pos.response, n);
       d.extra = bc.gap / h;
       d.r = warm(*position_cache);
@@ -386,35 +382,39 @@ double squared_contact_change(const matrixfree::FlexibleContactSweep& set, int b
 
 }  // namespace
 
-double beam_velocity_coupling_change(const BeamContacts& s, const matrixfree::FlexibleContactSweep& velocity,
-                                     const matrixfree::FlexibleContactSweep& position) {
-  const GeneralizedAlphaCoefficients& k = s.coefficients;
-  const double hgc = s.h * k.gamma * (1.0 - k.alpha_f) / (1.0 - k.alpha_m);
+namespace {
+
+// √Σ‖J δ‖² over `target`'s contacts, beam by beam, with δ = scale · coupling · (Jᵀ r of `source` − the Jᵀ r the
+// target problem was set with); beams without that coupling are skipped.
+double coupling_change(const BeamContacts& s, Eigen::MatrixXd BeamContacts::Beam::*coupling,
+                       Vector BeamContacts::Beam::*used, double scale, const matrixfree::FlexibleContactSweep& source,
+                       const matrixfree::FlexibleContactSweep& target) {
   double sum = 0.0;
   Vector g, delta;
   for (std::size_t b = 0; b < s.beams.size(); ++b) {
     const BeamContacts::Beam& beam = s.beams[b];
-    generalized_impulse(position, static_cast<int>(b), static_cast<int>(beam.nu.size()), g);
-    delta.noalias() = hgc * (beam.stiffness_coupling * (g - beam.nu));
-    sum += squared_contact_change(velocity, static_cast<int>(b), delta);
+    if (!(beam.*coupling).size()) continue;
+    generalized_impulse(source, static_cast<int>(b), static_cast<int>((beam.*used).size()), g);
+    delta.noalias() = scale * ((beam.*coupling) * (g - beam.*used));
+    sum += squared_contact_change(target, static_cast<int>(b), delta);
   }
   return std::sqrt(sum);
+}
+
+}  // namespace
+
+double beam_velocity_coupling_change(const BeamContacts& s, const matrixfree::FlexibleContactSweep& velocity,
+                                     const matrixfree::FlexibleContactSweep& position) {
+  const GeneralizedAlphaCoefficients& k = s.coefficients;
+  const double hgc = s.h * k.gamma * (1.0 - k.alpha_f) / (1.0 - k.alpha_m);
+  return coupling_change(s, &BeamContacts::Beam::stiffness_coupling, &BeamContacts::Beam::nu, hgc, position, velocity);
 }
 
 double beam_position_coupling_change(const BeamContacts& s, const matrixfree::FlexibleContactSweep& velocity,
                                      const matrixfree::FlexibleContactSweep& position) {
   const GeneralizedAlphaCoefficients& k = s.coefficients;
   const double hbc = s.h * k.beta * (1.0 - k.alpha_f) / (1.0 - k.alpha_m);
-  double sum = 0.0;
-  Vector g, delta;
-  for (std::size_t b = 0; b < s.beams.size(); ++b) {
-    const BeamContacts::Beam& beam = s.beams[b];
-    if (!beam.damping_coupling.size()) continue;
-    generalized_impulse(velocity, static_cast<int>(b), static_cast<int>(beam.lambda.size()), g);
-    delta.noalias() = hbc * (beam.damping_coupling * (g - beam.lambda));
-    sum += squared_contact_change(position, static_cast<int>(b), delta);
-  }
-  return std::sqrt(sum);
+  return coupling_change(s, &BeamContacts::Beam::damping_coupling, &BeamContacts::Beam::lambda, hbc, velocity, position);
 }
 
 void finish_beams_generalized_alpha(BeamContacts& s, Model& m) {

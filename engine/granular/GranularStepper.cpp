@@ -835,19 +835,8 @@ void GranularStepper::correct_positions() {
     c.r = velocity_r_[k];
   }
   general_world_impulses(general_);
-  if (beams_.empty()) {
-    position_cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), general_.keys.data(),
-                          general_.world_impulses.data(), general_.keys.size());
-  } else {
-    beam_world_impulses(beams_, general_.flexible);
-    other_keys_.assign(general_.keys.begin(), general_.keys.end());
-    other_keys_.insert(other_keys_.end(), beams_.keys.begin(), beams_.keys.end());
-    other_impulses_.assign(general_.world_impulses.begin(), general_.world_impulses.end());
-    other_impulses_.insert(other_impulses_.end(), beams_.world_impulses.begin(), beams_.world_impulses.end());
-    position_cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), other_keys_.data(),
-                          other_impulses_.data(), other_keys_.size());
-    std::swap(general_.flexible, beams_.position_set);
-  }
+  store_impulses(position_cache_);
+  if (!beams_.empty()) std::swap(general_.flexible, beams_.position_set);
   for (int k = 0; k < ng; ++k) general_.contacts[k].r = general_.velocity_r[k];
   b.v.swap(v_end_), b.w.swap(w_end_);
   // The beams move with the position problem's velocity once both problems are solved.
@@ -1022,6 +1011,23 @@ void GranularStepper::set_beam_nu(const Vector& x) {
   for (BeamContacts::Beam& beam : beams_.beams) beam.nu = x.segment(at, beam.nu.size()), at += beam.nu.size();
 }
 
+// Into `cache`: the bead contacts' world_impulses_, the general contacts' and, with FE beams, the current beam
+// contact set's (general_.flexible: the velocity or the position problem's).
+void GranularStepper::store_impulses(contact::ContactCache& cache) {
+  if (beams_.empty()) {
+    cache.store(keys_.data(), world_impulses_.data(), keys_.size(), general_.keys.data(), general_.world_impulses.data(),
+                general_.keys.size());
+    return;
+  }
+  beam_world_impulses(beams_, general_.flexible);
+  other_keys_.assign(general_.keys.begin(), general_.keys.end());
+  other_keys_.insert(other_keys_.end(), beams_.keys.begin(), beams_.keys.end());
+  other_impulses_.assign(general_.world_impulses.begin(), general_.world_impulses.end());
+  other_impulses_.insert(other_impulses_.end(), beams_.world_impulses.begin(), beams_.world_impulses.end());
+  cache.store(keys_.data(), world_impulses_.data(), keys_.size(), other_keys_.data(), other_impulses_.data(),
+              other_keys_.size());
+}
+
 void GranularStepper::integrate() {
   RigidBodies& b = m_.bodies;
   const double h = params_.h;
@@ -1041,18 +1047,7 @@ void GranularStepper::integrate() {
   }
   // One cache for the bead contacts and the contacts touching a capsule or met by a drum or moving mesh.
   general_world_impulses(general_);
-  if (beams_.empty()) {
-    cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), general_.keys.data(),
-                 general_.world_impulses.data(), general_.keys.size());
-  } else {
-    beam_world_impulses(beams_, general_.flexible);
-    other_keys_.assign(general_.keys.begin(), general_.keys.end());
-    other_keys_.insert(other_keys_.end(), beams_.keys.begin(), beams_.keys.end());
-    other_impulses_.assign(general_.world_impulses.begin(), general_.world_impulses.end());
-    other_impulses_.insert(other_impulses_.end(), beams_.world_impulses.begin(), beams_.world_impulses.end());
-    cache_.store(keys_.data(), world_impulses_.data(), keys_.size(), other_keys_.data(), other_impulses_.data(),
-                 other_keys_.size());
-  }
+  store_impulses(cache_);
   if (has_rolling_) {
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static)
     for (int k = 0; k < nc; ++k)

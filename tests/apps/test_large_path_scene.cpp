@@ -763,33 +763,40 @@ std::string beam_scene(double t_end, const std::string& integrator_extra = "") {
          num(t_end) + integrator_extra + "}\n" + "output: {frame_every: 0.02}\n";
 }
 
-}  // namespace
-
-TEST_CASE("beads on an FE beam on the large path: frames of the beam, a bitwise restart, refusals at their line",
-          "[apps][large_path][beam]") {
-  const fs::path dir = scratch("beam");
-  const fs::path full = write(dir / ".", beam_scene(0.12));
-  const fs::path half_dir = scratch("beam_half");
-  const fs::path half = write(half_dir, beam_scene(0.06));
+// Runs the beam scene (with `extra` in its integrator) to 0.12 s, to 0.06 s, and to 0.12 s again from the second
+// run's archive; checks that the first and the last end in the same bits (beads and beam) with the beam bent, and
+// gives back both archives' extras and the scene file.
+fs::path beam_scene_restarts_bitwise(const std::string& extra, const fs::path& dir, const fs::path& half_dir,
+                                     RestartExtras& ea, RestartExtras& eb) {
+  const fs::path full = write(dir / ".", beam_scene(0.12, extra));
+  const fs::path half = write(half_dir, beam_scene(0.06, extra));
   REQUIRE(run(full, dir / "full") == 0);
   REQUIRE(run(half, dir / "half") == 0);
   REQUIRE(run(full, dir / "continued", dir / "half" / "restart.h5") == 0);
-  CHECK(fs::is_regular_file(dir / "full" / "beams.pvd"));
-  CHECK(fs::is_regular_file(dir / "full" / "beams_00006.vtp"));
   Scene a = load_scene(full), b = load_scene(full);
-  RestartExtras ea, eb;
   read_restart(dir / "full" / "restart.h5", a.model, &ea);
   read_restart(dir / "continued" / "restart.h5", b.model, &eb);
   CHECK(a.model.step == 120);
   CHECK(same_bits(a.model.bodies.x, b.model.bodies.x));
   CHECK(same_bits(a.model.bodies.v, b.model.bodies.v));
   REQUIRE(a.model.lti.size() == 1);
-  const Vector& qa = a.model.lti[0].q;
-  const Vector& qb = b.model.lti[0].q;
-  CHECK((qa.array() == qb.array()).all());
+  CHECK((a.model.lti[0].q.array() == b.model.lti[0].q.array()).all());
   CHECK((a.model.lti[0].v.array() == b.model.lti[0].v.array()).all());
-  // The beads landed on the beam: it bends down, and the cache holds beam contacts.
-  CHECK(qa.minCoeff() < -1e-7);
+  CHECK(a.model.lti[0].q.minCoeff() < -1e-7);  // the beads landed on the beam: it bends down
+  return full;
+}
+
+}  // namespace
+
+TEST_CASE("beads on an FE beam on the large path: frames of the beam, a bitwise restart, refusals at their line",
+          "[apps][large_path][beam]") {
+  const fs::path dir = scratch("beam");
+  const fs::path half_dir = scratch("beam_half");
+  RestartExtras ea, eb;
+  const fs::path full = beam_scene_restarts_bitwise("", dir, half_dir, ea, eb);
+  CHECK(fs::is_regular_file(dir / "full" / "beams.pvd"));
+  CHECK(fs::is_regular_file(dir / "full" / "beams_00006.vtp"));
+  // The cache holds beam contacts.
   std::size_t beam_contacts = 0;
   for (contact::ContactKey k : ea.cache.keys)
     beam_contacts += contact::is_obstacle_key(k) && contact::obstacle_kind(k) == contact::KeyObstacle::Beam;
@@ -867,28 +874,12 @@ TEST_CASE("beads on an FE beam on the large path: frames of the beam, a bitwise 
 TEST_CASE("beads on an FE beam under generalized-alpha on the large path: a bitwise restart", "[apps][large_path][beam]") {
   // The beams' a_n and ṽ̇_n are part of the state (engine/granular/BeamContacts.hpp): the archive holds them, and a
   // run to T/2 continued to T ends bit for bit as the run to T.
-  const std::string ga = ", scheme: generalized_alpha, rho_infinity: 0.6";
   const fs::path dir = scratch("beam_ga");
-  const fs::path full = write(dir / ".", beam_scene(0.12, ga));
-  const fs::path half_dir = scratch("beam_ga_half");
-  const fs::path half = write(half_dir, beam_scene(0.06, ga));
-  REQUIRE(run(full, dir / "full") == 0);
-  REQUIRE(run(half, dir / "half") == 0);
-  REQUIRE(run(full, dir / "continued", dir / "half" / "restart.h5") == 0);
-  Scene a = load_scene(full), b = load_scene(full);
   RestartExtras ea, eb;
-  read_restart(dir / "full" / "restart.h5", a.model, &ea);
-  read_restart(dir / "continued" / "restart.h5", b.model, &eb);
-  CHECK(a.model.step == 120);
-  CHECK(same_bits(a.model.bodies.x, b.model.bodies.x));
-  CHECK(same_bits(a.model.bodies.v, b.model.bodies.v));
-  REQUIRE(a.model.lti.size() == 1);
-  CHECK((a.model.lti[0].q.array() == b.model.lti[0].q.array()).all());
-  CHECK((a.model.lti[0].v.array() == b.model.lti[0].v.array()).all());
+  beam_scene_restarts_bitwise(", scheme: generalized_alpha, rho_infinity: 0.6", dir, scratch("beam_ga_half"), ea, eb);
   REQUIRE(ea.has_beam_accelerations);
   CHECK(ea.beam_a == eb.beam_a);
   CHECK(ea.beam_vdot == eb.beam_vdot);
-  CHECK(a.model.lti[0].q.minCoeff() < -1e-7);
   std::size_t beam_contacts = 0;
   for (contact::ContactKey k : ea.position_cache.keys)
     beam_contacts += contact::is_obstacle_key(k) && contact::obstacle_kind(k) == contact::KeyObstacle::Beam;

@@ -69,6 +69,36 @@ double analytic_tip(const Bed& b) {
   return d;
 }
 
+// Ten beads over the strip, lifted and jittered so that they strike it at different times and places; the beam
+// carries its own weight and Rayleigh damping `damping` [s].
+Bed struck_bed(double damping) {
+  std::vector<double> at;
+  for (int k = 0; k < 10; ++k) at.push_back(0.04 + 0.025 * k);
+  Bed b = bed(at, 0.3, false);
+  b.beam.beam.transverse_load = b.beam.beam.density * b.beam.beam.area * -9.81;
+  b.beam.beam.rayleigh_stiffness = damping;
+  b.model.lti[0] = make_euler_bernoulli_beam(b.beam.beam);
+  for (int i = 0; i < b.model.bodies.spheres(); ++i)
+    b.model.bodies.x[i] += Eigen::Vector3d(0.0, 0.003 * (i % 3) - 0.003, 0.005 + 0.003 * i);
+  return b;
+}
+
+// The energy of the beads, capsules and beam: kinetic (capsules' rotation about their principal axes), the bodies'
+// potential energy, and the beam's ½ vᵀMv + ½ qᵀKq − f·q.
+double total_energy(const Model& m) {
+  double e = 0.0;
+  for (int i = 0; i < m.bodies.count(); ++i) {
+    const Eigen::Vector3d& w = m.bodies.w[i];
+    const Eigen::Vector3d w_body = m.bodies.q[i].conjugate() * w;
+    const double rot = i < m.bodies.spheres() ? w.squaredNorm() / m.bodies.inv_inertia[i]
+                                              : w_body.dot(m.bodies.inertia[i].cwiseProduct(w_body));
+    e += 0.5 * m.bodies.mass[i] * m.bodies.v[i].squaredNorm() + 0.5 * rot + m.bodies.mass[i] * 9.81 * m.bodies.x[i].z();
+  }
+  const LagrangianLti& s = m.lti[0];
+  e += 0.5 * s.v.dot(s.M * s.v) + 0.5 * s.q.dot(s.K * s.q);
+  return s.f_const.size() ? e - s.f_const.dot(s.q) : e;
+}
+
 }  // namespace
 
 TEST_CASE("beads resting on a cantilever on the large path bend it as Σ P a²(3L − a)/(6 EI)", "[granular][beam]") {
@@ -122,20 +152,22 @@ TEST_CASE("the large path's beads on a beam settle as the small path's Moreau-Je
 }
 
 TEST_CASE("beads dropped on a beam: bitwise the same on 1 and 2 threads", "[granular][beam][determinism]") {
-  auto run = [](int threads) {
-    std::vector<double> at;
-    for (int k = 0; k < 12; ++k) at.push_back(0.02 + 0.023 * k);
-    Bed b = bed(at, 0.3, false);
-    // Lifted and jittered so that they strike the beam at different times and bounce into each other.
-    for (int i = 0; i < b.model.bodies.spheres(); ++i) b.model.bodies.x[i] += Eigen::Vector3d(0.0, 0.002 * (i % 3), 0.01 + 0.004 * i);
-    GranularStepper s(b.model, params(threads));
-    for (int k = 0; k < 150; ++k) s.step();
-    return std::make_pair(b.model.lti[0].q, state_hash(b.model.bodies));
-  };
-  const auto one = run(1), two = run(2);
-  CHECK(one.second == two.second);
-  CHECK((one.first.array() == two.first.array()).all());
-  CHECK(one.first.norm() > 0.0);
+  for (GranularScheme scheme : {GranularScheme::MoreauJean, GranularScheme::GeneralizedAlpha}) {
+    auto run = [scheme](int threads) {
+      std::vector<double> at;
+      for (int k = 0; k < 12; ++k) at.push_back(0.02 + 0.023 * k);
+      Bed b = bed(at, 0.3, false);
+      // Lifted and jittered so that they strike the beam at different times and bounce into each other.
+      for (int i = 0; i < b.model.bodies.spheres(); ++i) b.model.bodies.x[i] += Eigen::Vector3d(0.0, 0.002 * (i % 3), 0.01 + 0.004 * i);
+      GranularStepper s(b.model, params(threads, scheme));
+      for (int k = 0; k < 150; ++k) s.step();
+      return std::make_pair(b.model.lti[0].q, state_hash(b.model.bodies));
+    };
+    const auto one = run(1), two = run(2);
+    CHECK(one.second == two.second);
+    CHECK((one.first.array() == two.first.array()).all());
+    CHECK(one.first.norm() > 0.0);
+  }
 }
 
 TEST_CASE("a failed step leaves the beam as it was (FailurePolicy::RollBack)", "[granular][beam][failure]") {
@@ -172,23 +204,8 @@ TEST_CASE("beads striking a beam on the large path never create energy", "[granu
   // implicit Euler (½ |Δv|²_M + ½ |Δq|²_K) and the beads' (½ m |Δv|²). So the total energy, beads' kinetic and
   // potential energy plus the beam's ½ vᵀMv + ½ qᵀKq − f·q, can only fall from step to step: a wrong sign or a
   // wrong response M̂⁻¹ Jᵀ in the beam's coupling would show as a rise.
-  std::vector<double> at;
-  for (int k = 0; k < 10; ++k) at.push_back(0.04 + 0.025 * k);
-  Bed b = bed(at, 0.3, false);
-  b.beam.beam.transverse_load = b.beam.beam.density * b.beam.beam.area * -9.81;  // the beam's own weight too
-  b.model.lti[0] = make_euler_bernoulli_beam(b.beam.beam);
-  for (int i = 0; i < b.model.bodies.spheres(); ++i)
-    b.model.bodies.x[i] += Eigen::Vector3d(0.0, 0.003 * (i % 3) - 0.003, 0.005 + 0.003 * i);
-  auto energy = [&] {
-    const Model& m = b.model;
-    double e = 0.0;
-    for (int i = 0; i < m.bodies.spheres(); ++i)
-      e += 0.5 * m.bodies.mass[i] * m.bodies.v[i].squaredNorm() +
-           0.5 * m.bodies.w[i].squaredNorm() / m.bodies.inv_inertia[i] + m.bodies.mass[i] * 9.81 * m.bodies.x[i].z();
-    const LagrangianLti& s = m.lti[0];
-    e += 0.5 * s.v.dot(s.M * s.v) + 0.5 * s.q.dot(s.K * s.q) - s.f_const.dot(s.q);
-    return e;
-  };
+  Bed b = struck_bed(3e-3);
+  auto energy = [&] { return total_energy(b.model); };
   GranularParameters p = params();
   p.tolerance = 1e-12;
   GranularStepper s(b.model, p);
@@ -310,19 +327,7 @@ TEST_CASE("capsules and beads striking a beam never create energy", "[granular][
   const double rc = 0.005;
   b.model.bodies.add_capsule(Eigen::Vector3d(0.16, 0.004, 0.012), Eigen::Vector3d(0.2, 1.0, 0.15), 0.025, rc, 7800.0);
   b.model.bodies.add_capsule(Eigen::Vector3d(0.23, -0.01, 0.02), Eigen::Vector3d(1.0, 0.1, -0.2), 0.03, rc, 7800.0);
-  auto energy = [&] {
-    const Model& m = b.model;
-    double e = 0.0;
-    for (int i = 0; i < m.bodies.count(); ++i) {
-      const Eigen::Vector3d& w = m.bodies.w[i];
-      const Eigen::Vector3d w_body = m.bodies.q[i].conjugate() * w;  // principal axes
-      const double rot = i < m.bodies.spheres() ? w.squaredNorm() / m.bodies.inv_inertia[i]
-                                                : w_body.dot(m.bodies.inertia[i].cwiseProduct(w_body));
-      e += 0.5 * m.bodies.mass[i] * m.bodies.v[i].squaredNorm() + 0.5 * rot + m.bodies.mass[i] * 9.81 * m.bodies.x[i].z();
-    }
-    const LagrangianLti& s = m.lti[0];
-    return e + 0.5 * s.v.dot(s.M * s.v) + 0.5 * s.q.dot(s.K * s.q);  // no load on the beam here
-  };
+  auto energy = [&] { return total_energy(b.model); };
   GranularParameters p = params();
   // A capsule bearing on the strip's two edges has a friction pair along its axis that statics leaves open (the
   // beam is rigid across its plane): Gauss–Seidel can cycle there, measured at 2e-8 on one step, so 1e-7 here.
@@ -442,24 +447,8 @@ TEST_CASE("beads striking a beam under generalized-alpha: the energy balance", "
   // where the two problems are coupled both ways and solved in rounds. (With heavy stiffness-proportional damping
   // the scheme itself, on either path, lets the position correction push the beam's stiff modes: docs/granular.md.)
   for (double damping : {0.0, 1e-5}) {
-    std::vector<double> at;
-    for (int k = 0; k < 10; ++k) at.push_back(0.04 + 0.025 * k);
-    Bed b = bed(at, 0.3, false);
-    b.beam.beam.transverse_load = b.beam.beam.density * b.beam.beam.area * -9.81;
-    b.beam.beam.rayleigh_stiffness = damping;
-    b.model.lti[0] = make_euler_bernoulli_beam(b.beam.beam);
-    for (int i = 0; i < b.model.bodies.spheres(); ++i)
-      b.model.bodies.x[i] += Eigen::Vector3d(0.0, 0.003 * (i % 3) - 0.003, 0.005 + 0.003 * i);
-    auto energy = [&] {
-      const Model& m = b.model;
-      double e = 0.0;
-      for (int i = 0; i < m.bodies.spheres(); ++i)
-        e += 0.5 * m.bodies.mass[i] * m.bodies.v[i].squaredNorm() +
-             0.5 * m.bodies.w[i].squaredNorm() / m.bodies.inv_inertia[i] + m.bodies.mass[i] * 9.81 * m.bodies.x[i].z();
-      const LagrangianLti& s = m.lti[0];
-      e += 0.5 * s.v.dot(s.M * s.v) + 0.5 * s.q.dot(s.K * s.q) - s.f_const.dot(s.q);
-      return e;
-    };
+    Bed b = struck_bed(damping);
+    auto energy = [&] { return total_energy(b.model); };
     GranularParameters p = params(1, kGa);
     p.tolerance = 1e-12;
     GranularStepper s(b.model, p);
@@ -483,21 +472,5 @@ TEST_CASE("beads striking a beam under generalized-alpha: the energy balance", "
     CHECK(previous < e0 - 1e-4);
     CHECK(worst_rise < (damping > 0.0 ? 1e-3 : 1e-5) * impact_ke);
   }
-}
-
-TEST_CASE("beads dropped on a beam under generalized-alpha: bitwise the same on 1 and 2 threads", "[granular][beam][ga][determinism]") {
-  auto run = [](int threads) {
-    std::vector<double> at;
-    for (int k = 0; k < 12; ++k) at.push_back(0.02 + 0.023 * k);
-    Bed b = bed(at, 0.3, false);
-    for (int i = 0; i < b.model.bodies.spheres(); ++i) b.model.bodies.x[i] += Eigen::Vector3d(0.0, 0.002 * (i % 3), 0.01 + 0.004 * i);
-    GranularStepper s(b.model, params(threads, kGa));
-    for (int k = 0; k < 150; ++k) s.step();
-    return std::make_pair(b.model.lti[0].q, state_hash(b.model.bodies));
-  };
-  const auto one = run(1), two = run(2);
-  CHECK(one.second == two.second);
-  CHECK((one.first.array() == two.first.array()).all());
-  CHECK(one.first.norm() > 0.0);
 }
 

@@ -870,7 +870,8 @@ void GranularStepper::position_free_velocities() {
   general_.bodies = body_arrays(b);
 }
 
-// From one of generalized-α's two problems to the other (correct_positions has set up the position problem): bodies' velocities, contacts' impulses and targets, the FE beams' contact sets, joints, ‖q‖.
+// From one of generalized-α's two problems to the other (correct_positions has set up the position problem):
+// the bodies' velocities, the contacts' impulses and targets, the FE beams' contact sets, the joints and ‖q‖.
 void GranularStepper::swap_problems() {
   RigidBodies& b = m_.bodies;
   const int T = params_.threads;
@@ -937,7 +938,8 @@ void GranularStepper::couple_beam_problems(solvers::SolverStats& velocity, solve
     }
     // The history, newest first.
     if (static_cast<int>(anderson_f_.size()) < kMemory) anderson_f_.resize(kMemory), anderson_g_.resize(kMemory);
-    for (int j = std::min(history, kMemory - 1); j > 0; --j) anderson_f_[j] = anderson_f_[j - 1], anderson_g_[j] = anderson_g_[j - 1];
+    for (int j = std::min(history, kMemory - 1); j > 0; --j)
+      anderson_f_[j] = anderson_f_[j - 1], anderson_g_[j] = anderson_g_[j - 1];
     anderson_f_[0] = f, anderson_g_[0] = g;
     ++history;
     x = next;

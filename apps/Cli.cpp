@@ -234,8 +234,11 @@ int check_command(const std::string& file, const std::vector<std::string>& sets,
               << m.meshes.size() << " meshes (";
     std::size_t triangles = 0;
     for (const auto& mesh : m.meshes) triangles += mesh->triangles.size();
-    std::cout << triangles << " triangles), " << m.detection.beams.size() << " FE beams, " << m.materials.count() << " materials; h = " << scene.integrator.h << ", t_end = " << scene.t_end
-              << " (" << steps << " steps)\n";
+    const granular::GranularParameters& p = scene.large_path->params;
+    std::cout << triangles << " triangles), " << m.detection.beams.size() << " FE beams, " << m.materials.count()
+              << " materials; " << (p.scheme == granular::GranularScheme::GeneralizedAlpha ? "generalized_alpha" : "moreau_jean")
+              << ", solver " << granular::granular_solver_name(p.solver) << "; h = " << scene.integrator.h
+              << ", t_end = " << scene.t_end << " (" << steps << " steps)\n";
     return 0;
   }
   MoreauJean integrator(scene.model, scene.integrator);  // the integrator's own parameter checks

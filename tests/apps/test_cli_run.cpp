@@ -315,7 +315,8 @@ TEST_CASE("talus check and run take an integrator.path: large scene, its overrid
   CHECK(check.status == 0);
   CHECK(
       check.out.find("ok: trough: large path, 33 spheres, 0 capsules, 0 joints, 4 planes, 0 boxes, 0 drums, 0 cones, "
-                     "0 meshes (0 triangles), 0 FE beams, 2 materials; h = 0.001, t_end = 0.8 (800 steps)") != std::string::npos);
+                     "0 meshes (0 triangles), 0 FE beams, 2 materials; moreau_jean, solver anderson; h = 0.001, t_end = 0.8 "
+                     "(800 steps)") != std::string::npos);
   TempDir dir;
   const std::vector<std::string> small = {"--set", "lattices[0].counts=[4, 4, 2]", "--no-plot", "--quiet"};
   auto with = [&](std::vector<std::string> args) {

@@ -365,6 +365,19 @@ void beam_generalized_impulses(const BeamContacts& s, const matrixfree::Flexible
   }
 }
 
+void beam_nu(const BeamContacts& s, Vector& out) {
+  Index total = 0;
+  for (const BeamContacts::Beam& beam : s.beams) total += beam.nu.size();
+  out.resize(total);
+  Index at = 0;
+  for (const BeamContacts::Beam& beam : s.beams) out.segment(at, beam.nu.size()) = beam.nu, at += beam.nu.size();
+}
+
+void set_beam_nu(BeamContacts& s, const Vector& nu) {
+  Index at = 0;
+  for (BeamContacts::Beam& beam : s.beams) beam.nu = nu.segment(at, beam.nu.size()), at += beam.nu.size();
+}
+
 namespace {
 
 // √Σ‖J δ‖² over the contacts of `set` on its body `body`, squared.

@@ -128,6 +128,10 @@ void set_beam_position_problem(BeamContacts& s, const matrixfree::FlexibleContac
 
 // Jᵀ r of the contacts of `set` on each beam, beam after beam, into one vector (the rounds' unknowns).
 void beam_generalized_impulses(const BeamContacts& s, const matrixfree::FlexibleContactSweep& set, Vector& out);
+// The Jᵀν each beam's velocity problem was set with, beam after beam in one vector, and back (the coupling
+// rounds' unknown, which they may extrapolate).
+void beam_nu(const BeamContacts& s, Vector& out);
+void set_beam_nu(BeamContacts& s, const Vector& nu);
 
 // How far the last solves are from agreeing: the change of the velocity problem's coupling term since it was set,
 // with `position`'s ν now, as contact velocities of `velocity`'s contacts (√Σ‖J δv‖²), and the same for the

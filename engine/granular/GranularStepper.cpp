@@ -913,7 +913,7 @@ void GranularStepper::couple_beam_problems(solvers::SolverStats& velocity, solve
   double change = 0.0;
   Vector& x = beam_nu_used_;
   Vector& g = beam_nu_found_;
-  beam_generalized_impulses_used(x);
+  beam_nu(beams_, x);
   int history = 0;
   double last_mismatch = INFINITY;
   for (int round = 0; round < kMaxRounds; ++round) {
@@ -943,7 +943,7 @@ void GranularStepper::couple_beam_problems(solvers::SolverStats& velocity, solve
     anderson_f_[0] = f, anderson_g_[0] = g;
     ++history;
     x = next;
-    set_beam_nu(x);
+    set_beam_nu(beams_, x);
     swap_problems();
     b.v = v_free_, b.w = w_free_;
     general_.bodies = body_arrays(b);
@@ -997,20 +997,6 @@ void GranularStepper::restore_beam_accelerations(const std::vector<double>& a, c
     beam.vdot = Eigen::Map<const Vector>(vdot.data() + at, n);
     at += static_cast<std::size_t>(n);
   }
-}
-
-// The beams' ν the velocity problem was set with, beam after beam (the rounds' unknown), and back.
-void GranularStepper::beam_generalized_impulses_used(Vector& out) const {
-  Index total = 0;
-  for (const BeamContacts::Beam& beam : beams_.beams) total += beam.nu.size();
-  out.resize(total);
-  Index at = 0;
-  for (const BeamContacts::Beam& beam : beams_.beams) out.segment(at, beam.nu.size()) = beam.nu, at += beam.nu.size();
-}
-
-void GranularStepper::set_beam_nu(const Vector& x) {
-  Index at = 0;
-  for (BeamContacts::Beam& beam : beams_.beams) beam.nu = x.segment(at, beam.nu.size()), at += beam.nu.size();
 }
 
 // Into `cache`: the bead contacts' world_impulses_, the general contacts' and, with FE beams, the current beam

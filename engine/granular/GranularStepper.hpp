@@ -248,9 +248,7 @@ class GranularStepper {
   void position_free_velocities();
   void swap_problems();
   void couple_beam_problems(solvers::SolverStats& velocity, solvers::SolverStats& position);
-  void beam_generalized_impulses_used(Vector& out) const;
   void store_impulses(contact::ContactCache& cache);
-  void set_beam_nu(const Vector& x);
   // After a solve: false when it completed; otherwise, under RollBack, the velocities of the step's start are
   // restored and StepFailure is thrown, under Keep the report says what failed and true is returned.
   bool solve_failed(const char* which);

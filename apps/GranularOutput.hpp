@@ -1,5 +1,5 @@
 #pragma once
-// Files of a granular run (issue 4 item 6): ParaView series and an HDF5 restart archive.
+// Files of a granular run (issue 4 item 6): ParaView series (the restart archive: apps/LargePathRestart.hpp).
 //   beads_NNNNN.vtp     PolyData points at the bead centres, point data: radius, velocity, angular_velocity,
 //                       contact_force (sum of the contact forces on the bead, impulses / h), id, and
 //                       material (the id into the scene's table) when some bead is not "bead"
@@ -18,15 +18,7 @@
 //                       deflection and deflection_velocity
 //   beads.pvd, contacts.pvd, capsules.pvd, bodies.pvd, beams.pvd  collections indexing the frames by time (open these in
 //                       ParaView); apps/FrameSeries.hpp writes them
-//   restart.h5          /beads/{x, v, w, radius, mass, inv_mass, inv_inertia, id, [material]} (N×3 or N),
-//                       /capsules/{x, v, w, q (N×4, w x y z), radius, half_length, mass, inv_mass, inertia (N×3,
-//                       principal), id, [material]} when
-//                       there are capsules, /clock (time, step, next bead id, next capsule id), /contacts/{beads,
-//                       capsules}/{keys (uint64), impulses (K×3, world)}: the solver's warm start, /run/{removed,
-//                       dropped, discharge (K×2), discharge_mass (K)}: the runner's counters, /joints/{impulses,
-//                       [position_impulses]} (rows): the joints' warm start; every dataset carries `units` and
-//                       `description` attributes. read_restart gives all of it back, so that a run to T and a run
-//                       to T/2 + restart to T end bitwise equal (tests/apps/test_granular_restart.cpp).
+//   restart.h5          the restart archive: apps/RestartArchive.hpp (the layout), apps/LargePathRestart.hpp
 // Every file is written under a temporary name (.NAME.tmp beside it) and renamed when complete: a killed run
 // leaves either the previous complete version or the new one, never half a file.
 // Contacts touching a capsule (GeneralContacts.hpp) enter the contact network and the contact_force arrays
@@ -85,62 +77,6 @@ void write_beams_vtp(const std::filesystem::path& file, const talus::Model& mode
 void write_interaction_contacts_vtp(const std::filesystem::path& file, const talus::Model& model, double h);
 // (time, file name relative to the .pvd) pairs.
 void write_pvd(const std::filesystem::path& file, const std::vector<std::pair<double, std::string>>& frames);
-
-// The runner's state besides the model that the next steps read (apps/GranularRun.cpp).
-struct RunCounters {
-  long removed = 0;      // beads that left the container so far
-  bool dropped = false;  // perturbed_stack: the ball has been added
-  std::vector<std::pair<double, long>> discharge;  // (time, beads removed so far)
-  // Mass removed so far at each discharge entry [kg] (beads of any size; capsules too). Empty when read from an
-  // archive written before it existed: the rate then falls back to a bead count times one bead's mass.
-  std::vector<double> discharge_mass;
-};
-
-// The solver's warm start as archived: keys in increasing order, world impulses.
-struct CacheContent {
-  std::vector<contact::ContactKey> keys;
-  std::vector<Eigen::Vector3d> impulses;
-  void load_into(contact::ContactCache& cache) const { cache.store(keys.data(), impulses.data(), keys.size()); }
-};
-
-// What read_restart gives back besides the model. has_contacts / has_counters are false for archives written
-// before those groups existed (the run then starts cold, and is not a bitwise continuation).
-struct RestartExtras {
-  // The one contact cache (GranularStepper::contact_cache; contact/ContactKey.hpp). Archives written before it
-  // held a bead cache and a capsule cache under older keys: they are translated and merged.
-  CacheContent cache;
-  // Generalized-α's position-correction cache (GranularStepper::position_cache), when the run archived it.
-  CacheContent position_cache;
-  bool has_position_cache = false;
-  // The rolling resistance warm start (GranularStepper::rolling_cache), when the run had it.
-  CacheContent rolling_cache;
-  bool has_rolling_cache = false;
-  RunCounters counters;
-  bool has_contacts = false, has_counters = false;
-  // The joints' warm start (GranularStepper::joint_impulses, joint_position_impulses), when the run had joints.
-  std::vector<double> joint_impulses, joint_position_impulses;
-  bool has_joints = false;
-  // Generalized-α's a_n and ṽ̇_n of the FE beams (GranularStepper::beam_accelerations), when the run had them.
-  std::vector<double> beam_a, beam_vdot;
-  bool has_beam_accelerations = false;
-};
-
-// Refuses (std::runtime_error naming the file) a model with a non-finite value: a restart archive never holds NaN.
-// A group's material dataset (uint8, ids into the scene's Model::materials) is written only when one of its
-// bodies is not "bead", so the archive of a scene without materials is what it was before they existed; read
-// back, an absent one means "bead", and the scene's table must hold every id.
-void write_restart(const std::filesystem::path& file, const talus::Model& model,
-                   const contact::ContactCache* cache = nullptr, const RunCounters* counters = nullptr,
-                   const contact::ContactCache* position_cache = nullptr,
-                   const std::vector<double>* joint_impulses = nullptr,
-                   const std::vector<double>* joint_position_impulses = nullptr,
-                   const contact::ContactCache* rolling_cache = nullptr,
-                   const std::vector<double>* beam_a = nullptr, const std::vector<double>* beam_vdot = nullptr);
-// Replaces model's beads, capsules (none when the archive has none), time and step by the archive's, and
-// fills `extras` when given. The archive is validated before anything is replaced: finite values, positive
-// radii and masses, consistent sizes, unique ids below the next id, a finite clock >= 0, strictly increasing
-// cache keys; every error is a std::runtime_error naming the file and the dataset.
-void read_restart(const std::filesystem::path& file, talus::Model& model, RestartExtras* extras = nullptr);
 
 // "" when every body's position, velocity, angular velocity (and capsule orientation) is finite; otherwise
 // which one is not, e.g. "bead id 17 (index 3): velocity (nan, 0, 0)" (engine/granular/GranularFailure.hpp).

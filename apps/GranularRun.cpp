@@ -28,6 +28,7 @@
 
 #include "apps/FrameSeries.hpp"
 #include "apps/GranularOutput.hpp"
+#include "apps/LargePathRestart.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/RunLoop.hpp"
@@ -913,13 +914,14 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
       throw std::invalid_argument("--dump-fclib: this scene has " + why);
   if (!o.dump_fclib.empty()) fs::create_directories(o.dump_fclib);
   RunCounters counters;
-  if (extras.has_contacts) extras.cache.load_into(stepper.contact_cache());
-  if (extras.has_position_cache) extras.position_cache.load_into(stepper.position_cache());
-  if (extras.has_rolling_cache) extras.rolling_cache.load_into(stepper.rolling_cache());
+  restore_stepper(extras, stepper);
   if (extras.has_counters) counters = extras.counters;
-  if (extras.has_joints) stepper.restore_joint_impulses(extras.joint_impulses, extras.joint_position_impulses);
-  if (extras.has_beam_accelerations && p.scheme == GranularScheme::GeneralizedAlpha)
-    stepper.restore_beam_accelerations(extras.beam_a, extras.beam_vdot);
+  // A large-path archive continues under other settings too (settle, then change the solver or the step), but
+  // then not bit for bit: said once, naming both.
+  if (!restart.empty() && !o.quiet && !extras.header.legacy() && !extras.header.settings.empty() &&
+      extras.header.settings != large_path_header(name, p).settings)
+    log << "talus: " << restart << " was written under '" << extras.header.settings << "'; this run steps under '"
+        << large_path_header(name, p).settings << "': not a bitwise continuation\n";
   if (!restart.empty() && !o.quiet && !m.lti.empty() && p.scheme == GranularScheme::GeneralizedAlpha &&
       !extras.has_beam_accelerations)
     log << "talus: " << restart << " holds no generalized-alpha beam accelerations (a Moreau-Jean run's archive, or an "
@@ -1023,12 +1025,9 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   // contacts): it is the state the next step starts from.
   auto save_restart = [&] {
     const auto t0 = ProfileClock::now();
-    const bool ga = p.scheme == GranularScheme::GeneralizedAlpha;
-    std::vector<double> beam_a, beam_vdot;
-    if (ga) stepper.beam_accelerations(beam_a, beam_vdot);
-    write_restart(out / "restart.h5", m, &stepper.contact_cache(), &counters, ga ? &stepper.position_cache() : nullptr,
-                  &stepper.joint_impulses(), ga ? &stepper.joint_position_impulses() : nullptr,
-                  &stepper.rolling_cache(), &beam_a, &beam_vdot);
+    const StepperArchive state = stepper_archive(stepper);
+    const ArchiveHeader header = large_path_header(name, p);
+    write_restart(out / "restart.h5", m, &state, &counters, &header, p.h);
     written("restart.h5");
     restart_step = m.step;
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);

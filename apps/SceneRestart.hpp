@@ -13,26 +13,17 @@
 // event-driven path keeps its DAE integrator's step-size history: a restart of those is refused rather than
 // continued approximately.
 //
-// Layout of the archive (HDF5):
-//   /            attributes: format "talus-scene-restart-1", scene, scheme, talus_version, columns (the time
-//                series' column names: the fingerprint of the scene's systems and interactions)
-//   /time        [s] float64 scalar: the model's clock
-//   /step        int64 scalar: steps taken since t = 0
-//   /h           [s] float64 scalar: the step the steps were taken with
-//   /q, /v       float64 [n_coords], [n_vels]
-//   /interactions/{gap,velocity,impulse}   float64, concatenated; /interactions/{…}_size int64 per interaction
-//   /energy      float64 [4]: external_work, contact_work, numerical_dissipation, damping_work [J]
-//   /generalized_alpha/acceleration         float64 [n_vels]: a_n, the acceleration-like variable [velocity unit/s]
-//   /generalized_alpha/smooth_acceleration  float64 [n_vels]: ṽ̇_n, the smooth acceleration [velocity unit/s]
-//                (generalized_alpha scenes only; velocity order of DofLayout)
+// The archive's layout (one for both paths) is apps/RestartArchive.hpp's; the small path writes /clock,
+// /step_size, /systems, /interactions, /contacts/detected (scenes with detection: the last step's contacts and
+// their impulses, so that a restart keeps the warm starts and continues bit for bit), /energy and
+// /generalized_alpha. Archives of format "talus-scene-restart-1" still read.
 #include <array>
 #include <filesystem>
 
+#include "apps/RestartArchive.hpp"
 #include "apps/Scene.hpp"
 
 namespace talus::app {
-
-inline constexpr const char* kRestartFile = "restart.h5";
 
 struct RestartState {
   long step = 0;

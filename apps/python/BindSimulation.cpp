@@ -15,6 +15,7 @@
 #include "apps/Cli.hpp"
 #include "apps/FrameSeries.hpp"
 #include "apps/GranularOutput.hpp"
+#include "apps/LargePathRestart.hpp"
 #include "apps/GranularRun.hpp"
 #include "apps/SceneLoader.hpp"
 #include "apps/SceneRun.hpp"
@@ -157,22 +158,15 @@ class Simulation {
     if (!granular_) throw std::invalid_argument("write_restart: restart archives are written for the large path here "
                                                 "(a small-path scene: talus.run_scene writes restart.h5)");
     granular::GranularStepper& s = granular_->stepper();
-    std::vector<double> beam_a, beam_vdot;
-    s.beam_accelerations(beam_a, beam_vdot);
-    app::write_restart(file, *model_, &s.contact_cache(), nullptr, &s.position_cache(), &s.joint_impulses(),
-                       &s.joint_position_impulses(), &s.rolling_cache(), &beam_a, &beam_vdot);
+    const app::StepperArchive state = app::stepper_archive(s);
+    const app::ArchiveHeader header = app::large_path_header("", s.parameters());
+    app::write_restart(file, *model_, &state, nullptr, &header, s.parameters().h);
   }
   void read_restart(const std::string& file) {
     if (!granular_) throw std::invalid_argument("read_restart: the large path's archives only");
     app::RestartExtras extras;
     app::read_restart(file, *model_, &extras);
-    granular::GranularStepper& s = granular_->stepper();
-    if (extras.has_contacts) extras.cache.load_into(s.contact_cache());
-    if (extras.has_position_cache) extras.position_cache.load_into(s.position_cache());
-    if (extras.has_joints) s.restore_joint_impulses(extras.joint_impulses, extras.joint_position_impulses);
-    if (extras.has_rolling_cache) extras.rolling_cache.load_into(s.rolling_cache());
-    if (extras.has_beam_accelerations && s.parameters().scheme == granular::GranularScheme::GeneralizedAlpha)
-      s.restore_beam_accelerations(extras.beam_a, extras.beam_vdot);
+    app::restore_stepper(extras, granular_->stepper());
     contacts_valid_ = false;
   }
 

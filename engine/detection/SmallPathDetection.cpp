@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <variant>
 
 namespace talus {
@@ -41,23 +43,15 @@ void collect_excluded(const Model& model, std::vector<contact::ContactKey>& out)
   std::sort(out.begin(), out.end());
 }
 
-// The key of a detected interaction from its bodies (and its plane, found among the detection's planes).
+// The key of a detected interaction from its bodies (and its plane or beam).
 contact::ContactKey existing_key(const Model& model, const Interaction& in) {
-  const int a = static_cast<int>(in.systems[0].index);
-  if (std::holds_alternative<BeamSphereContactRelation>(in.relation)) {
-    int beam = 0;
-    for (std::size_t p = 0; p < model.detection.beams.size(); ++p)
-      if (model.detection.beams[p].lti == in.systems[1].index) beam = static_cast<int>(p);
-    return beam_key(model.bodies, beam, a);
+  const DetectedContact c = describe_detected_contact(model, in);
+  switch (c.with) {
+    case DetectedContact::With::Beam: return beam_key(model.bodies, c.other, c.body);
+    case DetectedContact::With::Sphere: return sphere_pair_key(model.bodies, c.body, c.other);
+    case DetectedContact::With::Plane: break;
   }
-  if (in.systems.size() == 2) return sphere_pair_key(model.bodies, a, static_cast<int>(in.systems[1].index));
-  const auto& rel = std::get<SphereContactRelation>(in.relation);
-  int plane = 0;
-  for (std::size_t p = 0; p < model.detection.planes.size(); ++p)
-    if (model.detection.planes[p].normal == rel.plane_normal &&
-        model.detection.planes[p].offset == rel.plane_offset)
-      plane = static_cast<int>(p);
-  return plane_key(model.bodies, plane, a);
+  return plane_key(model.bodies, c.other, c.body);
 }
 
 // Position of the last step's interaction with this key in ws.previous, or −1.
@@ -136,6 +130,72 @@ void detect_beam_pairs(Model& model, SmallPathDetection& ws, double h, double ma
 }
 
 }  // namespace
+
+DetectedContact describe_detected_contact(const Model& model, const Interaction& in) {
+  DetectedContact c;
+  c.body = static_cast<int>(in.systems[0].index);
+  if (const auto* beam = std::get_if<BeamSphereContactRelation>(&in.relation)) {
+    c.with = DetectedContact::With::Beam;
+    c.side = beam->side;
+    for (std::size_t p = 0; p < model.detection.beams.size(); ++p)
+      if (model.detection.beams[p].lti == in.systems[1].index) c.other = static_cast<int>(p);
+    return c;
+  }
+  if (in.systems.size() == 2) {
+    c.with = DetectedContact::With::Sphere;
+    c.other = static_cast<int>(in.systems[1].index);
+    return c;
+  }
+  const auto& rel = std::get<SphereContactRelation>(in.relation);
+  for (std::size_t p = 0; p < model.detection.planes.size(); ++p)
+    if (model.detection.planes[p].normal == rel.plane_normal && model.detection.planes[p].offset == rel.plane_offset)
+      c.other = static_cast<int>(p);
+  return c;
+}
+
+Interaction make_detected_contact(const Model& model, const DetectedContact& c) {
+  const ContactDetectionSettings& d = model.detection;
+  const auto is_sphere = [&](int i) { return std::find(d.spheres.begin(), d.spheres.end(), i) != d.spheres.end(); };
+  if (!is_sphere(c.body))
+    throw std::invalid_argument("body " + std::to_string(c.body) + " is not one of the spheres the detection looks at");
+  Interaction in;
+  in.name = "detected";
+  in.law = d.law;
+  const int rows = law_rows(d.law);
+  in.gap.setZero(rows);
+  in.velocity.setZero(rows);
+  in.impulse.setZero(rows);
+  switch (c.with) {
+    case DetectedContact::With::Plane: {
+      if (c.other < 0 || c.other >= static_cast<int>(d.planes.size()))
+        throw std::invalid_argument("plane " + std::to_string(c.other) + " is not one of the detection's " +
+                                    std::to_string(d.planes.size()) + " planes");
+      SphereContactRelation rel;
+      rel.plane_normal = d.planes[c.other].normal;
+      rel.plane_offset = d.planes[c.other].offset;
+      in.systems = {{SystemFamily::Rigid, c.body}};
+      in.relation = rel;
+      break;
+    }
+    case DetectedContact::With::Sphere:
+      if (!is_sphere(c.other) || c.other <= c.body)
+        throw std::invalid_argument("body " + std::to_string(c.other) + " is not a sphere the detection pairs with body " +
+                                    std::to_string(c.body) + " (pairs name the lower index first)");
+      in.systems = {{SystemFamily::Rigid, c.body}, {SystemFamily::Rigid, c.other}};
+      in.relation = SphereContactRelation{};
+      break;
+    case DetectedContact::With::Beam:
+      if (c.other < 0 || c.other >= static_cast<int>(d.beams.size()))
+        throw std::invalid_argument("beam " + std::to_string(c.other) + " is not one of the detection's " +
+                                    std::to_string(d.beams.size()) + " beams");
+      if (c.side != 1.0 && c.side != -1.0)
+        throw std::invalid_argument("a beam contact's side is +1 or -1, not " + std::to_string(c.side));
+      in.systems = {{SystemFamily::Rigid, c.body}, {SystemFamily::Lti, d.beams[c.other].lti}};
+      in.relation = BeamSphereContactRelation{d.beams[c.other].geometry, c.side};
+      break;
+  }
+  return in;
+}
 
 bool detect_contacts(Model& model, SmallPathDetection& ws, double h) {
   ContactDetectionSettings& d = model.detection;

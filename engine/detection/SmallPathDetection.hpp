@@ -53,6 +53,22 @@ struct SmallPathDetection {
   long candidates = 0;  // pairs the broad phase returned in the last call
 };
 
+// A detected contact as restart archives record it (apps/SceneRestart.cpp): its sphere (a store index), what
+// it touches (a plane or a beam of Model::detection by index, or another sphere by store index) and, for a
+// beam, the side of the centreline the pair was first listed on.
+struct DetectedContact {
+  enum class With : int { Plane = 0, Sphere = 1, Beam = 2 };
+  With with = With::Plane;
+  int body = 0, other = 0;
+  double side = 1.0;
+};
+// What a detected interaction (Model::interactions[detection.first, end)) touches.
+DetectedContact describe_detected_contact(const Model& model, const Interaction& in);
+// The interaction detect_contacts lists for that contact, with zero gap, velocity and impulse: a restored model
+// then holds the contacts its last step had, and the next detection keeps them (and their warm starts) as it
+// would have. Throws std::invalid_argument naming what the model lacks (a sphere, plane or beam).
+Interaction make_detected_contact(const Model& model, const DetectedContact& c);
+
 // Rebuilds Model::interactions[first, end) from the spheres' positions and velocities. h: the step the
 // integrator is about to take. Returns true when the list of detected pairs changed (an integrator that
 // classifies interactions once must then do it again). Does nothing and returns false when detection is off.

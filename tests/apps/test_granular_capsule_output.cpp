@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "apps/GranularOutput.hpp"
+#include "apps/LargePathRestart.hpp"
 #include "apps/GranularRun.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "apps/GranularOutput.hpp"
+#include "apps/LargePathRestart.hpp"
 #include "apps/GranularRun.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/SceneError.hpp"

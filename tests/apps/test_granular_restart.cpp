@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "apps/GranularOutput.hpp"
+#include "apps/LargePathRestart.hpp"
 #include "apps/GranularRun.hpp"
 #include "apps/SceneLoader.hpp"
 #include "engine/granular/GranularScenes.hpp"
@@ -247,7 +248,8 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
   REQUIRE(stepper.contact_cache().size() > 0);
   const fs::path good = dir / "good.h5";
   RunCounters counters;
-  write_restart(good, sc.model, &stepper.contact_cache(), &counters);
+  const StepperArchive state = stepper_archive(stepper);
+  write_restart(good, sc.model, &state, &counters);
   REQUIRE(read_error(good).empty());
   const int n = sc.model.bodies.spheres();
 
@@ -282,7 +284,7 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
                         std::string(c.dataset).find("impulses") != std::string::npos;
     replace_dataset(bad, c.dataset, v, matrix ? v.size() / 3 : v.size(), matrix ? 3 : 1);
     const std::string e = read_error(bad);
-    CHECK(e.rfind(bad.string() + ": " + c.expected, 0) == 0);
+    CHECK(e.rfind("restart archive " + bad.string() + ": " + c.expected, 0) == 0);
   }
   // Duplicate ids, an empty dataset beside full ones, keys out of order.
   {
@@ -291,14 +293,14 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
     std::vector<double> id = dataset(bad, "/beads/id");
     id[5] = id[2];
     replace_dataset(bad, "/beads/id", id, n, 1);
-    CHECK(read_error(bad) == bad.string() + ": dataset /beads/id: id " + std::to_string(static_cast<long>(id[2])) +
+    CHECK(read_error(bad) == "restart archive " + bad.string() + ": dataset /beads/id: id " + std::to_string(static_cast<long>(id[2])) +
                                  " appears twice (expected distinct ids)");
     fs::copy_file(good, bad, fs::copy_options::overwrite_existing);
     replace_dataset(bad, "/beads/mass", {}, 0, 1);
-    CHECK(read_error(bad).rfind(bad.string() + ": dataset /beads/mass: has shape 0 (expected " + std::to_string(n), 0) == 0);
+    CHECK(read_error(bad).rfind("restart archive " + bad.string() + ": dataset /beads/mass: has shape 0 (expected " + std::to_string(n), 0) == 0);
     fs::copy_file(good, bad, fs::copy_options::overwrite_existing);
     replace_dataset(bad, "/beads/radius", {}, 0, 1);
-    CHECK(read_error(bad).rfind(bad.string() + ": dataset /beads/x: has shape " + std::to_string(n) + "×3 (expected 0×3", 0) == 0);
+    CHECK(read_error(bad).rfind("restart archive " + bad.string() + ": dataset /beads/x: has shape " + std::to_string(n) + "×3 (expected 0×3", 0) == 0);
   }
   // A chunked dataset may declare rows it never stored: 2·10⁹ beads are refused before anything is allocated.
   {
@@ -312,7 +314,7 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
     const hid_t d = H5Dcreate2(f, "/beads/radius", H5T_IEEE_F64LE, space, H5P_DEFAULT, plist, H5P_DEFAULT);
     REQUIRE(d >= 0);
     H5Dclose(d), H5Pclose(plist), H5Sclose(space), H5Fclose(f);
-    CHECK(read_error(bad).rfind(bad.string() + ": dataset /beads/radius: 2000000000 rows would need about ", 0) == 0);
+    CHECK(read_error(bad).rfind("restart archive " + bad.string() + ": dataset /beads/radius: 2000000000 rows would need about ", 0) == 0);
   }
   // A group missing inside /contacts is named with its path.
   {
@@ -321,12 +323,12 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
     const hid_t f = H5Fopen(bad.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     REQUIRE(H5Ldelete(f, "/contacts/cache", H5P_DEFAULT) >= 0);
     H5Fclose(f);
-    CHECK(read_error(bad) == bad.string() + ": no group /contacts/cache");
+    CHECK(read_error(bad) == "restart archive " + bad.string() + ": no group /contacts/cache");
   }
   // A file that is not HDF5, and one without /beads.
   {
     std::ofstream(dir / "text.h5") << "not an archive\n";
-    CHECK(read_error(dir / "text.h5").rfind((dir / "text.h5").string() + ": cannot open the restart archive", 0) == 0);
+    CHECK(read_error(dir / "text.h5") == "restart archive " + (dir / "text.h5").string() + ": is not an HDF5 file");
   }
   // Capsules: a dimension changed alone disagrees with the inertia; a zero half length is refused by name.
   {
@@ -342,12 +344,12 @@ TEST_CASE("corrupt restart archives are refused naming the archive and the datas
     std::vector<double> r = dataset(bad, "/capsules/radius");
     r[0] *= 100;
     replace_dataset(bad, "/capsules/radius", r, r.size(), 1);
-    CHECK(read_error(bad).rfind(bad.string() + ": dataset /capsules/inertia: row 0 column 0 is ", 0) == 0);
+    CHECK(read_error(bad).rfind("restart archive " + bad.string() + ": dataset /capsules/inertia: row 0 column 0 is ", 0) == 0);
     fs::copy_file(caps, bad, fs::copy_options::overwrite_existing);
     std::vector<double> half = dataset(bad, "/capsules/half_length");
     half[1] = 0.0;
     replace_dataset(bad, "/capsules/half_length", half, half.size(), 1);
-    CHECK(read_error(bad) == bad.string() + ": dataset /capsules/half_length: row 1 is 0 (expected a positive finite number)");
+    CHECK(read_error(bad) == "restart archive " + bad.string() + ": dataset /capsules/half_length: row 1 is 0 (expected a positive finite number)");
   }
   // A refused archive leaves the model as it was.
   Model untouched = sc.model;
@@ -372,7 +374,7 @@ TEST_CASE("a non-finite state is never written to restart.h5", "[apps][granular]
     write_restart(dir / "restart.h5", bad);
     FAIL("written");
   } catch (const std::runtime_error& e) {
-    CHECK(std::string(e.what()) == (dir / "restart.h5").string() +
+    CHECK(std::string(e.what()) == "restart archive " + (dir / "restart.h5").string() +
                                        ": not written: the state is not finite (bead id 3 (index 3): velocity (0, nan, 0))");
   }
   // The earlier archive is intact and no temporary file is left.
@@ -491,7 +493,8 @@ TEST_CASE("an archive of the two caches under their older keys is read into the 
   GranularStepper stepper(sc.model, GranularParameters{});
   for (int k = 0; k < 150; ++k) REQUIRE(stepper.step().solver.converged());
   const fs::path now = dir / "now.h5", old = dir / "old.h5";
-  write_restart(now, sc.model, &stepper.contact_cache());
+  const StepperArchive state = stepper_archive(stepper);
+  write_restart(now, sc.model, &state);
   RestartExtras a;
   Model ma = sc.model;
   read_restart(now, ma, &a);
@@ -549,7 +552,7 @@ TEST_CASE("an archive of the two caches under their older keys is read into the 
     write_u64(c, "keys", {(std::uint64_t{2} << 62) | (std::uint64_t{0} << 60) | 5});
     write_rows3(c, "impulses", {Eigen::Vector3d::Zero()});
     H5Gclose(c), H5Fclose(f);
-    CHECK(read_error(old).rfind(old.string() + ": /contacts/capsules/keys row 0: contact key ", 0) == 0);
+    CHECK(read_error(old).rfind("restart archive " + old.string() + ": dataset /contacts/capsules/keys row 0: contact key ", 0) == 0);
   }
   fs::remove_all(dir.parent_path());
 }

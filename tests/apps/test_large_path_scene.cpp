@@ -20,8 +20,10 @@
 #include <string>
 
 #include "apps/GranularOutput.hpp"
+#include "apps/LargePathRestart.hpp"
 #include "apps/GranularRun.hpp"
 #include "apps/SceneLoader.hpp"
+#include "apps/SceneRun.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 #include "tests/SceneText.hpp"
@@ -183,6 +185,31 @@ TEST_CASE("a large-path scene writes the granular run's files and restarts bit f
   CHECK(c["final_step"] == 120);
   CHECK(c["restarted_from"]["step"] == 60);
   CHECK(c["start_time"].get<double>() == Approx(0.06));
+
+  // The one archive layout (apps/RestartArchive.hpp): the header names the path, scene, scheme and settings.
+  CHECK(ea.header.format == kRestartFormat);
+  CHECK(ea.header.path == "large");
+  CHECK(ea.header.scene == "box_of_beads");
+  CHECK(ea.header.scheme == "moreau_jean");
+  CHECK_THAT(ea.header.settings, Catch::StartsWith("moreau_jean h=0.001 solver=anderson tolerance="));
+  CHECK(ea.h == 1e-3);
+  // Each path refuses the other's archive, saying which wrote it.
+  {
+    Scene small = load_scene(fs::path(TALUS_SOURCE_DIR) / "examples" / "bouncing_ball.yaml");
+    RunOptions so;
+    so.out_dir = dir / "refused";
+    so.restart = dir / "full" / "restart.h5";
+    CHECK_THROWS_WITH(run_scene(small, so),
+                      Catch::Contains("attribute /@path: the archive was written by a large-path run") &&
+                          Catch::Contains("of scene 'box_of_beads'; this scene runs on the small path"));
+    small.t_end = 0.05;
+    so.out_dir = dir / "small";
+    so.restart.clear();
+    REQUIRE(run_scene(small, so).restart_written);
+    Model m;
+    CHECK_THROWS_WITH(read_restart(dir / "small" / "restart.h5", m),
+                      Catch::Contains("written by a small-path run") && Catch::Contains("this scene runs on the large path"));
+  }
 
   // An archive past the end leaves no step to run: refused, naming the flag.
   Scene scene = load_scene(half);

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "apps/GranularOutput.hpp"
+#include "apps/LargePathRestart.hpp"
 #include "apps/GranularRun.hpp"
 #include "apps/SceneLoader.hpp"
 #include "engine/granular/RegionFill.hpp"

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "apps/GranularOutput.hpp"
+#include "apps/LargePathRestart.hpp"
 #include "tests/fuzz/src/FuzzSupport.hpp"
 #include "tests/fuzz/src/Hdf5Text.hpp"
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "apps/Cli.hpp"
@@ -18,12 +19,15 @@
 #include "apps/LargePathRestart.hpp"
 #include "apps/GranularRun.hpp"
 #include "apps/SceneLoader.hpp"
+#include "apps/SceneRestart.hpp"
 #include "apps/SceneRun.hpp"
+#include "apps/TimeSeries.hpp"
 #include "apps/python/Bindings.hpp"
 #include "apps/python/ContactList.hpp"
 #include "engine/MoreauJean.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/RegionFill.hpp"
+#include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
 #include "engine/schemes/GranularIntegrator.hpp"
 #include "engine/schemes/SchemeSelection.hpp"
 #include "solvers/fc/FclibIO.hpp"
@@ -91,9 +95,9 @@ class Simulation {
       events_ = l.events;
       pours_ = l.pours;
     } else {
-      integrator_ = app::make_scene_integrator(*scene);
+      build_scene_integrator();
       h_ = scene->scheme.h;
-      if (auto* mj = dynamic_cast<SchemeIntegrator<MoreauJean>*>(integrator_.get())) moreau_jean_ = &mj->scheme();
+      series_.emplace(*scene);  // its energy sums and column names, for restart archives
     }
   }
 
@@ -154,20 +158,52 @@ class Simulation {
     return dir.string();
   }
 
+  // The one restart archive (apps/RestartArchive.hpp): a large-path model's, or a small-path scene's (its steps,
+  // energy sums and generalized-α accelerations included), as `talus run` writes and reads them.
   void write_restart(const std::string& file) {
-    if (!granular_) throw std::invalid_argument("write_restart: restart archives are written for the large path here "
-                                                "(a small-path scene: talus.run_scene writes restart.h5)");
-    granular::GranularStepper& s = granular_->stepper();
-    const app::StepperArchive state = app::stepper_archive(s);
-    const app::ArchiveHeader header = app::large_path_header("", s.parameters());
-    app::write_restart(file, *model_, &state, nullptr, &header, s.parameters().h);
+    if (granular_) {
+      granular::GranularStepper& s = granular_->stepper();
+      const app::StepperArchive state = app::stepper_archive(s);
+      const app::ArchiveHeader header = app::large_path_header(scene_ ? scene_->name : "", s.parameters());
+      app::RunCounters counters;
+      counters.removed = removed_, counters.dropped = dropped_;
+      app::write_restart(file, *model_, &state, &counters, &header, s.parameters().h);
+      return;
+    }
+    if (!scene_)
+      throw std::invalid_argument("write_restart: a small-path model's archive names its scene (its systems, interactions "
+                                  "and settings): build the simulation from talus.load_scene");
+    std::string why;
+    if (!app::restartable(*scene_, &why)) throw std::invalid_argument("write_restart: " + why);
+    app::RestartState state;
+    state.step = steps_;
+    state.energy = series_->sums();
+    if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(integrator_.get())) {
+      state.acceleration = ga->scheme().acceleration();
+      state.smooth_acceleration = ga->scheme().smooth_acceleration();
+    }
+    app::write_scene_restart(file, *scene_, state, series_->columns());
   }
   void read_restart(const std::string& file) {
-    if (!granular_) throw std::invalid_argument("read_restart: the large path's archives only");
-    app::RestartExtras extras;
-    app::read_restart(file, *model_, &extras);
-    app::restore_stepper(extras, granular_->stepper());
-    contacts_valid_ = false;
+    if (granular_) {
+      app::RestartExtras extras;
+      app::read_restart(file, *model_, &extras);
+      app::restore_stepper(extras, granular_->stepper());
+      if (extras.has_counters) removed_ = extras.counters.removed, dropped_ = extras.counters.dropped;
+      contacts_valid_ = false;
+      return;
+    }
+    if (!scene_)
+      throw std::invalid_argument("read_restart: a small-path archive is read into the scene it was written from: build "
+                                  "the simulation from talus.load_scene");
+    const app::RestartState state = app::read_scene_restart(file, *scene_, series_->columns());
+    // The integrator starts from the restored state, as `talus run --restart` builds it.
+    build_scene_integrator();
+    if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(integrator_.get()))
+      ga->scheme().restore_accelerations(state.acceleration, state.smooth_acceleration);
+    series_->set_sums(state.energy);
+    steps_ = state.step;
+    last_ = nullptr;
   }
 
   void keep_problem() {
@@ -209,6 +245,12 @@ class Simulation {
   }
 
  private:
+  void build_scene_integrator() {
+    integrator_ = app::make_scene_integrator(*scene_);
+    moreau_jean_ = nullptr;
+    if (auto* mj = dynamic_cast<SchemeIntegrator<MoreauJean>*>(integrator_.get())) moreau_jean_ = &mj->scheme();
+  }
+
   const StepReport& one_step() {
     Model& m = *model_;
     // perturbed_stack's ball, dropped once its time has come (the granular runner's event).
@@ -221,6 +263,7 @@ class Simulation {
     const StepReport& r = integrator_->step(m);
     last_ = &r;
     contacts_valid_ = true;
+    if (series_) series_->accumulate(r), ++steps_;
     if (granular_ && (std::isfinite(events_.remove_below_z) || std::isfinite(events_.remove_beyond_x))) {
       const int before = m.bodies.count();
       granular::remove_escaped_bodies(m, events_, flags_);
@@ -248,6 +291,9 @@ class Simulation {
   fs::path vtk_dir_;
   std::unique_ptr<app::FrameSeries> vtk_;
   MoreauJean* moreau_jean_ = nullptr;  // the small path's Moreau–Jean scheme, when it steps the model (FCLIB dumps)
+  // A small-path scene: the energy sums and step count its restart archive carries (apps/TimeSeries.hpp).
+  std::optional<app::TimeSeries> series_;
+  long steps_ = 0;
 };
 
 void bind_simulation(py::module_& m) {
@@ -436,7 +482,8 @@ void bind_simulation(py::module_& m) {
       .def("write_restart", &Simulation::write_restart, py::arg("file"),
            "An HDF5 restart archive (the bodies, the clock and the solver's warm start).")
       .def("read_restart", &Simulation::read_restart, py::arg("file"),
-           "Continues from an archive of write_restart or `talus run` (bit for bit).")
+           "Continues from an archive of write_restart or `talus run` (bit for bit): a large-path model's, or a "
+           "small-path scene's (moreau_jean and generalized_alpha), into the scene it was written from.")
       .def("keep_problem", &Simulation::keep_problem,
            "Asks the next step to keep its one-step problem (W, q, μ and, on the large path, the global form), for "
            "write_fclib (the large path, and small-path scenes stepped by Moreau-Jean).")

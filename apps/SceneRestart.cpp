@@ -79,6 +79,12 @@ void write_scene_restart(const fs::path& file, const Scene& scene, const Restart
   Vector q, v;
   gather_coordinates(m, layout, q);
   gather_velocities(m, layout, v);
+  if (state.velocity.size() > 0) {
+    if (state.velocity.size() != v.size())
+      throw std::runtime_error("restart archive " + file.string() + ": not written: the scheme's velocities have " +
+                               std::to_string(state.velocity.size()) + " entries (expected " + std::to_string(v.size()) + ")");
+    v = state.velocity;
+  }
   write_archive(file, [&](hid_t f) {
     ArchiveHeader head;
     head.path = "small";
@@ -95,7 +101,8 @@ void write_scene_restart(const fs::path& file, const Scene& scene, const Restart
                "every coordinate, in the small-system integrators' order (DofLayout: LTI, nonlinear, then each rigid "
                "body's x and quaternion w x y z)");
       w.matrix("v", v.data(), v.size(), 1, "(per velocity)",
-               "every velocity, in the same order (rigid bodies: v, then ω in the body frame)");
+               "every velocity, in the same order (rigid bodies: v, then ω in the body frame), as the scheme holds "
+               "them");
       // v holds the body-frame ω the small integrators work with; the store keeps the world-frame ω, and
       // R(q) Rᵀ(q) ω is ω only up to round-off: the world ω too, for the restarted run to start from the very bits
       // the straight run had.
@@ -326,6 +333,7 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
       for (Interaction& in : detected) m.interactions.push_back(std::move(in));
     }
     state.step = static_cast<long>(step);
+    state.velocity = Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size()));
     for (int k = 0; k < 4; ++k) state.energy[k] = energy[k];
     state.acceleration = Eigen::Map<const Vector>(acceleration.data(), static_cast<Index>(acceleration.size()));
     state.smooth_acceleration =

@@ -30,6 +30,9 @@ struct RestartState {
   std::array<double, 4> energy{};  // the TimeSeries sums, in the order above
   // generalized_alpha: a_n and ṽ̇_n (empty for the other schemes).
   Vector acceleration, smooth_acceleration;
+  // The velocities the scheme itself carries (generalized_alpha: NonsmoothGeneralizedAlpha::velocity, whose body
+  // ω the model holds only up to round-off), written as /systems/v when given; read back, the archive's /systems/v.
+  Vector velocity;
 };
 
 // Whether the scene's scheme can be restarted bit for bit; `why` says why not.

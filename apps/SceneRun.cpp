@@ -135,11 +135,15 @@ RunResult run_scene(Scene& scene, const RunOptions& options) {
   std::unique_ptr<Integrator> integrator = make_scene_integrator(scene);
   SchemeStateSource scheme_state;
   if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(integrator.get())) {
-    // Given back the accelerations (q_n, v_n) do not determine.
-    if (!options.restart.empty()) ga->scheme().restore_accelerations(resume.acceleration, resume.smooth_acceleration);
+    // Given back its own v_n (the model's body ω is rotated) and the accelerations (q_n, v_n) do not determine.
+    if (!options.restart.empty()) {
+      ga->scheme().restore_velocity(resume.velocity);
+      ga->scheme().restore_accelerations(resume.acceleration, resume.smooth_acceleration);
+    }
     scheme_state = [scheme = &ga->scheme()](RestartState& state) {
       state.acceleration = scheme->acceleration();
       state.smooth_acceleration = scheme->smooth_acceleration();
+      state.velocity = scheme->velocity();
     };
   }
   const auto* events = dynamic_cast<const eventdriven::EventDrivenIntegrator*>(integrator.get());

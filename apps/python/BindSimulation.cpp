@@ -181,6 +181,7 @@ class Simulation {
     if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(integrator_.get())) {
       state.acceleration = ga->scheme().acceleration();
       state.smooth_acceleration = ga->scheme().smooth_acceleration();
+      state.velocity = ga->scheme().velocity();
     }
     app::write_scene_restart(file, *scene_, state, series_->columns());
   }
@@ -199,8 +200,10 @@ class Simulation {
     const app::RestartState state = app::read_scene_restart(file, *scene_, series_->columns());
     // The integrator starts from the restored state, as `talus run --restart` builds it.
     build_scene_integrator();
-    if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(integrator_.get()))
+    if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(integrator_.get())) {
+      ga->scheme().restore_velocity(state.velocity);
       ga->scheme().restore_accelerations(state.acceleration, state.smooth_acceleration);
+    }
     series_->set_sums(state.energy);
     steps_ = state.step;
     last_ = nullptr;

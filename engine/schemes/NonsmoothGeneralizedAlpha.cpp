@@ -718,6 +718,31 @@ const StepReport& NonsmoothGeneralizedAlpha::last_report() const { return impl_-
 const NonsmoothGeneralizedAlphaParameters& NonsmoothGeneralizedAlpha::parameters() const { return impl_->p; }
 const Vector& NonsmoothGeneralizedAlpha::acceleration() const { return impl_->a; }
 const Vector& NonsmoothGeneralizedAlpha::smooth_acceleration() const { return impl_->vdot; }
+const Vector& NonsmoothGeneralizedAlpha::velocity() const { return impl_->v; }
+
+void NonsmoothGeneralizedAlpha::restore_velocity(const Vector& v) {
+  Impl& s = *impl_;
+  const Index n = s.sys.dofs();
+  if (v.size() != n)
+    throw std::invalid_argument(std::string(kScheme) + ": restored velocity has " + std::to_string(v.size()) +
+                                " entries (expected one per velocity: " + std::to_string(n) + ")");
+  for (Index i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i]))
+      throw std::invalid_argument(std::string(kScheme) + ": restored velocity entry " + std::to_string(i) +
+                                  " is not finite");
+    if (std::abs(v[i] - s.v[i]) > 1e-12 * (1.0 + std::abs(s.v[i])))
+      throw std::invalid_argument(std::string(kScheme) + ": restored velocity entry " + std::to_string(i) +
+                                  " is not the model's (a velocity of another state)");
+  }
+  s.v = v;
+  // What the constructor derived from v_n, by the same expressions (a step's end computes them alike).
+  s.F_prev.resize(0);
+  s.sys.external_force(s.t, s.q, s.v, s.F_prev);
+  s.factors_constant = false;
+  s.update_matrices(s.t, s.q, s.v);
+  s.index_unilateral_rows();
+  s.energy_prev = 0.5 * s.v.dot(s.M * s.v) + s.sys.potential_energy(s.q);
+}
 
 void NonsmoothGeneralizedAlpha::restore_accelerations(const Vector& a, const Vector& smooth_a) {
   const Index n = impl_->sys.dofs();

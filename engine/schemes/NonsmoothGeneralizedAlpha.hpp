@@ -138,6 +138,15 @@ class NonsmoothGeneralizedAlpha {
   // takes the same steps bit for bit. (The MLCP's z is a warm start for PSOR only; the default Lemke ignores
   // it.) Call it before the first step; sizes (dofs) and finiteness are checked (std::invalid_argument).
   void restore_accelerations(const Vector& a, const Vector& smooth_a);
+  // The velocities v_n the scheme carries (global ordering; a rigid body's ω in its body frame, as the scheme
+  // integrates it). The model holds them rotated to the world frame, and Rᵀ(R ω) is ω only up to round-off: a
+  // scheme built on a restored model gathers other bits than the run it continues had.
+  const Vector& velocity() const;
+  // Continues from the saved v_n (restart archives): replaces the v_n the constructor gathered from the model
+  // and recomputes from it what the constructor derived (J_U v_n, F(t_n), the energy, the iteration matrices).
+  // Call it before restore_accelerations and the first step. v must be the model's velocities up to round-off
+  // (1e-12 relative), finite, one per velocity (std::invalid_argument).
+  void restore_velocity(const Vector& v);
 
  private:
   struct Impl;

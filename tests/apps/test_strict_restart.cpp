@@ -322,6 +322,14 @@ TEST_CASE("a generalized_alpha run to T and a run to T/2 + restart to T are bitw
   // Rigid bodies on revolute joints, stepped on the Lie group (quaternions): the positions are retracted from the
   // restored q_n as in a straight run.
   check_restart_is_bitwise("pendulum_joint", 1.0);
+  // Beads with 3-D Coulomb friction, spinning: the scheme integrates the body-frame ω, which the model holds rotated
+  // to the world frame (Rᵀ R ω ≠ ω at round-off), so the archive keeps the scheme's own velocities (/systems/v).
+  // Before it did, this continuation differed by 2e-13 m/s at T.
+  check_restart_is_bitwise("paddle_beads", 0.4,
+                           {{"test", "integrator.scheme", "generalized_alpha"},
+                            {"test", "contacts.law.type", "newton_friction"},
+                            {"test", "contacts.law.mu", "0.3"},
+                            {"test", "contacts.law.dim", "3"}});
   {
     TempDir dir;
     Scene s = load_scene(kExamples / "two_ball_oscillator.yaml", ending_at(kT));

@@ -173,8 +173,10 @@ def test_small_path_scene_restarts_bit_for_bit(source_dir, tmp_path):
     # examples/paddle_beads.yaml (a driven paddle on a revolute joint and 24 detected beads) on the small path, under
     # both schemes: the archive is `talus run`'s (the one layout), so a continued run keeps the straight run's bits.
     scene = str(source_dir / "examples" / "paddle_beads.yaml")
+    friction = {"contacts.law.type": "newton_friction", "contacts.law.mu": 0.3, "contacts.law.dim": 3}
     for scheme in ("moreau_jean", "generalized_alpha"):
-        settings = {"integrator.scheme": scheme}
+        # With friction the beads spin: generalized-α's own body-frame ω travels in the archive too.
+        settings = {"integrator.scheme": scheme, **friction}
         archive = str(tmp_path / (scheme + ".h5"))
         a = talus.Simulation(talus.load_scene(scene, settings))
         a.step(150)

@@ -260,14 +260,25 @@ void ArchiveReader::fail(const char* name, const std::string& what) const {
   throw std::runtime_error(prefix(file) + ": dataset " + path + name + ": " + what);
 }
 
-hsize_t ArchiveReader::rows(const char* name) const {
-  const hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
-  if (d < 0) fail(name, "missing");
+namespace {
+
+// The rank of an open dataset and its dimensions (a scalar: rank 0, one value).
+int extent(hid_t d, hsize_t dims[2]) {
   const hid_t space = H5Dget_space(d);
-  hsize_t dims[2] = {1, 1};
+  dims[0] = dims[1] = 1;
   const int rank = H5Sget_simple_extent_ndims(space);
   if (rank == 1 || rank == 2) H5Sget_simple_extent_dims(space, dims, nullptr);
   H5Sclose(space);
+  return rank;
+}
+
+}  // namespace
+
+hsize_t ArchiveReader::rows(const char* name) const {
+  const hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  if (d < 0) fail(name, "missing");
+  hsize_t dims[2];
+  const int rank = extent(d, dims);
   H5Dclose(d);
   if (rank < 0 || rank > 2) fail(name, "has rank " + std::to_string(rank) + " (expected 1 or 2)");
   // The engine indexes bodies and contacts with int; a larger size is a corrupt archive.
@@ -286,11 +297,8 @@ void ArchiveReader::read(const char* name, hsize_t n, hsize_t cols, hid_t mem_ty
                          std::size_t value_bytes, const char* meaning) const {
   const hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   if (d < 0) fail(name, "missing");
-  const hid_t space = H5Dget_space(d);
-  hsize_t dims[2] = {1, 1};
-  const int rank = H5Sget_simple_extent_ndims(space);
-  if (rank == 1 || rank == 2) H5Sget_simple_extent_dims(space, dims, nullptr);
-  H5Sclose(space);
+  hsize_t dims[2];
+  const int rank = extent(d, dims);
   const bool shape_ok = ((rank == 0 || rank == 1) && cols == 1) || rank == 2;
   if (!shape_ok || dims[0] != n || dims[1] != cols) {
     H5Dclose(d);

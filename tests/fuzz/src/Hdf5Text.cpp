@@ -71,6 +71,35 @@ bool write_line(hid_t file, hid_t link_plist, const std::string& line, std::uint
     Handle g{H5Gcreate2(file, path.c_str(), link_plist, H5P_DEFAULT, H5P_DEFAULT), H5Gclose};
     return true;
   }
+  if (spec == "a" && words.size() >= 3) {
+    // /path a NAME text: a text attribute of the object at /path (the file's root: /).
+    const std::string& name = words[2];
+    size_t at = line.find(name, line.find(" a ") + 3) + name.size();
+    if (at < line.size() && line[at] == ' ') ++at;
+    const std::string text = line.substr(std::min(at, line.size()));
+    Handle object{H5Oopen(file, path.c_str(), H5P_DEFAULT), H5Oclose};
+    if (object.id < 0) return true;
+    Handle type{H5Tcopy(H5T_C_S1), H5Tclose};
+    H5Tset_size(type.id, text.size() + 1);
+    Handle space{H5Screate(H5S_SCALAR), H5Sclose};
+    Handle attr{H5Acreate2(object.id, name.c_str(), type.id, space.id, H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
+    if (attr.id >= 0) H5Awrite(attr.id, type.id, text.c_str());
+    return true;
+  }
+  if (spec == "S") {
+    // /path S w1 w2 ...: a list of variable-length strings, one per word.
+    std::vector<const char*> ptrs;
+    for (size_t k = 2; k < words.size(); ++k) ptrs.push_back(words[k].c_str());
+    if (written + ptrs.size() > kMaxWritten) return true;
+    written += ptrs.size();
+    const hsize_t n = ptrs.size();
+    Handle type{H5Tcopy(H5T_C_S1), H5Tclose};
+    H5Tset_size(type.id, H5T_VARIABLE);
+    Handle space{H5Screate_simple(1, &n, nullptr), H5Sclose};
+    Handle set{H5Dcreate2(file, path.c_str(), type.id, space.id, link_plist, H5P_DEFAULT, H5P_DEFAULT), H5Dclose};
+    if (set.id >= 0 && n > 0) H5Dwrite(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data());
+    return true;
+  }
   if (spec == "s") {
     size_t at = line.find(path) + path.size();
     at = line.find('s', at) + 1;

@@ -9,6 +9,8 @@
 //                                 dropped; without DIMS, one-dimensional, as many as given)
 //   /path TYPE@N                  a chunked dataset of N elements of which nothing is written: a tiny file that
 //                                 declares a huge extent (unwritten chunks read back as zeros)
+//   /path S w1 w2 ...             a dataset of variable-length strings, one per word
+//   /path a NAME text             a text attribute NAME (the rest of the line) of the object at /path (root: /)
 // Values: integers and reals as strtoll/strtod read them (nan, inf, 0x..., 1e300); ints wrap to the type.
 #include <string>
 

@@ -211,6 +211,25 @@ TEST_CASE("a large-path scene writes the granular run's files and restarts bit f
                       Catch::Contains("written by a small-path run") && Catch::Contains("this scene runs on the large path"));
   }
 
+  // A large-path archive continues under other settings too (settle, then change the solver), said in the log.
+  {
+    Scene other = load_scene(full);
+    other.large_path->params.solver = granular::GranularSolver::MatrixFree;
+    GranularRunOptions o;
+    o.no_plot = true;
+    o.out_dir = dir / "other_solver";
+    std::ostringstream log;
+    REQUIRE(run_large_path_scene(other, o, dir / "half" / "restart.h5", log) == 0);
+    CHECK_THAT(log.str(), Catch::Contains("was written under 'moreau_jean h=0.001 solver=anderson") &&
+                              Catch::Contains("this run steps under 'moreau_jean h=0.001 solver=matrix_free") &&
+                              Catch::Contains("not a bitwise continuation"));
+    std::ostringstream same_log;
+    Scene same = load_scene(full);
+    o.out_dir = dir / "same_solver";
+    REQUIRE(run_large_path_scene(same, o, dir / "half" / "restart.h5", same_log) == 0);
+    CHECK_THAT(same_log.str(), !Catch::Contains("not a bitwise continuation"));
+  }
+
   // An archive past the end leaves no step to run: refused, naming the flag.
   Scene scene = load_scene(half);
   GranularRunOptions o;

@@ -1057,6 +1057,8 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     if (o.t_end > 0) su.overrides.push_back("--t-end " + num(o.t_end));
     if (o.h > 0) su.overrides.push_back("--h " + num(o.h));
     su.restart_file = restart, su.restart_step = step0;
+    su.restart_settings = extras.header.settings;
+    su.restart_same_settings = extras.header.settings == large_path_header(name, p).settings;
     su.status = status < 0 ? "running" : status == 0 ? "completed" : status == 2 ? "step_failed" : "interrupted";
     if (status == 2) su.failed_step = failed_step, su.failed_time = failed_time, su.failure = failure;
     su.parameters = common_parameters(p.scheme == GranularScheme::GeneralizedAlpha ? "generalized_alpha" : "moreau_jean",

@@ -38,8 +38,14 @@ nlohmann::ordered_json run_summary_json(const RunSummary& s) {
   j["scene_file"] = s.scene_file;
   j["description"] = s.description;
   j["overrides"] = s.overrides;
-  j["restarted_from"] = s.restart_file.empty() ? ordered_json(nullptr)
-                                               : ordered_json{{"file", s.restart_file}, {"step", s.restart_step}};
+  const bool recorded = !s.restart_settings.empty();
+  j["restarted_from"] = s.restart_file.empty()
+                            ? ordered_json(nullptr)
+                            : ordered_json{{"file", s.restart_file},
+                                           {"step", s.restart_step},
+                                           {"settings", recorded ? ordered_json(s.restart_settings) : ordered_json(nullptr)},
+                                           {"continues_bitwise",
+                                            recorded ? ordered_json(s.restart_same_settings) : ordered_json(nullptr)}};
   j["status"] = s.status;
   j["failure"] = s.failed_step < 0 ? ordered_json(nullptr)
                                    : ordered_json{{"step", s.failed_step}, {"time", number(s.failed_time)}, {"message", s.failure}};

@@ -6,7 +6,8 @@
 //
 // Layout (every key always present; null where it does not apply; NaN and infinities as null):
 //   talus_version, path ("small" | "large"), scene, scene_file, description, overrides (the --set and flag
-//   overrides, in the order given), restarted_from ({file, step} or null),
+//   overrides, in the order given), restarted_from ({file, step, settings, continues_bitwise} or null: the
+//   archive's recorded step settings, null in archives that recorded none, and whether they are this run's),
 //   status ("running" while a large-path run goes on, then "completed" | "step_failed" | "interrupted"),
 //   failure ({step, time, message}: the step that failed and the time it started from; or null),
 //   parameters (scheme, h, t_end, solver, tolerance, frame_every, then the path's own settings),
@@ -32,6 +33,8 @@ struct RunSummary {
   std::vector<std::string> overrides;
   std::string restart_file;  // empty: not restarted
   long restart_step = 0;
+  std::string restart_settings;  // the archive's `settings` attribute (apps/RestartArchive.hpp); empty: none
+  bool restart_same_settings = true;
   std::string status = "running";
   long failed_step = -1;  // < 0: no failure
   double failed_time = 0.0;

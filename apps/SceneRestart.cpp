@@ -333,6 +333,7 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
       for (Interaction& in : detected) m.interactions.push_back(std::move(in));
     }
     state.step = static_cast<long>(step);
+    state.settings = header.settings;
     state.velocity = Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size()));
     for (int k = 0; k < 4; ++k) state.energy[k] = energy[k];
     state.acceleration = Eigen::Map<const Vector>(acceleration.data(), static_cast<Index>(acceleration.size()));

@@ -33,6 +33,8 @@ struct RestartState {
   // The velocities the scheme itself carries (generalized_alpha: NonsmoothGeneralizedAlpha::velocity, whose body
   // ω the model holds only up to round-off), written as /systems/v when given; read back, the archive's /systems/v.
   Vector velocity;
+  // The archive's recorded step settings (empty in archives that recorded none).
+  std::string settings;
 };
 
 // Whether the scene's scheme can be restarted bit for bit; `why` says why not.

@@ -225,6 +225,7 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
   RunResult result;
   result.planned_steps = planned_steps(scene);
   result.first_step = resume.step;
+  result.restart_settings = resume.settings;
   result.start_time = model.time;
   result.steps = resume.step;
   series.set_sums(resume.energy);
@@ -328,6 +329,7 @@ std::string run_json(const Scene& scene, const RunResult& r, std::size_t columns
   s.description = scene.description;
   s.overrides = overrides;
   s.restart_file = restart_file, s.restart_step = r.first_step;
+  s.restart_settings = r.restart_settings;  // a small-path archive under other settings is refused
   s.status = to_string(r.status);
   if (r.status == RunStatus::StepFailed) s.failed_step = r.failed_step, s.failed_time = r.failed_time, s.failure = r.failure;
   s.parameters = common_parameters(to_string(scene.scheme.kind), p.h, scene.t_end, to_string(p.solver), p.solver_tolerance,

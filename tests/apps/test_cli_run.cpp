@@ -338,6 +338,7 @@ TEST_CASE("talus check and run take an integrator.path: large scene, its overrid
   CHECK(b["steps"] == 20);
   CHECK(b["final_step"] == 40);
   CHECK(b["restarted_from"]["step"] == 20);
+  CHECK(b["restarted_from"]["continues_bitwise"] == true);  // continued under the settings it was written with
   CHECK(b["start_time"].get<double>() == Approx(0.02));
   // The small path's keys are refused with the field, as for any scene.
   const Result bad = run_talus({"check", trough.string(), "--set", "integrator.theta=1"});

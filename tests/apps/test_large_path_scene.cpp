@@ -184,6 +184,8 @@ TEST_CASE("a large-path scene writes the granular run's files and restarts bit f
   CHECK(c["steps"] == 60);
   CHECK(c["final_step"] == 120);
   CHECK(c["restarted_from"]["step"] == 60);
+  CHECK_THAT(c["restarted_from"]["settings"].get<std::string>(), Catch::StartsWith("moreau_jean h=0.001 solver=anderson"));
+  CHECK(c["restarted_from"]["continues_bitwise"] == true);
   CHECK(c["start_time"].get<double>() == Approx(0.06));
 
   // The one archive layout (apps/RestartArchive.hpp): the header names the path, scene, scheme and settings.
@@ -220,6 +222,9 @@ TEST_CASE("a large-path scene writes the granular run's files and restarts bit f
     o.out_dir = dir / "other_solver";
     std::ostringstream log;
     REQUIRE(run_large_path_scene(other, o, dir / "half" / "restart.h5", log) == 0);
+    nlohmann::json oj;
+    std::ifstream(dir / "other_solver" / "run.json") >> oj;
+    CHECK(oj["restarted_from"]["continues_bitwise"] == false);
     CHECK_THAT(log.str(), Catch::Contains("was written under 'moreau_jean h=0.001 solver=anderson") &&
                               Catch::Contains("this run steps under 'moreau_jean h=0.001 solver=matrix_free") &&
                               Catch::Contains("not a bitwise continuation"));

@@ -259,7 +259,7 @@ int cli_main(int argc, char** argv) {
       "run",
       "run a scene. Granular scenes (and scenes with integrator.path: large) write beads.pvd + beads_NNNNN.vtp, contacts.pvd + contacts_NNNNN.vtp, "
       "snapshot.png, profile.txt, measures.csv and restart.h5; other scenes write "
-      "timeseries.csv, timeseries.h5, restart.h5 (schemes moreau_jean and generalized_alpha), "
+      "timeseries.csv, timeseries.h5, restart.h5 (the fixed-step schemes), "
       "events.csv (scheme event_driven) and PNG plots (positions, velocities, reactions, energy). Every run writes run.json: "
       "its inputs, status, time per stage, files and results, with the same keys on both paths. --profile FILE writes a "
       "Chrome trace (e.g. trace.json, for Perfetto) of every step's stages. A folder holding an earlier run is refused without "
@@ -279,7 +279,7 @@ int cli_main(int argc, char** argv) {
   run->add_option("--max-memory", run_flags.max_memory,
                   "refuse scenes whose estimated memory exceeds SIZE (e.g. 4G; default: the available memory)");
   run->add_option("--restart", run_flags.restart,
-                  "moreau_jean, generalized_alpha, integrator.path: large and granular scenes: continue from a restart.h5 an earlier run wrote, to the scene's t_end (the "
+                  "fixed-step schemes (moreau_jean, newmark, hht, generalized_alpha, schatzman_paoli), integrator.path: large and granular scenes: continue from a restart.h5 an earlier run wrote, to the scene's t_end (the "
                   "result is bitwise that of one run; for a granular scene the same as --set restart=FILE)");
   run->add_option("--profile", run_flags.profile,
                   "write a Chrome trace-event JSON of every step's stages (granular and time-stepping scenes)");

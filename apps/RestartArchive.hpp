@@ -20,6 +20,8 @@
 //   /joints               large path: the joints' warm start (impulses, position_impulses)
 //   /generalized_alpha    acceleration, smooth_acceleration: a_n and ṽ̇_n (small path: every velocity, DofLayout
 //                         order; large path: the beams' unknowns, /beams order)
+//   /newmark, /hht, /schatzman_paoli  small path: the vectors those schemes carry from step to step
+//                         (apps/SceneRestart.hpp carried_vectors)
 //   /energy               small path: the time series' running sums (external, contact, dissipated, damping) [J]
 //   /run                  large path: the runner's counters (removed, dropped, discharge, discharge_mass)
 // Every dataset carries `units` and `description` attributes. Archives are written under a temporary name and

@@ -13,6 +13,9 @@
 #include "apps/SceneRun.hpp"
 #include "engine/DofLayout.hpp"
 #include "engine/detection/SmallPathDetection.hpp"
+#include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
+#include "engine/schemes/NonsmoothNewmark.hpp"
+#include "engine/schemes/SchatzmanPaoli.hpp"
 
 namespace talus::app {
 
@@ -50,31 +53,89 @@ std::string step_settings(const Scene& scene) {
 
 bool restartable(const Scene& scene, std::string* why) {
   const SchemeKind k = scene.scheme.kind;
-  if (k == SchemeKind::MoreauJean || k == SchemeKind::GeneralizedAlpha) return true;
+  if (k == SchemeKind::MoreauJean || k == SchemeKind::Newmark || k == SchemeKind::Hht ||
+      k == SchemeKind::GeneralizedAlpha || k == SchemeKind::SchatzmanPaoli)
+    return true;
   if (why)
     *why = std::string("scheme ") + to_string(k) +
            (k == SchemeKind::EventDriven ? " keeps its DAE integrator's step-size history outside the model"
-            : k == SchemeKind::SchatzmanPaoli
-                ? " keeps the previous coordinates inside the integrator, which the engine does not let a new run "
-                  "start from"
-                : " keeps its acceleration-like variable inside the integrator, which the engine does not let a new "
-                  "run start from") +
-           ": only moreau_jean and generalized_alpha scenes restart bit for bit";
+                                         : " adapts its step size, which the archive's clock does not record") +
+           ": the fixed-step schemes (moreau_jean, newmark, hht, generalized_alpha, schatzman_paoli) restart bit "
+           "for bit";
   return false;
 }
 
-bool restart_needs_accelerations(const Scene& scene) { return scene.scheme.kind == SchemeKind::GeneralizedAlpha; }
+const std::vector<CarriedVector>& carried_vectors(SchemeKind kind) {
+  static const std::vector<CarriedVector> none;
+  static const std::vector<CarriedVector> ga = {
+      {"acceleration", "the acceleration-like variable a_n", "(per velocity)/s", false},
+      {"smooth_acceleration", "the smooth acceleration", "(per velocity)/s", false}};
+  static const std::vector<CarriedVector> newmark = {
+      {"acceleration", "the acceleration a_n", "(per velocity)/s", false},
+      {"weighted_external_force", "the α-weighted external force F̂_n", "(per velocity) force", false},
+      {"weighted_damping_force", "the α-weighted damping force (C v)^_n", "(per velocity) force", false},
+      {"last_increment", "the last increment q_n − q_{n−1}", "(per coordinate)", false}};
+  static const std::vector<CarriedVector> sp = {
+      {"previous_position", "the previous coordinates q_{n−1}", "(per coordinate)", true},
+      {"previous_external_force", "the LTI systems' external force at t_{n−1}", "(per velocity) force", false}};
+  switch (kind) {
+    case SchemeKind::GeneralizedAlpha: return ga;
+    case SchemeKind::Newmark:
+    case SchemeKind::Hht: return newmark;
+    case SchemeKind::SchatzmanPaoli: return sp;
+    default: return none;
+  }
+}
+
+bool restart_needs_scheme_state(const Scene& scene) { return !carried_vectors(scene.scheme.kind).empty(); }
+
+bool capture_scheme_state(const Integrator& integrator, SchemeKind kind, RestartState& state) {
+  state.carried.clear();
+  if (carried_vectors(kind).empty()) return true;
+  if (const auto* ga = dynamic_cast<const SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(&integrator)) {
+    if (kind != SchemeKind::GeneralizedAlpha) return false;
+    state.carried = {ga->scheme().acceleration(), ga->scheme().smooth_acceleration()};
+    state.velocity = ga->scheme().velocity();
+    return true;
+  }
+  if (const auto* nm = dynamic_cast<const SchemeIntegrator<NonsmoothNewmark>*>(&integrator)) {
+    if (kind != SchemeKind::Newmark && kind != SchemeKind::Hht) return false;
+    const NonsmoothNewmark::CarriedState c = nm->scheme().carried_state();
+    state.carried = {c.acceleration, c.weighted_external_force, c.weighted_damping_force, c.last_increment};
+    return true;
+  }
+  if (const auto* sp = dynamic_cast<const SchemeIntegrator<SchatzmanPaoli>*>(&integrator)) {
+    if (kind != SchemeKind::SchatzmanPaoli) return false;
+    state.carried = {sp->scheme().previous_position(), sp->scheme().previous_external_force()};
+    return true;
+  }
+  return false;
+}
+
+void restore_scheme_state(Integrator& integrator, const RestartState& state) {
+  if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(&integrator)) {
+    ga->scheme().restore_velocity(state.velocity);
+    ga->scheme().restore_accelerations(state.carried.at(0), state.carried.at(1));
+  } else if (auto* nm = dynamic_cast<SchemeIntegrator<NonsmoothNewmark>*>(&integrator)) {
+    nm->scheme().restore_carried_state({state.carried.at(0), state.carried.at(1), state.carried.at(2), state.carried.at(3)});
+  } else if (auto* sp = dynamic_cast<SchemeIntegrator<SchatzmanPaoli>*>(&integrator)) {
+    sp->scheme().restore_previous(state.carried.at(0), state.carried.at(1));
+  }
+}
 
 void write_scene_restart(const fs::path& file, const Scene& scene, const RestartState& state,
                          const std::vector<std::string>& columns) {
   const Model& m = scene.model;
   const DofLayout layout = make_dof_layout(m);
-  if (restart_needs_accelerations(scene)) {
-    const auto n = static_cast<Index>(layout.n_vels);
-    if (state.acceleration.size() != n || state.smooth_acceleration.size() != n)
-      throw std::runtime_error("restart archive " + file.string() +
-                               ": not written: the generalized_alpha accelerations were not given (one per velocity "
-                               "expected)");
+  const std::vector<CarriedVector>& carried = carried_vectors(scene.scheme.kind);
+  if (state.carried.size() != carried.size())
+    throw std::runtime_error("restart archive " + file.string() + ": not written: the scheme's state was not given (" +
+                             std::to_string(carried.size()) + " vectors expected for " + to_string(scene.scheme.kind) + ")");
+  for (std::size_t k = 0; k < carried.size(); ++k) {
+    const auto n = static_cast<Index>(carried[k].per_coordinate ? layout.n_coords : layout.n_vels);
+    if (state.carried[k].size() != n)
+      throw std::runtime_error("restart archive " + file.string() + ": not written: " + carried[k].meaning + " has " +
+                               std::to_string(state.carried[k].size()) + " entries (expected " + std::to_string(n) + ")");
   }
   Vector q, v;
   gather_coordinates(m, layout, q);
@@ -154,13 +215,13 @@ void write_scene_restart(const fs::path& file, const Scene& scene, const Restart
     ArchiveWriter root{f, "/", file, {}};
     root.matrix("energy", state.energy.data(), state.energy.size(), 1, "J",
                 "the time series' running sums: external work, contact work, numerical dissipation, damping work");
-    if (restart_needs_accelerations(scene)) {
-      ArchiveGroup g(f, "generalized_alpha", true, file);
-      ArchiveWriter w{g.id, "/generalized_alpha/", file, {}};
-      w.matrix("acceleration", state.acceleration.data(), state.acceleration.size(), 1, "(per velocity)/s",
-               "the acceleration-like variable a_n, in the order of /systems/v");
-      w.matrix("smooth_acceleration", state.smooth_acceleration.data(), state.smooth_acceleration.size(), 1,
-               "(per velocity)/s", "the smooth acceleration ṽ̇_n, in the order of /systems/v");
+    if (!carried.empty()) {
+      const std::string group = to_string(scene.scheme.kind);
+      ArchiveGroup g(f, group.c_str(), true, file);
+      ArchiveWriter w{g.id, "/" + group + "/", file, {}};
+      for (std::size_t k = 0; k < carried.size(); ++k)
+        w.matrix(carried[k].name, state.carried[k].data(), state.carried[k].size(), 1, carried[k].units,
+                 std::string(carried[k].meaning) + ", in the order of /systems/" + (carried[k].per_coordinate ? "q" : "v"));
     }
   });
 }
@@ -298,16 +359,19 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
     }
     const std::vector<double> energy =
         root.finite_doubles("energy", 4, 1, "external, contact, dissipated and damping work");
-    std::vector<double> acceleration, smooth_acceleration;
-    if (restart_needs_accelerations(scene)) {
-      const ArchiveGroup g(f, "generalized_alpha", false, file);
-      const ArchiveReader r{g.id, "/generalized_alpha/", file};
-      acceleration = r.finite_doubles("acceleration", layout.n_vels, 1,
-                                       "the acceleration-like variable a_n, one per velocity of the scene");
-      smooth_acceleration = r.finite_doubles("smooth_acceleration", layout.n_vels, 1,
-                                              "the smooth acceleration, one per velocity of the scene");
+    const std::vector<CarriedVector>& carried = carried_vectors(scene.scheme.kind);
+    std::vector<std::vector<double>> carried_values;
+    if (!carried.empty()) {
+      const std::string group = to_string(scene.scheme.kind);
+      const ArchiveGroup g(f, group.c_str(), false, file);
+      const ArchiveReader r{g.id, "/" + group + "/", file};
+      for (const CarriedVector& c : carried) {
+        const std::string meaning =
+            std::string(c.meaning) + (c.per_coordinate ? ", one per coordinate of the scene" : ", one per velocity of the scene");
+        carried_values.push_back(
+            r.finite_doubles(c.name, c.per_coordinate ? layout.n_coords : layout.n_vels, 1, meaning.c_str()));
+      }
     }
-
     // Everything checked: only now is the model touched.
     m.time = time;
     // Coordinates first: the archive's ω is body frame, rotated to the store's world frame by the restored q.
@@ -336,9 +400,8 @@ RestartState read_scene_restart(const fs::path& file, Scene& scene, const std::v
     state.settings = header.settings;
     state.velocity = Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size()));
     for (int k = 0; k < 4; ++k) state.energy[k] = energy[k];
-    state.acceleration = Eigen::Map<const Vector>(acceleration.data(), static_cast<Index>(acceleration.size()));
-    state.smooth_acceleration =
-        Eigen::Map<const Vector>(smooth_acceleration.data(), static_cast<Index>(smooth_acceleration.size()));
+    for (const std::vector<double>& x : carried_values)
+      state.carried.push_back(Eigen::Map<const Vector>(x.data(), static_cast<Index>(x.size())));
   });
   return state;
 }

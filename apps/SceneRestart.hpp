@@ -5,31 +5,33 @@
 // carries over (the step count and the cumulated energy terms). A run to T and a run to T/2 + restart to T end
 // in bitwise-identical states (tests/apps/test_strict_restart.cpp).
 //
-// moreau_jean keeps its whole state in the model. generalized_alpha also carries its acceleration-like
-// variable a_n and smooth acceleration ṽ̇_n from step to step, which (q_n, v_n) do not determine: the archive
-// holds them and the resumed integrator is given them back (NonsmoothGeneralizedAlpha::restore_accelerations,
-// which also says why nothing else of its state needs saving). Newmark and HHT keep a_n too but the engine
-// does not let a new integrator start from it, Schatzman–Paoli keeps the previous coordinates, and the
-// event-driven path keeps its DAE integrator's step-size history: a restart of those is refused rather than
-// continued approximately.
+// moreau_jean keeps its whole state in the model. The other time-stepping schemes carry vectors from step to
+// step that (q_n, v_n) do not determine: generalized_alpha its acceleration-like variable a_n and smooth
+// acceleration ṽ̇_n, newmark and hht a_n, the α-weighted external and damping forces and the last increment,
+// schatzman_paoli the previous coordinates and external force. The archive holds them in the scheme's group
+// (/generalized_alpha, /newmark, /hht, /schatzman_paoli) and the resumed integrator is given them back
+// (capture_scheme_state, restore_scheme_state), which the schemes' restore functions say is all they need. The
+// event-driven path keeps its DAE integrator's step-size history: its restart is refused rather than continued
+// approximately.
 //
 // The archive's layout (one for both paths) is apps/RestartArchive.hpp's; the small path writes /clock,
 // /step_size, /systems, /interactions, /contacts/detected (scenes with detection: the last step's contacts and
 // their impulses, so that a restart keeps the warm starts and continues bit for bit), /energy and
-// /generalized_alpha. Archives of format "talus-scene-restart-1" still read.
+// the scheme's group. Archives of format "talus-scene-restart-1" still read.
 #include <array>
 #include <filesystem>
 
 #include "apps/RestartArchive.hpp"
 #include "apps/Scene.hpp"
+#include "engine/Integrator.hpp"
 
 namespace talus::app {
 
 struct RestartState {
   long step = 0;
   std::array<double, 4> energy{};  // the TimeSeries sums, in the order above
-  // generalized_alpha: a_n and ṽ̇_n (empty for the other schemes).
-  Vector acceleration, smooth_acceleration;
+  // The vectors the scheme carries (carried_vectors' order; empty for moreau_jean).
+  std::vector<Vector> carried;
   // The velocities the scheme itself carries (generalized_alpha: NonsmoothGeneralizedAlpha::velocity, whose body
   // ω the model holds only up to round-off), written as /systems/v when given; read back, the archive's /systems/v.
   Vector velocity;
@@ -40,8 +42,23 @@ struct RestartState {
 // Whether the scene's scheme can be restarted bit for bit; `why` says why not.
 bool restartable(const Scene& scene, std::string* why = nullptr);
 
-// Whether the scheme's archive needs the integrator's own state (RestartState's accelerations) besides the model.
-bool restart_needs_accelerations(const Scene& scene);
+// Whether the scheme's archive needs the integrator's own state (RestartState::carried) besides the model.
+bool restart_needs_scheme_state(const Scene& scene);
+
+// A vector a scheme carries from step to step: its dataset in the scheme's group, what it is, its units.
+struct CarriedVector {
+  const char* name;
+  const char* meaning;  // "the acceleration-like variable a_n" (errors add ", one per velocity of the scene")
+  const char* units;
+  bool per_coordinate;  // sized by the coordinates (else the velocities)
+};
+const std::vector<CarriedVector>& carried_vectors(SchemeKind kind);
+
+// The integrator's carried vectors (and generalized-α's own velocities) into `state`; false when the integrator
+// is not the scheme the scene names (a custom stepper: no archive can be written for it).
+bool capture_scheme_state(const Integrator& integrator, SchemeKind kind, RestartState& state);
+// Gives the integrator, built on the restored model, what `state` holds for it. Call before the first step.
+void restore_scheme_state(Integrator& integrator, const RestartState& state);
 
 // Writes the archive of the scene's current state to `file` (through a temporary file and a rename).
 // Throws std::runtime_error naming the file (also when a generalized_alpha state lacks its accelerations).

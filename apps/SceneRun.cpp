@@ -94,7 +94,7 @@ std::unique_ptr<Integrator> make_time_stepping_integrator(Scene& scene) {
   }
 }
 
-// Fills the integrator's own state (RestartState's accelerations) into the archive's state at the end of a run.
+// Fills the integrator's own state (RestartState::carried) into the archive's state at the end of a run.
 using SchemeStateSource = std::function<void(RestartState&)>;
 
 RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step, const RestartState& resume,
@@ -133,19 +133,12 @@ RunResult run_scene(Scene& scene, const RunOptions& options) {
   // The one builder of a scene's integrator (runs and scripts alike); what a run needs of particular schemes is
   // asked of the integrator it built.
   std::unique_ptr<Integrator> integrator = make_scene_integrator(scene);
-  SchemeStateSource scheme_state;
-  if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(integrator.get())) {
-    // Given back its own v_n (the model's body ω is rotated) and the accelerations (q_n, v_n) do not determine.
-    if (!options.restart.empty()) {
-      ga->scheme().restore_velocity(resume.velocity);
-      ga->scheme().restore_accelerations(resume.acceleration, resume.smooth_acceleration);
-    }
-    scheme_state = [scheme = &ga->scheme()](RestartState& state) {
-      state.acceleration = scheme->acceleration();
-      state.smooth_acceleration = scheme->smooth_acceleration();
-      state.velocity = scheme->velocity();
-    };
-  }
+  // The vectors the scheme carries from step to step, which (q_n, v_n) do not determine, given back.
+  if (!options.restart.empty()) restore_scheme_state(*integrator, resume);
+  const SchemeStateSource scheme_state = [&integrator, kind = scene.scheme.kind](RestartState& state) {
+    if (!capture_scheme_state(*integrator, kind, state))
+      throw std::logic_error("the integrator built for the scene cannot give its state");
+  };
   const auto* events = dynamic_cast<const eventdriven::EventDrivenIntegrator*>(integrator.get());
   // --dump-fclib: the Moreau–Jean scheme keeps its one-step problem.
   MoreauJean* dump_scheme = nullptr;
@@ -295,7 +288,7 @@ RunResult run_loop(Scene& scene, const RunOptions& options, const Stepper& step,
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (int q = 0; q < kPhaseCount; ++q) result.phase_seconds[q] = profile.total(static_cast<Phase>(q));
   // A stepper that cannot give its own state (run_scene with a Stepper) writes no archive that needs it.
-  result.restart_written = restartable(scene) && (!restart_needs_accelerations(scene) || scheme_state);
+  result.restart_written = restartable(scene) && (!restart_needs_scheme_state(scene) || scheme_state);
   result.frames = frames.frames();
   result.frame_collections = frames.collections();
   outputs.commit(run_json(scene, result, series.columns().size(), options.overrides, options.restart.string()));

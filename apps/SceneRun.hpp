@@ -53,7 +53,7 @@ struct RunResult {
   std::string failure;         // StepFailed: the integrator's message
   long first_step = 0;         // steps already taken when the run started (a restart's step count)
   std::string restart_settings;  // the restart archive's recorded step settings (the scene's: others are refused)
-  bool restart_written = false;  // restart.h5 holds the last good state (moreau_jean, generalized_alpha scenes)
+  bool restart_written = false;  // restart.h5 holds the last good state (the fixed-step schemes)
   PhaseSeconds phase_seconds{};  // wall time per stage summed over the steps (run.json, --profile's table)
   int frames = 0;              // ParaView frames written (scenes with rigid bodies, FrameSeries.hpp) …
   std::vector<std::string> frame_collections;  // … and their .pvd files (bodies.pvd)

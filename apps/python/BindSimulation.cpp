@@ -159,7 +159,7 @@ class Simulation {
   }
 
   // The one restart archive (apps/RestartArchive.hpp): a large-path model's, or a small-path scene's (its steps,
-  // energy sums and generalized-α accelerations included), as `talus run` writes and reads them.
+  // energy sums and the vectors its scheme carries included), as `talus run` writes and reads them.
   void write_restart(const std::string& file) {
     if (granular_) {
       granular::GranularStepper& s = granular_->stepper();
@@ -178,11 +178,9 @@ class Simulation {
     app::RestartState state;
     state.step = steps_;
     state.energy = series_->sums();
-    if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(integrator_.get())) {
-      state.acceleration = ga->scheme().acceleration();
-      state.smooth_acceleration = ga->scheme().smooth_acceleration();
-      state.velocity = ga->scheme().velocity();
-    }
+    if (!app::capture_scheme_state(*integrator_, scene_->scheme.kind, state))
+      throw std::invalid_argument("write_restart: the integrator is not the scene's " +
+                                  std::string(to_string(scene_->scheme.kind)));
     app::write_scene_restart(file, *scene_, state, series_->columns());
   }
   void read_restart(const std::string& file) {
@@ -200,10 +198,7 @@ class Simulation {
     const app::RestartState state = app::read_scene_restart(file, *scene_, series_->columns());
     // The integrator starts from the restored state, as `talus run --restart` builds it.
     build_scene_integrator();
-    if (auto* ga = dynamic_cast<SchemeIntegrator<NonsmoothGeneralizedAlpha>*>(integrator_.get())) {
-      ga->scheme().restore_velocity(state.velocity);
-      ga->scheme().restore_accelerations(state.acceleration, state.smooth_acceleration);
-    }
+    app::restore_scheme_state(*integrator_, state);
     series_->set_sums(state.energy);
     steps_ = state.step;
     last_ = nullptr;
@@ -486,7 +481,7 @@ void bind_simulation(py::module_& m) {
            "An HDF5 restart archive (the bodies, the clock and the solver's warm start).")
       .def("read_restart", &Simulation::read_restart, py::arg("file"),
            "Continues from an archive of write_restart or `talus run` (bit for bit): a large-path model's, or a "
-           "small-path scene's (moreau_jean and generalized_alpha), into the scene it was written from.")
+           "small-path scene's (every fixed-step scheme), into the scene it was written from.")
       .def("keep_problem", &Simulation::keep_problem,
            "Asks the next step to keep its one-step problem (W, q, μ and, on the large path, the global form), for "
            "write_fclib (the large path, and small-path scenes stepped by Moreau-Jean).")

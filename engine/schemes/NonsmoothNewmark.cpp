@@ -257,6 +257,27 @@ struct NonsmoothNewmark::Impl {
   }
 };
 
+NonsmoothNewmark::CarriedState NonsmoothNewmark::carried_state() const {
+  return {impl_->a, impl_->Fhat_prev, impl_->Cvhat_prev, impl_->dq_prev};
+}
+
+void NonsmoothNewmark::restore_carried_state(const CarriedState& s) {
+  const Index n = impl_->sys.dofs();
+  for (const auto& [x, what] : {std::pair{&s.acceleration, "acceleration"},
+                                std::pair{&s.weighted_external_force, "weighted external force"},
+                                std::pair{&s.weighted_damping_force, "weighted damping force"},
+                                std::pair{&s.last_increment, "last increment"}}) {
+    if (x->size() != n)
+      throw std::invalid_argument(std::string(kScheme) + ": restored " + what + " has " + std::to_string(x->size()) +
+                                  " entries (expected one per velocity: " + std::to_string(n) + ")");
+    if (!x->allFinite()) throw std::invalid_argument(std::string(kScheme) + ": restored " + what + " is not finite");
+  }
+  impl_->a = s.acceleration;
+  impl_->Fhat_prev = s.weighted_external_force;
+  impl_->Cvhat_prev = s.weighted_damping_force;
+  impl_->dq_prev = s.last_increment;
+}
+
 NonsmoothNewmark::NonsmoothNewmark(Model& model, const NonsmoothNewmarkParameters& params)
     : impl_(new Impl(model, params)) {}
 NonsmoothNewmark::~NonsmoothNewmark() { delete impl_; }

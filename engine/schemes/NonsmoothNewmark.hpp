@@ -61,6 +61,19 @@ class NonsmoothNewmark {
   const NonsmoothNewmarkParameters& parameters() const;
   const Vector& acceleration() const;
 
+  // What a step reads of the previous ones besides the model's (t_k, q_k, v_k) (restart archives,
+  // apps/SceneRestart.hpp): a_k, the α-weighted external and damping forces F̂_k and (C v)^_k of the HHT
+  // collocation and energy terms, and the last increment q_k − q_{k−1} of the HHT dissipation term.
+  struct CarriedState {
+    Vector acceleration, weighted_external_force, weighted_damping_force, last_increment;
+  };
+  CarriedState carried_state() const;
+  // Continues a run from its carried state: everything else a step reads (f(t_k, q_k, v_k), J_U v_k, F_k, C v_k,
+  // the iteration matrices) the constructor recomputes from the model with the expressions that end a step, so
+  // the continuation is bitwise. Call it before the first step; sizes (dofs) and finiteness are checked
+  // (std::invalid_argument).
+  void restore_carried_state(const CarriedState& s);
+
  private:
   struct Impl;
   Impl* impl_;

@@ -226,5 +226,21 @@ const StepReport& SchatzmanPaoli::step() { return impl_->step(); }
 const StepReport& SchatzmanPaoli::last_report() const { return impl_->report; }
 const SchatzmanPaoliParameters& SchatzmanPaoli::parameters() const { return impl_->p; }
 const Vector& SchatzmanPaoli::previous_position() const { return impl_->q_prev; }
+const Vector& SchatzmanPaoli::previous_external_force() const { return impl_->F_prev; }
+
+void SchatzmanPaoli::restore_previous(const Vector& q_prev, const Vector& F_prev) {
+  Impl& s = *impl_;
+  const auto check = [](const Vector& x, Index n, const char* what) {
+    if (x.size() != n)
+      throw std::invalid_argument(std::string(kScheme) + ": restored " + what + " has " + std::to_string(x.size()) +
+                                  " entries (expected " + std::to_string(n) + ")");
+    if (!x.allFinite()) throw std::invalid_argument(std::string(kScheme) + ": restored " + what + " is not finite");
+  };
+  check(q_prev, s.q.size(), "previous position");
+  check(F_prev, s.F_prev.size(), "previous external force");
+  s.q_prev = q_prev;
+  s.F_prev = F_prev;
+  s.energy_prev = s.half_step_energy(s.q, s.q_prev);
+}
 
 }  // namespace talus

@@ -56,6 +56,13 @@ class SchatzmanPaoli {
   const SchatzmanPaoliParameters& parameters() const;
   // q_{k−1}: the previous position the two-step scheme carries (the virtual q_{−1} before the first step).
   const Vector& previous_position() const;
+  // F_{k−1}: the LTI systems' external force at the previous step, which the θ-weighted force reads.
+  const Vector& previous_external_force() const;
+  // Continues a run from its q_{k−1} and F_{k−1} (restart archives, apps/SceneRestart.hpp), which (q_k, v_k) do
+  // not determine: the constructor's virtual q_{−1} and F(t − h) are replaced, and the energy E_{k−1/2} the next
+  // step's balance starts from is recomputed from them as a step ends, so the continuation is bitwise. Call it
+  // before the first step; sizes and finiteness are checked (std::invalid_argument).
+  void restore_previous(const Vector& q_prev, const Vector& F_prev);
 
  private:
   struct Impl;

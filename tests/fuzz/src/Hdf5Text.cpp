@@ -35,7 +35,7 @@ std::vector<std::string> split(const std::string& line) {
   return words;
 }
 
-// "4x3" -> {4, 3}; empty on anything else (at most 3 dimensions, each >= 1).
+// "4x3" -> {4, 3}, "0x2" -> {0, 2} (an empty dataset); empty on anything else (at most 3 dimensions).
 std::vector<hsize_t> parse_dims(const std::string& text) {
   std::vector<hsize_t> dims;
   size_t start = 0;
@@ -44,7 +44,7 @@ std::vector<hsize_t> parse_dims(const std::string& text) {
     const std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
     if (part.empty() || part.size() > 12 || part.find_first_not_of("0123456789") != std::string::npos) return {};
     dims.push_back(std::stoull(part));
-    if (dims.back() == 0 || dims.size() > 3) return {};
+    if (dims.size() > 3) return {};
     if (x == std::string::npos) break;
     start = x + 1;
   }
@@ -116,7 +116,7 @@ bool write_line(hid_t file, hid_t link_plist, const std::string& line, std::uint
   if (type < 0) return true;
   if (spec.size() > 1 && spec[1] == '@') {
     const auto dims = parse_dims(spec.substr(2));
-    if (dims.size() != 1 || dims[0] > kMaxDeclared) return true;
+    if (dims.size() != 1 || dims[0] == 0 || dims[0] > kMaxDeclared) return true;
     const hsize_t chunk[1] = {std::min<hsize_t>(dims[0], 1 << 16)};
     Handle space{H5Screate_simple(1, dims.data(), nullptr), H5Sclose};
     Handle plist{H5Pcreate(H5P_DATASET_CREATE), H5Pclose};

@@ -5,7 +5,7 @@
 // crashed by such inputs, never reach our code. One line per object, '#' starts a comment:
 //   /path g                       a group (intermediate groups are created anyway)
 //   /path TYPE[:DIMS] v1 v2 ...   a dataset; TYPE i (int32), l (int64), u (uint64), d (float64), f (float32), s (a string,
-//                                 the rest of the line); DIMS "4" or "4x3" (values missing are 0, extra ones
+//                                 the rest of the line); DIMS "4", "4x3" or "0x2" (empty) (values missing are 0, extra ones
 //                                 dropped; without DIMS, one-dimensional, as many as given)
 //   /path TYPE@N                  a chunked dataset of N elements of which nothing is written: a tiny file that
 //                                 declares a huge extent (unwritten chunks read back as zeros)

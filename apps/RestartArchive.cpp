@@ -75,26 +75,42 @@ void text_list_dataset(hid_t obj, const char* name, const std::vector<std::strin
   H5Dclose(d);
 }
 
-// A dataset of variable-length strings.
-std::vector<std::string> read_text_dataset(hid_t obj, const char* name, const fs::path& f) {
-  const hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
-  if (d < 0) throw std::runtime_error(prefix(f) + ": dataset /" + name + ": cannot be opened");
-  const hid_t type = H5Dget_type(d), space = H5Dget_space(d);
-  const hssize_t n = std::max<hssize_t>(H5Sget_simple_extent_npoints(space), 0);
-  std::vector<std::string> out;
-  bool ok = H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0;
-  if (ok) {
-    std::vector<char*> ptrs(static_cast<std::size_t>(n));
+// The strings of an attribute or dataset of `type` over `space`, fixed or variable length: read(memory type,
+// buffer) reads them (H5Aread or H5Dread). False when they are not text or cannot be read.
+bool read_strings(hid_t type, hid_t space, const std::function<herr_t(hid_t, void*)>& read,
+                  std::vector<std::string>& out) {
+  if (H5Tget_class(type) != H5T_STRING) return false;
+  const auto n = static_cast<std::size_t>(std::max<hssize_t>(H5Sget_simple_extent_npoints(space), 0));
+  if (n == 0) return true;
+  if (H5Tis_variable_str(type) > 0) {
+    std::vector<char*> ptrs(n);
     const hid_t mem = H5Tcopy(H5T_C_S1);
     H5Tset_size(mem, H5T_VARIABLE);
     H5Tset_cset(mem, H5Tget_cset(type));
-    ok = n == 0 || H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) >= 0;
-    if (ok && n > 0) {
+    const bool ok = read(mem, ptrs.data()) >= 0;
+    if (ok) {
       for (char* p : ptrs) out.emplace_back(p ? p : "");
       H5Dvlen_reclaim(mem, space, H5P_DEFAULT, ptrs.data());
     }
     H5Tclose(mem);
+    return ok;
   }
+  const std::size_t size = H5Tget_size(type);
+  std::vector<char> buf(size * n + 1, '\0');
+  if (read(type, buf.data()) < 0) return false;
+  for (std::size_t i = 0; i < n; ++i) out.emplace_back(buf.data() + size * i, strnlen(buf.data() + size * i, size));
+  return true;
+}
+
+// A dataset of strings (the column names).
+std::vector<std::string> read_text_dataset(hid_t obj, const char* name, const fs::path& f) {
+  const hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
+  if (d < 0) throw std::runtime_error(prefix(f) + ": dataset /" + name + ": cannot be opened");
+  const hid_t type = H5Dget_type(d), space = H5Dget_space(d);
+  std::vector<std::string> out;
+  const bool ok = read_strings(type, space, [d](hid_t mem, void* buf) {
+    return H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  }, out);
   H5Sclose(space);
   H5Tclose(type);
   H5Dclose(d);
@@ -102,34 +118,13 @@ std::vector<std::string> read_text_dataset(hid_t obj, const char* name, const fs
   return out;
 }
 
-// A text attribute of the root as a list of strings (fixed or variable length, scalar or 1-D); empty when absent.
+// A text attribute as a list of strings (fixed or variable length, scalar or 1-D); empty when absent.
 std::vector<std::string> read_text(hid_t obj, const char* name, const fs::path& f) {
   if (H5Aexists(obj, name) <= 0) return {};
   const hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
   const hid_t type = H5Aget_type(a), space = H5Aget_space(a);
   std::vector<std::string> out;
-  const hssize_t n = std::max<hssize_t>(H5Sget_simple_extent_npoints(space), 0);
-  bool ok = H5Tget_class(type) == H5T_STRING;
-  if (ok && H5Tis_variable_str(type) > 0) {
-    std::vector<char*> ptrs(static_cast<std::size_t>(n));
-    const hid_t mem = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mem, H5T_VARIABLE);
-    H5Tset_cset(mem, H5Tget_cset(type));
-    ok = H5Aread(a, mem, ptrs.data()) >= 0;
-    if (ok) {
-      for (char* p : ptrs) out.emplace_back(p ? p : "");
-      H5Dvlen_reclaim(mem, space, H5P_DEFAULT, ptrs.data());
-    }
-    H5Tclose(mem);
-  } else if (ok) {
-    const std::size_t size = H5Tget_size(type);
-    std::vector<char> buf(size * static_cast<std::size_t>(n) + 1, '\0');
-    ok = H5Aread(a, type, buf.data()) >= 0;
-    for (hssize_t i = 0; ok && i < n; ++i) {
-      const char* s = buf.data() + size * static_cast<std::size_t>(i);
-      out.emplace_back(s, strnlen(s, size));
-    }
-  }
+  const bool ok = read_strings(type, space, [a](hid_t mem, void* buf) { return H5Aread(a, mem, buf); }, out);
   H5Sclose(space);
   H5Tclose(type);
   H5Aclose(a);

@@ -68,6 +68,12 @@ constexpr KeyObstacle obstacle_kind(ContactKey key) { return static_cast<KeyObst
 constexpr std::uint32_t obstacle_index(ContactKey key) {
   return static_cast<std::uint32_t>((key >> 40) & (kKeyObstacleIndices - 1));
 }
+// A Mesh or MeshPoint key's feature number among all meshes' faces, edges and vertices (which mesh it is follows
+// from the meshes' feature counts, in the model's order).
+constexpr std::uint32_t mesh_feature_number(ContactKey key) {
+  return obstacle_kind(key) == KeyObstacle::Mesh ? static_cast<std::uint32_t>((key >> 32) & (kKeyMeshFeatures - 1))
+                                                 : static_cast<std::uint32_t>((key >> 35) & (kKeyMeshPointFeatures - 1));
+}
 // Whether a body of this kind takes part in the contact.
 constexpr bool key_touches(ContactKey key, KeyBody kind) {
   const auto k = static_cast<ContactKey>(kind);

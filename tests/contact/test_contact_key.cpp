@@ -61,6 +61,7 @@ TEST_CASE("contact keys: distinct for distinct contacts, decoded as encoded") {
       for (std::uint32_t id : ids) {
         keys.push_back(mesh_key(f, kb, id));
         CHECK(obstacle_kind(keys.back()) == KeyObstacle::Mesh);
+        CHECK(mesh_feature_number(keys.back()) == f);
       }
   for (std::uint32_t f : {0u, 1u, 12345u, kKeyMeshPointFeatures - 1})
     for (int point : {0, 3, 7})
@@ -68,6 +69,7 @@ TEST_CASE("contact keys: distinct for distinct contacts, decoded as encoded") {
         for (std::uint32_t id : ids) {
           keys.push_back(mesh_point_key(f, point, kb, id));
           CHECK(obstacle_kind(keys.back()) == KeyObstacle::MeshPoint);
+          CHECK(mesh_feature_number(keys.back()) == f);
         }
   const std::set<ContactKey> distinct(keys.begin(), keys.end());
   CHECK(distinct.size() == keys.size());

@@ -41,6 +41,9 @@ struct Scene {
   double frame_every = 0.0;
 
   std::vector<std::string> body_names;  // one per rigid body of model.bodies
+  // The large path's obstacles as the file names them, in engine/analysis/ObstacleLoads.hpp model_obstacles'
+  // order (walls, boxes, cones, drums, meshes); empty on the small path.
+  std::vector<std::string> obstacle_names;
   std::optional<LargePathSettings> large_path;  // set: integrator.path is large
 };
 

@@ -1,5 +1,6 @@
 #include "apps/SceneLoader.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -92,6 +93,7 @@ class SceneBuilder {
   void read_lti(const Field& f);
   void read_sphere(const Field& f);
   void read_lattice(const Field& f);
+  void read_drum_lattice(const Field& f);
   void read_pour(const Field& f);
   // Generated beads (a lattice's, a pour's), named BASE_0, BASE_1, … and marked as generated.
   void add_generated_beads(const Field& name_field, const std::string& base,
@@ -154,6 +156,7 @@ class SceneBuilder {
   std::vector<std::pair<int, Field>> carried_meshes_;
   void attach_carried_meshes();
   std::vector<std::string> plane_names_;
+  std::vector<std::string> box_names_, cone_names_, drum_names_, mesh_names_;  // in the model's order
   struct UsedLaw {
     Field at;
     NonsmoothLaw law;
@@ -214,8 +217,13 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_lti(item);
   if (auto f = in_.optional(root, "spheres"))
     for (const Field& item : in_.list(*f)) read_sphere(item);
+  // A lattice in a drum (`drum:`) is read once the drums are.
+  std::vector<Field> drum_lattices;
   if (auto f = in_.optional(root, "lattices"))
-    for (const Field& item : in_.list(*f)) read_lattice(item);
+    for (const Field& item : in_.list(*f)) {
+      if (item.node.IsMap() && item.node["drum"]) drum_lattices.push_back(item);
+      else read_lattice(item);
+    }
   if (auto f = in_.optional(root, "particles"))
     for (const Field& item : in_.list(*f)) read_particles(item);
   if (auto f = in_.optional(root, "planes"))
@@ -224,6 +232,7 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
     for (const Field& item : in_.list(*f)) read_box(item);
   if (auto f = in_.optional(root, "drums"))
     for (const Field& item : in_.list(*f)) read_drum(item);
+  for (const Field& item : drum_lattices) read_drum_lattice(item);
   if (auto f = in_.optional(root, "cones"))
     for (const Field& item : in_.list(*f)) read_cone(item);
   if (auto f = in_.optional(root, "meshes"))
@@ -265,6 +274,9 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   read_integrator(in_.required(root, "integrator"));
   if (auto f = in_.optional(root, "output")) read_output(*f);
   check_unused_laws();
+  if (large_)
+    for (const auto* names : {&plane_names_, &box_names_, &cone_names_, &drum_names_, &mesh_names_})
+      scene_.obstacle_names.insert(scene_.obstacle_names.end(), names->begin(), names->end());
   try {
     scene_.model.validate();  // the engine's own checks: anything the loader missed is still reported
   } catch (const std::invalid_argument& e) {
@@ -535,6 +547,43 @@ void SceneBuilder::read_lattice(const Field& f) {
   if (auto v = in_.optional(f, "velocity")) velocity = in_.vector(*v, 3, "(vx, vy, vz)");
   std::vector<granular::PlacedSphere> beads;
   for (const granular::LatticeSite& site : lattice) beads.push_back({site.x, site.radius});
+  add_generated_beads(name_field, base, beads, spec.density, velocity, material_of(f, kBeadMaterial));
+}
+
+// A lattice filling a drum's bed: the fill rule of the `drum` granular scene (engine/granular/GranularScenes.hpp
+// drum_bed_sites), with that scene's defaults for spacing and jitter, so that its drum spelled out here steps bit
+// for bit as the generator's.
+void SceneBuilder::read_drum_lattice(const Field& f) {
+  in_.expect_map(f, {"name", "drum", "fill", "radius", "density", "spacing", "jitter", "polydispersity", "seed",
+                     "velocity", "material"});
+  const Field name_field = in_.required(f, "name");
+  const std::string base = in_.string(name_field);
+  const Field drum_field = in_.required(f, "drum");
+  const std::string drum = in_.string(drum_field);
+  const auto it = std::find(drum_names_.begin(), drum_names_.end(), drum);
+  if (it == drum_names_.end())
+    in_.fail(drum_field, "'" + drum + "' is not a drum of the scene (expected the name of an entry of 'drums')");
+  granular::BeadSpec spec;
+  spec.radius = in_.positive(in_.required(f, "radius"));
+  spec.density = in_.positive(in_.required(f, "density"));
+  if (auto v = in_.optional(f, "spacing")) spec.spacing = in_.positive(*v);
+  if (auto v = in_.optional(f, "jitter")) spec.jitter = in_.non_negative(*v);
+  if (auto v = in_.optional(f, "polydispersity")) spec.polydispersity = in_.non_negative(*v);
+  if (auto v = in_.optional(f, "seed")) spec.seed = static_cast<std::uint64_t>(in_.integer(*v));
+  const Field fill_field = in_.required(f, "fill");
+  const double fill = in_.number(fill_field);
+  if (!(fill > 0.0 && fill <= 0.6)) in_.fail(fill_field, "is " + std::to_string(fill) + " (expected the filled share of the drum's cross-section, in (0, 0.6])");
+  std::vector<granular::LatticeSite> sites;
+  try {
+    sites = granular::drum_bed_sites(scene_.model, static_cast<int>(it - drum_names_.begin()), spec, fill);
+  } catch (const std::invalid_argument& e) {
+    in_.fail(f, e.what());
+  }
+  reserve(f, static_cast<double>(granular_memory_estimate(static_cast<double>(sites.size()), 0.0)), "the lattice");
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
+  if (auto v = in_.optional(f, "velocity")) velocity = in_.vector(*v, 3, "(vx, vy, vz)");
+  std::vector<granular::PlacedSphere> beads;
+  for (const granular::LatticeSite& site : sites) beads.push_back({site.x, site.radius});
   add_generated_beads(name_field, base, beads, spec.density, velocity, material_of(f, kBeadMaterial));
 }
 
@@ -814,7 +863,7 @@ void SceneBuilder::read_plane(const Field& f) {
 
 void SceneBuilder::read_box(const Field& f) {
   in_.expect_map(f, {"name", "centre", "half_extents", "rotation", "material"});
-  new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.boxes.size()));
+  box_names_.push_back(new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.boxes.size())));
   const Eigen::Vector3d centre = in_.vector(in_.required(f, "centre"), 3, "(x, y, z)");
   const Field hf = in_.required(f, "half_extents");
   const Eigen::Vector3d half = in_.vector(hf, 3, "half lengths along the box's axes");
@@ -835,7 +884,7 @@ void SceneBuilder::read_box(const Field& f) {
 
 void SceneBuilder::read_drum(const Field& f) {
   in_.expect_map(f, {"name", "centre", "axis", "radius", "angular_velocity", "material"});
-  new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.drums.size()));
+  drum_names_.push_back(new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.drums.size())));
   contact::Drum d;
   d.centre = in_.vector(in_.required(f, "centre"), 3, "(x, y, z) on the axis");
   const Field af = in_.required(f, "axis");
@@ -859,7 +908,7 @@ void SceneBuilder::read_drum(const Field& f) {
 // to the upper rim `height` away, `radius_bottom` and `radius_top` the rims' radii (a cylinder: `radius` alone).
 void SceneBuilder::read_cone(const Field& f) {
   in_.expect_map(f, {"name", "base", "axis", "height", "radius_bottom", "radius_top", "radius", "material"});
-  new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.cones.size()));
+  cone_names_.push_back(new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.cones.size())));
   contact::Cone k;
   k.base = in_.vector(in_.required(f, "base"), 3, "(x, y, z) of the lower rim's centre");
   if (auto af = in_.optional(f, "axis")) {
@@ -889,7 +938,7 @@ void SceneBuilder::read_cone(const Field& f) {
 // `motion` makes it turn or translate.
 void SceneBuilder::read_mesh(const Field& f) {
   in_.expect_map(f, {"name", "file", "scale", "rotation", "translation", "closed", "material", "motion", "body"});
-  new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.meshes.size()));
+  mesh_names_.push_back(new_name(in_.required(f, "name"), EntityKind::Obstacle, static_cast<Index>(scene_.model.meshes.size())));
   const Field file_field = in_.required(f, "file");
   std::filesystem::path path = in_.string(file_field);
   if (path.is_relative()) path = std::filesystem::path(in_.file()).parent_path() / path;

@@ -202,7 +202,6 @@ GranularScene drum(const BeadSpec& s, double radius_diameters, double thickness_
   check(s);
   if (!(radius_diameters >= 4.0) || !(thickness_diameters >= 4.0))
     throw std::invalid_argument("drum: radius_diameters and thickness_diameters must be >= 4 (the period spans at least 3 contact cells)");
-  if (!(fill > 0.0 && fill <= 0.6)) throw std::invalid_argument("drum: fill must be in (0, 0.6]");
   if (!(froude >= 0.0 && froude < 1.0)) throw std::invalid_argument("drum: froude must be in [0, 1)");
   if (s.capsule_fraction != 0.0) throw std::invalid_argument("drum: beads only (capsule_fraction must be 0)");
   GranularScene sc;
@@ -216,6 +215,31 @@ GranularScene drum(const BeadSpec& s, double radius_diameters, double thickness_
   sc.model.periodic.axis[1] = true;
   sc.model.periodic.lower = Eigen::Vector3d::Zero();
   sc.model.periodic.length = Eigen::Vector3d(0.0, L, 0.0);
+  for (const LatticeSite& site : drum_bed_sites(sc.model, 0, s, fill))
+    sc.model.bodies.add_sphere(site.x, site.radius, s.density);
+  sc.t_end = 2.0;
+  return sc;
+}
+
+std::vector<LatticeSite> drum_bed_sites(const Model& m, int d, const BeadSpec& s, double fill) {
+  if (d < 0 || d >= static_cast<int>(m.drums.size())) throw std::invalid_argument("drum bed: no drum " + std::to_string(d));
+  if (!(fill > 0.0 && fill <= 0.6)) throw std::invalid_argument("drum: fill must be in (0, 0.6]");
+  BeadSpec spec = s;
+  spec.n = 1, spec.capsule_fraction = 0.0;
+  check(spec);
+  const contact::Drum& drum = m.drums[d];
+  int along = -1;
+  for (int a = 0; a < 3; ++a)
+    if (std::abs(drum.axis[a]) > 1.0 - 1e-12) along = a;
+  if (along < 0 || !m.periodic.axis[along])
+    throw std::invalid_argument("drum bed: the drum's axis must be a coordinate axis that the periodic bounds wrap");
+  // Up is against gravity's part across the axis; the columns run along axis × up (x for the scene's y axis).
+  const Eigen::Vector3d g_across = m.gravity - m.gravity.dot(drum.axis) * drum.axis;
+  if (!(g_across.norm() > 0.0)) throw std::invalid_argument("drum bed: gravity has no part across the drum's axis (no bottom to fill)");
+  const Eigen::Vector3d up = -g_across.normalized(), across = drum.axis.cross(up);
+  const double r = s.radius, R = drum.radius, L = m.periodic.length[along];
+  if (!(R >= 8.0 * r) || !(L >= 8.0 * r))
+    throw std::invalid_argument("drum: radius_diameters and thickness_diameters must be >= 4 (the period spans at least 3 contact cells)");
   // The chord height z_f below which the disc's area is the fill fraction: A(z) = R² acos(−z/R) + z √(R² − z²).
   double lo = -R, hi = R;
   for (int it = 0; it < 100; ++it) {
@@ -230,17 +254,22 @@ GranularScene drum(const BeadSpec& s, double radius_diameters, double thickness_
   const double reach = R - r * (1.0 + s.polydispersity) - s.jitter * r - 1e-3 * r;
   // Columns symmetric about the axis, so that a bed at rest is symmetric but for the jitter.
   const int nx = static_cast<int>(std::floor(2.0 * R / a));
+  std::vector<LatticeSite> sites;
   for (double z = -R + a * 0.5; z <= z_fill; z += a)
     for (int i = 0; i < nx; ++i)
       for (int j = 0; j < ny; ++j) {
-        const double x = (i - 0.5 * (nx - 1)) * a;
-        const Eigen::Vector3d p(x + s.jitter * r * symmetric(gen), (j + 0.5) * L / ny, z);
+        const double x = (i - 0.5 * (nx - 1)) * a + s.jitter * r * symmetric(gen);
         const double radius = r * (1.0 + s.polydispersity * symmetric(gen));
-        if (std::hypot(p.x(), p.z()) <= reach) sc.model.bodies.add_sphere(p, radius, s.density);
+        if (!(std::hypot(x, z) <= reach)) continue;
+        // For the scene's drum (centre 0, axis y, up z) this is (x, y, z) bit for bit: the other terms add zeros.
+        LatticeSite site;
+        site.x = drum.centre + x * across + z * up;
+        site.x[along] = m.periodic.lower[along] + (j + 0.5) * L / ny;
+        site.radius = radius;
+        sites.push_back(site);
       }
-  if (sc.model.bodies.spheres() == 0) throw std::invalid_argument("drum: no bead fits the filled part (raise fill)");
-  sc.t_end = 2.0;
-  return sc;
+  if (sites.empty()) throw std::invalid_argument("drum: no bead fits the filled part (raise fill)");
+  return sites;
 }
 
 double drum_repose_angle(const Model& m) {

@@ -114,6 +114,15 @@ GranularScene chute(const BeadSpec& spec, double angle_degrees = 25.0, double le
 // the law of the pair bead/wall (Model::materials).
 GranularScene drum(const BeadSpec& spec, double radius_diameters = 10.0, double thickness_diameters = 4.0,
                    double fill = 0.35, double froude = 1e-2);
+// The drum scene's bed (its fill rule, which single scenes reach through `lattices:` with `drum:`): beads on
+// columns of spec.spacing r, symmetric about the axis of the model's drum `d`, in rows from the drum's bottom up
+// to the chord below which the cross-section holds `fill` of its area, and along the axis across its periodic
+// length; radii r (1 ± polydispersity) and a horizontal jitter of ±jitter r drawn from spec.seed; a site is kept
+// when its bead, enlarged by both, stays inside the drum. The drum's axis must be a periodic coordinate axis and
+// gravity must have a part across it, which sets "down". spec.n and capsule_fraction are ignored. Throws
+// std::invalid_argument for a fill outside (0, 0.6], a drum or period under 4 bead diameters, such an axis or
+// gravity, or a bed in which no bead fits.
+std::vector<LatticeSite> drum_bed_sites(const Model& model, int d, const BeadSpec& spec, double fill);
 // The dynamic angle of repose of the bed in the model's first drum [deg]: the angle between the downward
 // vertical and the direction from the drum's axis to the beads' centroid in the plane across the axis. A bed
 // whose cross-section is a circular segment has its centroid on the perpendicular through the axis to its

@@ -415,6 +415,31 @@ TEST_CASE("the granular generators' containers spelled out in the one format ste
     REQUIRE(scene.model.bodies.spheres() == g.model.bodies.spheres());
     require_same_steps(scene.model, g.model, 150);
   }
+  SECTION("drum: its bed by the generator's fill rule (a lattice in the drum)") {
+    granular::GranularScene g = granular::drum(spec, 5.0, 4.0, 0.35, 0.05);
+    const contact::Drum& d = g.model.drums[0];
+    const std::string drum = "drums:\n  - {name: drum, centre: " + vec(d.centre) + ", axis: [0, 1, 0], radius: " +
+                             num(d.radius) + ", angular_velocity: " + num(d.angular_velocity) + "}\nperiodic: {y: [0, " +
+                             num(g.model.periodic.length.y()) + "]}\n";
+    const std::string y = header(g.model.gravity, spec) + drum +
+                          "lattices:\n  - {name: bed, drum: drum, fill: 0.35, radius: 0.01, density: 2500}\n"
+                          "integrator: {path: large, h: 1.0e-3, t_end: 1}\n";
+    Scene scene = load_scene_from_string(y, "drum.yaml");
+    REQUIRE(scene.model.bodies.spheres() == g.model.bodies.spheres());
+    CHECK(same_bits(scene.model.bodies.x, g.model.bodies.x));
+    CHECK(same_bits(scene.model.bodies.radius, g.model.bodies.radius));
+    CHECK(scene.body_names.front() == "bed_0");
+    require_same_steps(scene.model, g.model, 150);
+    // Its errors name the field.
+    const std::string base = header(g.model.gravity, spec) + drum + "lattices:\n  - {name: bed, ";
+    const std::string tail = ", radius: 0.01, density: 2500}\nintegrator: {path: large, h: 1.0e-3, t_end: 1}\n";
+    CHECK_THROWS_WITH(load_scene_from_string(base + "drum: mill, fill: 0.35" + tail, "drum.yaml"),
+                      Catch::Contains("field 'lattices[0].drum': 'mill' is not a drum of the scene"));
+    CHECK_THROWS_WITH(load_scene_from_string(base + "drum: drum, fill: 0.7" + tail, "drum.yaml"),
+                      Catch::Contains("field 'lattices[0].fill': is 0.700000"));
+    CHECK_THROWS_WITH(load_scene_from_string(base + "drum: drum, fill: 0.35, spacing: 2.0, jitter: 0.1" + tail, "drum.yaml"),
+                      Catch::Contains("lattice spacing too small"));
+  }
   SECTION("chute: inclined gravity, periodic along the flow, a box obstacle") {
     spec.n = 27;  // three layers of 3 × 3
     granular::GranularScene g = granular::chute(spec, 25.0, 60.0, true, 2.0);

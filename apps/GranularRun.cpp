@@ -40,6 +40,7 @@
 #include "apps/SceneReader.hpp"
 #include "apps/GranularMeasureSeries.hpp"
 #include "apps/Version.hpp"
+#include "engine/analysis/ObstacleLoads.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 #include "solvers/matrixfree/PartitionedSolve.hpp"
@@ -689,16 +690,19 @@ void prepare_output_folder(const fs::path& out, bool overwrite, bool quiet, std:
   const std::vector<fs::path> earlier = earlier_granular_files(out);
   if (earlier.empty()) return;
   if (!overwrite) {
-    long frames = 0;
+    long frames = 0, more = 0;
     std::string named;
     for (const fs::path& f : earlier) {
       const std::string n = f.filename().string();
       if (n.size() > 4 && n.compare(n.size() - 4, 4, ".vtp") == 0) {
         ++frames;
-      } else if (named.size() < 80) {
+      } else if (named.size() < 120) {
         named += (named.empty() ? "" : ", ") + n;
+      } else {
+        ++more;
       }
     }
+    if (more > 0) named += ", " + std::to_string(more) + " more files";
     throw std::runtime_error(out.string() + ": holds the outputs of an earlier run (" + named +
                              (frames ? (named.empty() ? "" : ", ") + std::to_string(frames) + " frame files" : "") +
                              "): choose another output folder, or pass --overwrite to replace them");
@@ -757,6 +761,7 @@ struct RunPlan {
   RestartExtras extras;    // what the restart archive held besides the model (contact caches, counters)
   long planned = 0;        // steps to run
   std::vector<TimedPour> pours;  // beads inserted between steps (a single scene's pours with a rate)
+  std::vector<std::string> obstacle_names;  // a single scene's names of its obstacles (Scene::obstacle_names)
 };
 
 int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log);
@@ -847,6 +852,7 @@ int run_large_path_scene(Scene& scene, const GranularRunOptions& o, const fs::pa
   plan.scene.h = scene.large_path->params.h;
   plan.scene.events = scene.large_path->events;
   plan.pours = scene.large_path->pours;
+  plan.obstacle_names = scene.obstacle_names;
   RunSettings& r = plan.settings;
   r.name = scene.name;
   r.params = scene.large_path->params;
@@ -984,6 +990,29 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
       }
     ++joint_steps;
   };
+  // obstacle_loads.csv: each obstacle's mean load over every output interval (engine/analysis/ObstacleLoads.hpp):
+  // the force the bodies put on it and its torque about the obstacle's reference point, world frame; run.json
+  // gives the means over the second half of the run.
+  const std::vector<ObstacleRef> obstacles = model_obstacles(m);
+  auto obstacle_name = [&](std::size_t k) {
+    return plan.obstacle_names.size() == obstacles.size() ? plan.obstacle_names[k] : obstacle_label(obstacles[k]);
+  };
+  ObstacleLoads interval_loads, late_loads;
+  interval_loads.reset(m);
+  late_loads.reset(m);
+  std::ostringstream obstacle_rows_csv;
+  obstacle_rows_csv << std::setprecision(9);
+  auto write_obstacle_rows = [&] {
+    if (interval_loads.steps == 0) return;
+    for (std::size_t k = 0; k < interval_loads.obstacles.size(); ++k) {
+      const Eigen::Vector3d f = interval_loads.mean_force(static_cast<int>(k)),
+                            t = interval_loads.mean_torque(static_cast<int>(k)), &x = interval_loads.reference[k];
+      obstacle_rows_csv << m.time << ',' << obstacle_name(k) << ',' << obstacle_kind_name(interval_loads.obstacles[k].kind)
+                        << ',' << interval_loads.obstacles[k].index << ',' << f.x() << ',' << f.y() << ',' << f.z() << ','
+                        << t.x() << ',' << t.y() << ',' << t.z() << ',' << x.x() << ',' << x.y() << ',' << x.z() << '\n';
+    }
+    interval_loads.reset(m);
+  };
   auto write_joint_rows = [&] {
     if (n_joints == 0 || joint_steps == 0) return;
     const double span = joint_steps * p.h;
@@ -1017,6 +1046,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   auto write_frame = [&] {
     const auto t0 = ProfileClock::now();
     write_joint_rows();
+    write_obstacle_rows();
     record_measures();
     frames.write(m, frame_contacts(contacts_valid ? &stepper : nullptr), p.h);
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
@@ -1104,6 +1134,27 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     if (!m.drums.empty()) {
       re["drum_froude"] = m.drums[0].angular_velocity * m.drums[0].angular_velocity * m.drums[0].radius / m.gravity.norm();
       re["repose_angle_deg"] = angle_count > 0 ? nlohmann::json(angle_sum / angle_count) : nlohmann::json(nullptr);
+      // The first drum's load about its axis over the second half: the torque the bed puts on it, and the power the
+      // drive supplies to keep its rate, −torque Ω (positive when the bed resists the rotation).
+      const int d = static_cast<int>(m.walls.size() + m.boxes.size() + m.cones.size());
+      if (late_loads.steps > 0 && d < static_cast<int>(late_loads.obstacles.size())) {
+        const double torque = late_loads.mean_torque(d).dot(m.drums[0].axis);
+        re["drum_torque_Nm"] = torque;
+        re["drum_power_W"] = -torque * m.drums[0].angular_velocity;
+      }
+    }
+    if (late_loads.steps > 0 && !late_loads.obstacles.empty()) {
+      nlohmann::ordered_json loads = nlohmann::ordered_json::array();
+      for (std::size_t k = 0; k < late_loads.obstacles.size(); ++k) {
+        const Eigen::Vector3d f = late_loads.mean_force(static_cast<int>(k)), t = late_loads.mean_torque(static_cast<int>(k));
+        const Eigen::Vector3d& x = late_loads.reference[k];
+        loads.push_back({{"name", obstacle_name(k)},
+                         {"kind", obstacle_kind_name(late_loads.obstacles[k].kind)},
+                         {"force_N", {f.x(), f.y(), f.z()}},
+                         {"torque_Nm", {t.x(), t.y(), t.z()}},
+                         {"torque_point_m", {x.x(), x.y(), x.z()}}});
+      }
+      re["obstacle_loads"] = loads;
     }
     if (!measures.empty()) {
       // The last frame's measurements (measures.csv has every frame's; NaN, e.g. no region, becomes null).
@@ -1123,7 +1174,10 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     su.units = {{"results.max_penetration_over_r", "bead radius"},
                 {"results.discharge_rate_kg_per_s", "kg/s"},
                 {"results.final_ke_over_Nmgr", "N m g r"},
-                {"results.repose_angle_deg", "degree (drum: mean over the second half of the run)"}};
+                {"results.repose_angle_deg", "degree (drum: mean over the second half of the run)"},
+                {"results.drum_torque_Nm", "N m about the drum's axis (mean over the second half of the run)"},
+                {"results.drum_power_W", "W (mean over the second half of the run)"},
+                {"results.obstacle_loads", "N and N m, world frame, means over the second half of the run"}};
     written(kRunJsonFile);
     su.files = frames.files();
     su.files.insert(su.files.end(), outputs.begin(), outputs.end());
@@ -1156,6 +1210,10 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     ++steps;
     if (!m.lti.empty()) beam_check.after_step(m, log);
     if (n_joints > 0) add_joint_impulses();
+    if (!obstacles.empty()) {
+      add_obstacle_impulses(m, stepper, interval_loads);
+      if (m.time >= 0.5 * (t0 + t_final)) add_obstacle_impulses(m, stepper, late_loads);
+    }
     contacts_valid = true;
     total_sweeps += r.solver.iterations;
     beam_resolves += r.beam_resolves;
@@ -1279,6 +1337,18 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     commit_file(tmp, file);
     written("joints.csv");
   }
+  if (!obstacles.empty() && obstacle_rows_csv.tellp() > 0) {
+    const fs::path file = out / "obstacle_loads.csv", tmp = temporary_name(file);
+    {
+      std::ofstream d(tmp);
+      d << "time,obstacle,kind,index,force_x,force_y,force_z,torque_x,torque_y,torque_z,point_x,point_y,point_z\n"
+        << obstacle_rows_csv.str();
+      d.close();
+      if (!d) throw std::runtime_error(file.string() + ": write failed");
+    }
+    commit_file(tmp, file);
+    written("obstacle_loads.csv");
+  }
   if (!o.profile.empty()) {
     const fs::path tmp = temporary_name(o.profile);
     profile.write_chrome_trace(tmp.string());
@@ -1323,7 +1393,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
     std::string series;
     for (const std::string& c : frames.collections()) series += c + ", ";
     log << "talus: outputs in " << out.string() << " (" << series << "restart.h5, run.json, measures.csv, profile.txt" << (counters.discharge.empty() ? "" : ", discharge.csv")
-        << (n_joints > 0 ? ", joints.csv" : "")
+        << (n_joints > 0 ? ", joints.csv" : "") << (obstacle_rows_csv.tellp() > 0 ? ", obstacle_loads.csv" : "")
         << (snapshot ? ", snapshot.png" : "") << (o.profile.empty() ? "" : "; trace " + o.profile.string()) << ")\n";
   }
   if (status == 2)

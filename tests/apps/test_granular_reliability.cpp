@@ -166,7 +166,7 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
     FAIL("an earlier run's folder was accepted");
   } catch (const std::runtime_error& e) {
     CHECK(std::string(e.what()).rfind(out.string() + ": holds the outputs of an earlier run (beads.pvd, contacts.pvd, "
-                                                      "measures.csv, profile.txt, restart.h5, run.json, trace.json, 22 frame files): "
+                                                      "measures.csv, obstacle_loads.csv, profile.txt, restart.h5, run.json, trace.json, 22 frame files): "
                                                       "choose another output folder, or pass --overwrite to replace them",
                                       0) == 0);
   }
@@ -183,7 +183,7 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
   require_one_complete_run(out);
   CHECK(left == std::set<std::string>{"beads.pvd", "beads_00000.vtp", "beads_00001.vtp", "beads_00002.vtp", "contacts.pvd",
                                       "contacts_00000.vtp", "contacts_00001.vtp", "contacts_00002.vtp", "measures.csv",
-                                      "profile.txt", "restart.h5", "run.json"});
+                                      "obstacle_loads.csv", "profile.txt", "restart.h5", "run.json"});
 
   // A single-scene run's files (apps/RunOutputs.hpp) are an earlier run too: a folder never mixes two runs.
   const fs::path mixed = dir / "mixed";
@@ -234,8 +234,8 @@ TEST_CASE("a killed granular run and a rerun leave no mixed or stale files", "[a
   rerun.overwrite = true;
   REQUIRE(run(rerun) == 0);
   require_one_complete_run(out);
-  CHECK(files_in(out).size() == 10);  // 2 frames × 2 series, 2 .pvd, restart.h5, run.json, measures.csv,
-                                      // profile.txt
+  CHECK(files_in(out).size() == 11);  // 2 frames × 2 series, 2 .pvd, restart.h5, run.json, measures.csv,
+                                      // obstacle_loads.csv, profile.txt
   fs::remove_all(dir.parent_path());
 }
 

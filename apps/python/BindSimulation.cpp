@@ -25,6 +25,7 @@
 #include "apps/python/Bindings.hpp"
 #include "apps/python/ContactList.hpp"
 #include "engine/MoreauJean.hpp"
+#include "engine/analysis/ObstacleLoads.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/RegionFill.hpp"
 #include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
@@ -127,6 +128,36 @@ class Simulation {
     ContactList list;
     if (contacts_valid_) granular_contact_forces(*model_, granular_->stepper(), list.items);
     return list;
+  }
+
+  // Each obstacle's mean load over the steps since the last reset (engine/analysis/ObstacleLoads.hpp).
+  py::list obstacle_loads(bool reset) {
+    if (!granular_)
+      throw std::invalid_argument("obstacle_loads(): the loads on the large path's obstacles (the small path's "
+                                  "interactions carry their impulses: model interactions)");
+    if (loads_.obstacles != model_obstacles(*model_)) loads_.reset(*model_);  // before the first step
+    const std::vector<std::string> none;
+    const std::vector<std::string>& names = scene_ ? scene_->obstacle_names : none;
+    auto vec = [](const Eigen::Vector3d& v) {
+      py::array_t<double> a(3);
+      for (int k = 0; k < 3; ++k) a.mutable_at(k) = v[k];
+      return a;
+    };
+    py::list out;
+    for (std::size_t k = 0; k < loads_.obstacles.size(); ++k) {
+      const ObstacleRef o = loads_.obstacles[k];
+      py::dict d;
+      d["name"] = names.size() == loads_.obstacles.size() ? names[k] : obstacle_label(o);
+      d["kind"] = obstacle_kind_name(o.kind);
+      d["index"] = o.index;
+      d["force"] = vec(loads_.mean_force(static_cast<int>(k)));
+      d["torque"] = vec(loads_.mean_torque(static_cast<int>(k)));
+      d["point"] = vec(loads_.reference[k]);
+      d["seconds"] = loads_.time;
+      out.append(d);
+    }
+    if (reset) loads_.reset(*model_);
+    return out;
   }
 
   void keep_trace(bool keep) { integrator_->keep_trace(keep); }
@@ -261,6 +292,7 @@ class Simulation {
     const StepReport& r = integrator_->step(m);
     last_ = &r;
     contacts_valid_ = true;
+    if (granular_) add_obstacle_impulses(m, granular_->stepper(), loads_);
     if (series_) series_->accumulate(r), ++steps_;
     if (granular_ && (std::isfinite(events_.remove_below_z) || std::isfinite(events_.remove_beyond_x))) {
       const int before = m.bodies.count();
@@ -285,6 +317,7 @@ class Simulation {
   std::vector<char> flags_;
   long removed_ = 0;
   bool contacts_valid_ = false, dropped_ = false;
+  ObstacleLoads loads_;  // summed since the last obstacle_loads(reset=True)
   const StepReport* last_ = nullptr;  // the integrator's last report (valid until its next step)
   fs::path vtk_dir_;
   std::unique_ptr<app::FrameSeries> vtk_;
@@ -468,6 +501,10 @@ void bind_simulation(py::module_& m) {
            "talus.StepFailure, the model left as it was before the failed step (on_failure='roll_back').")
       .def_property_readonly("last_report", &Simulation::last_report, "The last step's report (None before the first).")
       .def("contacts", &Simulation::contacts, "The last step's contacts and their forces (large path): a ContactList.")
+      .def("obstacle_loads", &Simulation::obstacle_loads, py::arg("reset") = true,
+           "Each obstacle's (plane, box, cone, drum, mesh) mean load over the steps since the last reset (large "
+           "path): a list of dicts with name, kind, index, force [N] and torque [N m] the bodies put on it (world "
+           "frame; the torque about point [m]) and seconds, the time averaged over. reset=True starts a new sum.")
       .def("keep_trace", &Simulation::keep_trace, py::arg("keep") = true,
            "Keep every stage's time stamp from now on, for write_trace.")
       .def("write_trace", &Simulation::write_trace, py::arg("file"),

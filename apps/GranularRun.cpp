@@ -41,6 +41,7 @@
 #include "apps/GranularMeasureSeries.hpp"
 #include "apps/Version.hpp"
 #include "engine/analysis/ObstacleLoads.hpp"
+#include "engine/granular/ObstacleBodies.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 #include "solvers/matrixfree/PartitionedSolve.hpp"
@@ -993,7 +994,7 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
   // obstacle_loads.csv: each obstacle's mean load over every output interval (engine/analysis/ObstacleLoads.hpp):
   // the force the bodies put on it and its torque about the obstacle's reference point, world frame; run.json
   // gives the means over the second half of the run.
-  const std::vector<ObstacleRef> obstacles = model_obstacles(m);
+  const std::vector<ObstacleRef> obstacles = granular::model_obstacles(m);
   auto obstacle_name = [&](std::size_t k) {
     return plan.obstacle_names.size() == obstacles.size() ? plan.obstacle_names[k] : obstacle_label(obstacles[k]);
   };

@@ -1,6 +1,8 @@
 // The large path's part of the restart archive (LargePathRestart.hpp; the layout: RestartArchive.hpp).
 #include "apps/LargePathRestart.hpp"
 
+#include "engine/granular/ObstacleBodies.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -465,6 +467,9 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
     for (std::size_t k = 0; k < beam_q.size(); ++k) m.lti[k].q = beam_q[k], m.lti[k].v = beam_v[k];
     m.time = clock[0];
     m.step = static_cast<long>(step);
+    // The obstacle bodies as the stepper leaves them after a step (engine/granular/ObstacleBodies.hpp): where their
+    // laws put them at the archive's time, moving as the next step's contacts see them.
+    if (!granular::model_obstacles(m).empty()) granular::place_obstacle_bodies(m, m.time, x.h);
     if (extras) *extras = std::move(x);
   });
 }

@@ -62,12 +62,13 @@ MaterialId material_id(const Model& model, const py::object& material) {
 
 namespace {
 
-// The view of one field of every body (the store's arrays keep their address until bodies are added or removed).
+// The view of one field of every body (the store's arrays keep their address until bodies are added or removed):
+// the first count() entries, the obstacle bodies after them left out (model.obstacles lists those).
 template <class T>
-py::array field_view(std::vector<T>& field, int cols, py::handle owner, bool writeable) {
+py::array field_view(std::vector<T>& field, const RigidBodies& bodies, int cols, py::handle owner, bool writeable) {
   static_assert(sizeof(T) % sizeof(double) == 0);
   return view_rows(field.empty() ? nullptr : reinterpret_cast<double*>(field.data()),
-                   static_cast<py::ssize_t>(field.size()), cols, static_cast<py::ssize_t>(sizeof(T)), owner,
+                   static_cast<py::ssize_t>(bodies.count()), cols, static_cast<py::ssize_t>(sizeof(T)), owner,
                    writeable);
 }
 
@@ -188,36 +189,36 @@ void bind_model(py::module_& m) {
       .def("__len__", [](const Model& x) { return x.bodies.count(); })
       // ---- views (zero-copy) -------------------------------------------------------------------------------
       .def_property_readonly(
-          "positions", [](py::object self) { return field_view(self.cast<Model&>().bodies.x, 3, self, true); },
+          "positions", [](py::object self) { return field_view(self.cast<Model&>().bodies.x, self.cast<Model&>().bodies, 3, self, true); },
           "(N, 3) centres of mass [m], world frame; a view (writable).")
       .def_property_readonly(
-          "velocities", [](py::object self) { return field_view(self.cast<Model&>().bodies.v, 3, self, true); },
+          "velocities", [](py::object self) { return field_view(self.cast<Model&>().bodies.v, self.cast<Model&>().bodies, 3, self, true); },
           "(N, 3) velocities [m/s]; a view (writable).")
       .def_property_readonly(
-          "angular_velocities", [](py::object self) { return field_view(self.cast<Model&>().bodies.w, 3, self, true); },
+          "angular_velocities", [](py::object self) { return field_view(self.cast<Model&>().bodies.w, self.cast<Model&>().bodies, 3, self, true); },
           "(N, 3) angular velocities [rad/s], world frame; a view (writable).")
       .def_property_readonly(
-          "orientations", [](py::object self) { return field_view(self.cast<Model&>().bodies.q, 4, self, true); },
+          "orientations", [](py::object self) { return field_view(self.cast<Model&>().bodies.q, self.cast<Model&>().bodies, 4, self, true); },
           "(N, 4) unit quaternions body → world in the store's order (x, y, z, w); a view (writable: keep them unit).")
       .def_property_readonly(
-          "radii", [](py::object self) { return field_view(self.cast<Model&>().bodies.radius, 0, self, false); },
+          "radii", [](py::object self) { return field_view(self.cast<Model&>().bodies.radius, self.cast<Model&>().bodies, 0, self, false); },
           "(N,) radii [m] (capsules: of the hemispherical ends; general bodies: a bounding radius); read-only view.")
       .def_property_readonly(
-          "half_lengths", [](py::object self) { return field_view(self.cast<Model&>().bodies.half_length, 0, self, false); },
+          "half_lengths", [](py::object self) { return field_view(self.cast<Model&>().bodies.half_length, self.cast<Model&>().bodies, 0, self, false); },
           "(N,) half lengths of the capsules' axis segments [m] (0 for spheres); read-only view.")
       .def_property_readonly(
-          "masses", [](py::object self) { return field_view(self.cast<Model&>().bodies.mass, 0, self, false); },
+          "masses", [](py::object self) { return field_view(self.cast<Model&>().bodies.mass, self.cast<Model&>().bodies, 0, self, false); },
           "(N,) masses [kg]; read-only view (fixed bodies keep their mass and have inverse mass 0).")
       .def_property_readonly(
-          "inverse_masses", [](py::object self) { return field_view(self.cast<Model&>().bodies.inv_mass, 0, self, false); },
+          "inverse_masses", [](py::object self) { return field_view(self.cast<Model&>().bodies.inv_mass, self.cast<Model&>().bodies, 0, self, false); },
           "(N,) inverse masses [1/kg], 0 for a fixed body; read-only view.")
       .def_property_readonly(
-          "inertias", [](py::object self) { return field_view(self.cast<Model&>().bodies.inertia, 3, self, false); },
+          "inertias", [](py::object self) { return field_view(self.cast<Model&>().bodies.inertia, self.cast<Model&>().bodies, 3, self, false); },
           "(N, 3) principal moments of inertia [kg m²], body frame; read-only view.")
       .def_property_readonly(
           "ids",
           [](const Model& x) {
-            return py::array_t<std::uint32_t>(static_cast<py::ssize_t>(x.bodies.id.size()), x.bodies.id.data());
+            return py::array_t<std::uint32_t>(static_cast<py::ssize_t>(x.bodies.count()), x.bodies.id.data());
           },
           "(N,) body ids, stable while indices change (unique per shape kind); a copy.")
       .def_property_readonly(
@@ -230,9 +231,36 @@ void bind_model(py::module_& m) {
           },
           "(N,) shape kind per body: 0 sphere (bead), 1 capsule, 2 general; a copy.")
       .def_property_readonly(
+          "obstacles",
+          [](const Model& x) {
+            const RigidBodies& b = x.bodies;
+            auto vec = [](const Eigen::Vector3d& v) { return std::vector<double>{v.x(), v.y(), v.z()}; };
+            static const char* const kinds[] = {"plane", "box", "cone", "drum", "mesh"};
+            py::list out;
+            for (int k = 0; k < b.obstacles(); ++k) {
+              const int i = b.obstacle_body(k);
+              py::dict d;
+              d["kind"] = kinds[static_cast<int>(b.obstacle[k].kind)];
+              d["index"] = b.obstacle[k].index;
+              d["position"] = vec(b.x[i]);
+              d["orientation"] = std::vector<double>{b.q[i].w(), b.q[i].x(), b.q[i].y(), b.q[i].z()};
+              d["velocity"] = vec(b.v[i]);
+              d["angular_velocity"] = vec(b.w[i]);
+              d["force"] = vec(b.force_of(i));
+              d["torque"] = vec(b.torque_of(i));
+              d["material"] = static_cast<int>(b.material[i]);
+              out.append(d);
+            }
+            return out;
+          },
+          "The obstacle bodies of the store (large path, placed by a Simulation's steps; empty before): one dict per "
+          "plane, box, cone, drum and mesh with kind, index (in the model's table of that kind), position, "
+          "orientation (w, x, y, z), velocity and angular_velocity from its motion law at the last step's start, "
+          "and the force [N] and torque [N m] about its position that the bodies put on it over that step; a copy.")
+      .def_property_readonly(
           "body_materials",
           [](const Model& x) {
-            return py::array_t<std::uint8_t>(static_cast<py::ssize_t>(x.bodies.material.size()), x.bodies.material.data());
+            return py::array_t<std::uint8_t>(static_cast<py::ssize_t>(x.bodies.count()), x.bodies.material.data());
           },
           "(N,) material id of each body; a copy.")
       .def("kinetic_energy", [](const Model& x) { return kinetic_energy(x.bodies); },

@@ -26,6 +26,7 @@
 #include "apps/python/ContactList.hpp"
 #include "engine/MoreauJean.hpp"
 #include "engine/analysis/ObstacleLoads.hpp"
+#include "engine/granular/ObstacleBodies.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/RegionFill.hpp"
 #include "engine/schemes/NonsmoothGeneralizedAlpha.hpp"
@@ -135,7 +136,7 @@ class Simulation {
     if (!granular_)
       throw std::invalid_argument("obstacle_loads(): the loads on the large path's obstacles (the small path's "
                                   "interactions carry their impulses: model interactions)");
-    if (loads_.obstacles != model_obstacles(*model_)) loads_.reset(*model_);  // before the first step
+    if (loads_.obstacles != granular::model_obstacles(*model_)) loads_.reset(*model_);  // before the first step
     const std::vector<std::string> none;
     const std::vector<std::string>& names = scene_ ? scene_->obstacle_names : none;
     auto vec = [](const Eigen::Vector3d& v) {

@@ -1,5 +1,6 @@
 #include "engine/bodies/RigidBodies.hpp"
 
+#include <algorithm>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,7 @@ int RigidBodies::insert_at(ShapeKind k) {
   };
   for_each_array(*this, [&](auto& a) { insert(a, at); });
   if (k != ShapeKind::Sphere) for_each_nonsphere_array(*this, [&](auto& a) { insert(a, at - nonsphere_begin()); });
+  if (k == ShapeKind::Obstacle) obstacle.insert(obstacle.begin() + (at - group_begin(ShapeKind::Obstacle)), ObstacleRef{});
   for (int g = static_cast<int>(k) + 1; g <= kShapeKinds; ++g) ++group_start[g];
   return at;
 }
@@ -96,14 +98,33 @@ int RigidBodies::add_general(const Eigen::Vector3d& pos, const Eigen::Quaternion
   return i;
 }
 
+int RigidBodies::add_obstacle(ObstacleRef shape, std::uint8_t mat) {
+  const int i = insert_at(ShapeKind::Obstacle);
+  obstacle[i - group_begin(ShapeKind::Obstacle)] = shape;
+  material[i] = mat;
+  id[i] = static_cast<std::uint32_t>(i - group_begin(ShapeKind::Obstacle));
+  next_id[static_cast<int>(ShapeKind::Obstacle)] = static_cast<std::uint32_t>(obstacles());
+  return i;
+}
+
+void RigidBodies::clear_obstacles() {
+  const int end = count();
+  for_each_array(*this, [end](auto& a) { a.resize(end); });
+  for_each_nonsphere_array(*this, [&](auto& a) { a.resize(end - nonsphere_begin()); });
+  obstacle.clear();
+  group_start[kShapeKinds] = end;
+  next_id[static_cast<int>(ShapeKind::Obstacle)] = 0;
+}
+
 void RigidBodies::remove(const std::vector<char>& flags) {
   std::array<int, kShapeKinds + 1> start{};
   const int s0 = nonsphere_begin();
+  const int last = std::min(count(), static_cast<int>(flags.size()));  // obstacles stay
   int k = 0;
   for (int g = 0; g < kShapeKinds; ++g) {
     start[g] = k;
     for (int i = group_start[g]; i < group_start[g + 1]; ++i) {
-      if (flags[i]) continue;
+      if (i < last && flags[i]) continue;
       if (k != i) {
         for_each_array(*this, [i, k](auto& a) { a[k] = a[i]; });
         if (g > 0) for_each_nonsphere_array(*this, [&](auto& a) { a[k - start[1]] = a[i - s0]; });
@@ -149,6 +170,7 @@ std::size_t RigidBodies::capacity_bytes() const {
   auto add = [&s](const auto& a) { s += a.capacity() * sizeof(typename std::decay_t<decltype(a)>::value_type); };
   for_each_array(*this, add);
   for_each_nonsphere_array(*this, add);
+  add(obstacle);
   return s;
 }
 

@@ -4,8 +4,8 @@
 // pendulum links, the cradle's balls, whose contact geometry is given by user relations) the general case.
 // One store, so that every integrator, every detection stage and every writer reads the same arrays.
 //
-// Groups: the bodies are kept grouped by shape kind, spheres first, then capsules, then general bodies, each
-// group contiguous (group_begin/group_end). The sphere kernels of the large path loop over [0, spheres()) and
+// Groups: the bodies are kept grouped by shape kind, spheres first, then capsules, then general bodies, then the
+// obstacles of detected contacts, each group contiguous (group_begin/group_end). The sphere kernels of the large path loop over [0, spheres()) and
 // skip the rotation work: a sphere's inertia is isotropic, so its orientation never enters contact geometry
 // and its inverse inertia is the scalar inv_inertia. Other kinds use the world inverse inertia R diag(1/I) Rᵀ,
 // refreshed once per step (refresh_world_inertia).
@@ -18,6 +18,13 @@
 // bodies removed by outflow). Ids are unique within a shape kind (one sequence per kind, so that contact-cache
 // keys, restart archives and outputs keep their numbering); a body is named by (kind, id).
 // A body with inv_mass = 0 is fixed.
+//
+// Obstacles (issue 11 item 1: walls, planes and boxes are static or kinematic bodies): the last group holds one
+// body per plane, box, cone, drum and mesh of the model (Model::walls, …; their shapes stay in those tables, which
+// ObstacleRef indexes), with inv_mass and inverse inertia 0. Their pose and velocity are set from their motion
+// laws, never integrated (engine/ObstacleBodies.hpp: the granular stepper places them at the start of each step),
+// and their force and torque are the loads the bodies put on them over the last step. count() and every loop
+// over "the bodies" stop before them: they are moved by nothing the integrators solve for.
 #include <Eigen/Dense>
 #include <Eigen/Geometry>
 #include <array>
@@ -30,8 +37,17 @@
 namespace talus {
 
 // Group order in the store.
-enum class ShapeKind : std::uint8_t { Sphere = 0, Capsule = 1, General = 2 };
-constexpr int kShapeKinds = 3;
+enum class ShapeKind : std::uint8_t { Sphere = 0, Capsule = 1, General = 2, Obstacle = 3 };
+constexpr int kShapeKinds = 4;
+
+// The obstacle tables of the model (engine/Model.hpp): walls (the planes of single scenes), boxes, conical
+// shells, drums, triangle meshes.
+enum class ObstacleKind : std::uint8_t { Wall, Box, Cone, Drum, Mesh };
+struct ObstacleRef {
+  ObstacleKind kind = ObstacleKind::Wall;
+  int index = 0;  // in the model's table of that kind
+  bool operator==(const ObstacleRef&) const = default;
+};
 
 struct RigidBodies {
   // Hot state, world frame.
@@ -49,16 +65,27 @@ struct RigidBodies {
   // Material id (engine/Materials.hpp): which contact laws the body's contacts take. One byte per body, read
   // by the narrow phases only (never by a sweep).
   std::vector<std::uint8_t> material;
-  // Fields no sphere kernel reads, kept for the non-sphere bodies only (capsules, then general bodies), so a bead
-  // carries only what bead kernels use: entry i − nonsphere_begin() belongs to body i (the *_of accessors).
+  // Fields no sphere kernel reads, kept for the non-sphere bodies only (capsules, general bodies, obstacles), so a
+  // bead carries only what bead kernels use: entry i − nonsphere_begin() belongs to body i (the *_of accessors).
   std::vector<Eigen::Matrix3d> inv_inertia_world;  // R diag(1/I) Rᵀ of the step (refresh_world_inertia)
-  std::vector<Eigen::Vector3d> force, torque;      // external loads of the small path, world frame, every step
+  // External loads of the small path's bodies, world frame, every step; an obstacle's: the mean force the bodies
+  // put on it over the last step and its torque about the obstacle's reference point (engine/ObstacleBodies.hpp).
+  std::vector<Eigen::Vector3d> force, torque;
+  // The obstacle group's shapes: entry i − group_begin(Obstacle) (obstacle_of).
+  std::vector<ObstacleRef> obstacle;
   std::vector<std::uint32_t> id;
   std::array<std::uint32_t, kShapeKinds> next_id{};  // per kind
   // group_start[k] .. group_start[k + 1]: the bodies of kind k.
   std::array<int, kShapeKinds + 1> group_start{};
 
-  int count() const { return static_cast<int>(x.size()); }
+  // The bodies the integrators move: every group but the obstacles.
+  int count() const { return group_start[static_cast<int>(ShapeKind::Obstacle)]; }
+  // Every entry of the arrays, the obstacles included.
+  int stored() const { return static_cast<int>(x.size()); }
+  int obstacles() const { return group_size(ShapeKind::Obstacle); }
+  // Store index of the k-th obstacle body, and the shape of an obstacle body i.
+  int obstacle_body(int k) const { return group_begin(ShapeKind::Obstacle) + k; }
+  const ObstacleRef& obstacle_of(int i) const { return obstacle[i - group_begin(ShapeKind::Obstacle)]; }
   int nonsphere_begin() const { return group_start[1]; }
   Eigen::Matrix3d& inv_inertia_world_of(int i) { return inv_inertia_world[i - group_start[1]]; }
   const Eigen::Matrix3d& inv_inertia_world_of(int i) const { return inv_inertia_world[i - group_start[1]]; }
@@ -75,7 +102,10 @@ struct RigidBodies {
   // Index of the c-th capsule.
   int capsule(int c) const { return group_begin(ShapeKind::Capsule) + c; }
   ShapeKind kind(int i) const {
-    return i < group_start[1] ? ShapeKind::Sphere : i < group_start[2] ? ShapeKind::Capsule : ShapeKind::General;
+    return i < group_start[1]   ? ShapeKind::Sphere
+           : i < group_start[2] ? ShapeKind::Capsule
+           : i < group_start[3] ? ShapeKind::General
+                                : ShapeKind::Obstacle;
   }
   Eigen::Vector3d axis(int i) const { return q[i] * Eigen::Vector3d::UnitZ(); }
   double bounding_radius(int i) const { return half_length[i] + radius[i]; }
@@ -92,7 +122,13 @@ struct RigidBodies {
   int add_general(const Eigen::Vector3d& x, const Eigen::Quaterniond& orientation, double mass,
                   const Eigen::Vector3d& inertia, double bounding_radius);
 
-  // Removes the bodies whose flag is non-zero (flags over all bodies), keeping the others' order and ids.
+  // An obstacle body of that shape and material, appended to the obstacle group at rest at the origin; returns
+  // its index. Its id is its place in the group.
+  int add_obstacle(ObstacleRef shape, std::uint8_t material);
+  void clear_obstacles();
+
+  // Removes the bodies whose flag is non-zero (flags over the first count() bodies or more; obstacles are never
+  // removed), keeping the others' order and ids.
   void remove(const std::vector<char>& flags);
   // Reorders the sphere group: new sphere index k holds the old sphere order[k]. `scratch` is reused storage.
   void permute_spheres(const std::vector<std::int32_t>& order, std::vector<char>& scratch);

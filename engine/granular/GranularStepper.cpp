@@ -1,4 +1,6 @@
 #include "engine/granular/GranularStepper.hpp"
+
+#include "engine/granular/ObstacleBodies.hpp"
 #include "engine/granular/MovingMeshContacts.hpp"
 
 #include <omp.h>
@@ -167,6 +169,7 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
                                   "moving meshes first, or use fewer triangles)");
   work_.record_history = params_.record_history;
   multilevel_.fine.record_history = params_.record_history;
+  place_obstacle_bodies(m_, m_.time, params_.h);
 }
 
 std::size_t GranularStepper::memory_bytes() const {
@@ -211,6 +214,7 @@ void GranularStepper::detect(double margin) {
   // Walls where they are at the start of the step, and their mean normal velocity over it (a moving wall's
   // contact must close exactly at the end of the step, like a static one).
   const double h = params_.h, now = m_.time;
+  place_obstacle_bodies(m_, now, h);
   const int nw = static_cast<int>(m_.walls.size());
   const int nobs = nw + static_cast<int>(m_.boxes.size()) + static_cast<int>(m_.cones.size());
   walls_now_.resize(nw);
@@ -555,6 +559,10 @@ void GranularStepper::narrow() {
       k.rho = project_on_disk(Eigen::Vector2d(P.dot(c.t1), P.dot(c.t2)), k.mu * r[0]);
     }
   }
+  // The bead contacts against an obstacle, for its loads once the step is solved (set_obstacle_loads).
+  obstacle_slots_.clear();
+  for (int k = 0; k < n; ++k)
+    if (candidate_order_[k] >= np) obstacle_slots_.push_back(layout_.slot[k]);
   report_.max_penetration =
       std::max(max_pen, build_general_contacts(general_buffers_, m_, walls_now_, h, general_, cache_, rolling_cache_, ga));
   if (!beams_.empty())
@@ -1101,6 +1109,11 @@ const GranularStepReport& GranularStepper::step() {
   stamp(Phase::Integration, t0);
   m_.time += h;
   ++m_.step;
+  // The obstacle bodies where their laws put them now (the next step's contacts see them there), and the loads of
+  // this step on them, about those positions (ObstacleBodies.hpp).
+  place_obstacle_bodies(m_, m_.time, h);
+  static const RollingContacts no_rolling;
+  set_obstacle_loads(m_, contacts_, keys_, has_rolling_ ? rolling_ : no_rolling, obstacle_slots_, general_, h);
   if (profile_) profile_->count_step();
   report_.time = m_.time;
   report_.step = m_.step;

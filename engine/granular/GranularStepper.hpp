@@ -285,6 +285,7 @@ class GranularStepper {
   SweepLayout layout_;
   std::vector<SweepContact> contacts_;
   std::vector<contact::ContactKey> keys_;
+  std::vector<int> obstacle_slots_;  // the slots of contacts_ against an obstacle (a < 0), in layout order
   std::vector<double> gaps_;
   std::vector<Eigen::Vector3d> world_impulses_;
   contact::ContactCache cache_;

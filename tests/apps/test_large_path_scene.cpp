@@ -45,6 +45,13 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
+// The dynamic bodies' part of a store array: the obstacle bodies after them follow from the obstacle tables, where
+// two spellings of one plane may differ in the sign of a zero (a normal [-1, 0, 0] against −UnitX).
+template <class T>
+std::vector<T> dynamic(const std::vector<T>& a, const Model& m) {
+  return std::vector<T>(a.begin(), a.begin() + m.bodies.count());
+}
+
 // lattice_stack(spec, width, layers) written as a single scene: the same lattice sites, the same five walls
 // in box_walls' order, the same law; every number printed to round-trip exactly.
 std::string lattice_box_scene(const granular::BeadSpec& s, int width, int layers, double t_end,
@@ -137,9 +144,9 @@ TEST_CASE("a single scene with path: large steps bit for bit as the granular sce
       b.step();
     }
     CHECK(contacts > 0);
-    CHECK(same_bits(m.bodies.x, reference.model.bodies.x));
-    CHECK(same_bits(m.bodies.v, reference.model.bodies.v));
-    CHECK(same_bits(m.bodies.w, reference.model.bodies.w));
+    CHECK(same_bits(dynamic(m.bodies.x, m), dynamic(reference.model.bodies.x, reference.model)));
+    CHECK(same_bits(dynamic(m.bodies.v, m), dynamic(reference.model.bodies.v, reference.model)));
+    CHECK(same_bits(dynamic(m.bodies.w, m), dynamic(reference.model.bodies.w, reference.model)));
     // The pile rests on the floor: no bead below its radius by more than the solver's penetration.
     for (int i = 0; i < m.bodies.spheres(); ++i) CHECK(m.bodies.x[i].z() > 0.99 * spec.radius);
   }
@@ -390,9 +397,9 @@ void require_same_steps(Model& a, Model& b, int steps) {
     sb.step();
   }
   CHECK(contacts > 0);
-  CHECK(same_bits(a.bodies.x, b.bodies.x));
-  CHECK(same_bits(a.bodies.v, b.bodies.v));
-  CHECK(same_bits(a.bodies.w, b.bodies.w));
+  CHECK(same_bits(dynamic(a.bodies.x, a), dynamic(b.bodies.x, b)));
+  CHECK(same_bits(dynamic(a.bodies.v, a), dynamic(b.bodies.v, b)));
+  CHECK(same_bits(dynamic(a.bodies.w, a), dynamic(b.bodies.w, b)));
 }
 
 }  // namespace

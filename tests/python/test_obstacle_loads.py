@@ -31,6 +31,14 @@ def test_planes_take_the_bodies_momentum_and_keep_their_names():
     assert loads[0]["force"][2] < 0 and loads[1]["force"][2] < 0
     assert loads[0]["force"][0] < 0 < loads[1]["force"][0]
     assert sim.obstacle_loads()[0]["seconds"] == 0.0  # reset by the call before
+    # The planes are bodies of the store, after the 121 dynamic ones, which the views and len() keep to.
+    assert len(m) == m.body_count == 121 and m.positions.shape == (121, 3) and m.masses.shape == (121,)
+    bodies = m.obstacles
+    assert [(o["kind"], o["index"]) for o in bodies] == [("plane", k) for k in range(4)]
+    np.testing.assert_allclose(bodies[3]["position"], [0.0, 0.088, 0.0], atol=1e-15)  # the back plane's point
+    assert bodies[0]["velocity"] == [0.0, 0.0, 0.0]
+    # Their force is the last step's load: with the one above, their sum is the step's momentum balance.
+    assert sum(np.array(o["force"]) for o in bodies)[2] < 0
     # A model built in Python has no names: the kinds' labels.
     unnamed = trough_in_python()
     unnamed.step(1)

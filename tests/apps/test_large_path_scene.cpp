@@ -1069,3 +1069,24 @@ TEST_CASE("examples/rods_on_beam.yaml: rods and beads land on the cantilever and
   CHECK(capsule_beam_keys >= 4);
   fs::remove_all(dir.parent_path());
 }
+
+TEST_CASE("examples/drum_lattice.yaml holds the bed and the drum of examples/drum.yaml bit for bit",
+          "[apps][large_path][drum]") {
+  const fs::path examples = fs::path(TALUS_SOURCE_DIR) / "examples";
+  const Scene one = load_scene(examples / "drum_lattice.yaml");
+  const Scene generated = load_granular_scene(examples / "drum.yaml", {});
+  REQUIRE(one.large_path);
+  const Model &a = one.model, &b = generated.model;
+  REQUIRE(a.bodies.spheres() == 246);
+  REQUIRE(b.bodies.spheres() == 246);
+  CHECK(same_bits(a.bodies.x, b.bodies.x));
+  CHECK(same_bits(a.bodies.radius, b.bodies.radius));
+  CHECK(same_bits(a.bodies.mass, b.bodies.mass));
+  REQUIRE(a.drums.size() == 1);
+  CHECK(a.drums[0].radius == b.drums[0].radius);
+  CHECK(a.drums[0].angular_velocity == b.drums[0].angular_velocity);
+  CHECK(a.periodic.length.y() == b.periodic.length.y());
+  CHECK(one.large_path->params.h == generated.large_path->params.h);
+  CHECK(one.t_end == generated.t_end);
+  CHECK(one.obstacle_names == std::vector<std::string>{"drum"});
+}

@@ -16,6 +16,7 @@
 #include "apps/ResourceLimits.hpp"
 #include "apps/SceneReader.hpp"
 #include "engine/granular/MovingMeshContacts.hpp"
+#include "engine/granular/ObstacleBodies.hpp"
 #include "engine/PlanarBlock.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/RegionFill.hpp"
@@ -1294,17 +1295,43 @@ void SceneBuilder::read_joint(const Field& f, JointKind kind, const std::string&
                                 " names (expected 1 or 2 spheres: [body] joins the body to the world, [body_a, "
                                 "body_b] joins two bodies)");
   // On the large path joints hold capsules (a bead's index changes when the beads are re-sorted).
-  const std::string_view why = large_ ? ": on the large path joints join capsules to each other or to the world"
+  const std::string_view why = large_ ? ": on the large path joints join capsules to each other, to an obstacle or "
+                                        "to the world"
                                       : ": joints join spheres to each other or to the world";
   const EntityKind joined = large_ ? EntityKind::Capsule : EntityKind::Sphere;
   const auto body = [&](const Field& x) {
     const Entity& e = entity(x, {joined}, why);
     return large_ ? static_cast<Index>(scene_.model.bodies.capsule(static_cast<int>(e.index))) : e.index;
   };
+  // The second body may also be an obstacle on the large path (a piston's rod on a moving plane, a wheel's axle on
+  // a box): its store index once the obstacles are bodies (engine/granular/ObstacleBodies.hpp; placed here at the
+  // scene's time, as the stepper will).
+  const auto second = [&](const Field& x) -> Index {
+    if (!large_) return body(x);
+    const Entity& e = entity(x, {EntityKind::Capsule, EntityKind::Plane, EntityKind::Obstacle},
+                             ": on the large path a joint's second body is a capsule, a plane, a box, a cone, a drum "
+                             "or a mesh");
+    if (e.kind == EntityKind::Capsule) return scene_.model.bodies.capsule(static_cast<int>(e.index));
+    const std::string n = in_.string(x);
+    ObstacleRef ref{ObstacleKind::Wall, static_cast<int>(e.index)};
+    const std::pair<const std::vector<std::string>*, ObstacleKind> tables[] = {
+        {&box_names_, ObstacleKind::Box}, {&cone_names_, ObstacleKind::Cone}, {&drum_names_, ObstacleKind::Drum},
+        {&mesh_names_, ObstacleKind::Mesh}};
+    if (e.kind == EntityKind::Obstacle)
+      for (const auto& [names, kind] : tables)
+        if (const auto it = std::find(names->begin(), names->end(), n); it != names->end())
+          ref = {kind, static_cast<int>(it - names->begin())};
+    if (ref.kind == ObstacleKind::Mesh && scene_.model.mesh_carrier(ref.index) >= 0)
+      in_.fail(x, "'" + n + "' is a mesh carried by a capsule (expected a joint to that capsule instead)");
+    granular::place_obstacle_bodies(scene_.model, scene_.model.time, 0.0);
+    const std::vector<ObstacleRef> all = granular::model_obstacles(scene_.model);
+    const int k = static_cast<int>(std::find(all.begin(), all.end(), ref) - all.begin());
+    return scene_.model.bodies.obstacle_body(k);
+  };
   const Index a = body(systems[0]);
   Index b = -1;
   if (systems.size() == 2) {
-    b = body(systems[1]);
+    b = second(systems[1]);
     if (a == b)
       in_.fail(systems[1], std::string("names the same ") + (large_ ? "capsule" : "sphere") +
                                " twice (expected two different bodies)");

@@ -120,7 +120,8 @@ void check_interaction(size_t i, const Interaction& in, const Model& m) {
     switch (s.family) {
       case SystemFamily::Lti: count = static_cast<Index>(m.lti.size()); break;
       case SystemFamily::Nonlinear: count = static_cast<Index>(m.nonlinear.size()); break;
-      case SystemFamily::Rigid: count = m.bodies.count(); break;
+      // Store indices: a joint of the large path may hold an obstacle body (after the dynamic bodies).
+      case SystemFamily::Rigid: count = m.bodies.stored(); break;
     }
     if (s.index < 0 || s.index >= count)
       fail(who, ref + " refers to system " + std::to_string(s.index) + " of a family that has " + std::to_string(count));

@@ -56,6 +56,23 @@ double max_radius(const RigidBodies& b) {
 
 }  // namespace
 
+namespace {
+
+// A joint's k-th body: a capsule, or (the second body) a static or kinematic obstacle body, whose velocity the
+// joint's rows then read as prescribed (it has no mass: the joint's impulses leave it as its law moves it). A mesh
+// carried by a capsule is not one: its body only mirrors the capsule's pose at the step's start.
+bool jointed_body_ok(const Model& m, const SystemRef& r, std::size_t k) {
+  const RigidBodies& b = m.bodies;
+  if (r.family != SystemFamily::Rigid || r.index < 0 || r.index >= b.stored()) return false;
+  const int i = static_cast<int>(r.index);
+  if (b.kind(i) == ShapeKind::Capsule) return true;
+  if (k == 0 || b.kind(i) != ShapeKind::Obstacle) return false;
+  const ObstacleRef& o = b.obstacle_of(i);
+  return !(o.kind == ObstacleKind::Mesh && m.mesh_carrier(o.index) >= 0);
+}
+
+}  // namespace
+
 GranularStepper::GranularStepper(Model& model, const GranularParameters& params, PhaseProfile* profile)
     : m_(model), params_(params), profile_(profile) {
   if (!(params_.h > 0.0)) throw std::invalid_argument("granular: time step h must be positive");
@@ -102,18 +119,21 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
     throw std::invalid_argument("granular: the " + granular_solver_name(params_.solver) +
                                 " solver does not step joints (the model has " +
                                 std::to_string(m_.interactions.size()) + "): use matrix_free or anderson");
+  // The obstacle bodies first: a joint may hold one (jointed_body_ok).
+  place_obstacle_bodies(m_, m_.time, params_.h);
   for (const Interaction& in : m_.interactions) {
     const auto& j = std::get<JointRelation>(in.relation);
     const auto* law = std::get_if<EqualityLaw>(&in.law);
     if (!law || law->rows != joint_rows(j.kind) || in.systems.empty() || in.systems.size() > 2)
       throw std::invalid_argument("granular: joint '" + in.name + "' needs an equality law of " +
                                   std::to_string(joint_rows(j.kind)) + " rows between one or two bodies");
-    for (const SystemRef& r : in.systems)
-      if (r.family != SystemFamily::Rigid || r.index < 0 || r.index >= m_.bodies.count() ||
-          m_.bodies.kind(static_cast<int>(r.index)) != ShapeKind::Capsule)
-        throw std::invalid_argument("granular: joint '" + in.name + "' holds body " + std::to_string(r.index) +
-                                    ", which is not a capsule: the granular stepper joints capsules to each other "
-                                    "or to the world (a bead's index changes when the beads are re-sorted)");
+    for (std::size_t k = 0; k < in.systems.size(); ++k)
+      if (!jointed_body_ok(m_, in.systems[k], k))
+        throw std::invalid_argument("granular: joint '" + in.name + "' holds body " + std::to_string(in.systems[k].index) +
+                                    ", which is not a capsule (nor, as its second body, an obstacle other than a "
+                                    "carried mesh): the granular stepper joints capsules to each other, to the world "
+                                    "or to a wall, box, cone, drum or mesh (a bead's index changes when the beads are "
+                                    "re-sorted)");
   }
   // The contact laws and material ids the narrow phases index without checking (engine/Materials.hpp).
   {
@@ -169,8 +189,8 @@ GranularStepper::GranularStepper(Model& model, const GranularParameters& params,
                                   "moving meshes first, or use fewer triangles)");
   work_.record_history = params_.record_history;
   multilevel_.fine.record_history = params_.record_history;
-  place_obstacle_bodies(m_, m_.time, params_.h);
 }
+
 
 std::size_t GranularStepper::memory_bytes() const {
   std::size_t s = m_.bodies.capacity_bytes();
@@ -585,11 +605,11 @@ void GranularStepper::build_joints() {
   for (int k = 0; k < nj; ++k) {
     const Interaction& in = m_.interactions[k];
     joint_rows_[k] = joint_rows(std::get<JointRelation>(in.relation).kind);
-    // Bodies removed between steps shift the capsules' indices: a joint must still hold a capsule.
-    for (const SystemRef& r : in.systems)
-      if (r.index >= b.count() || b.kind(static_cast<int>(r.index)) != ShapeKind::Capsule)
-        throw std::invalid_argument("granular: joint '" + in.name + "' holds body " + std::to_string(r.index) +
-                                    ", which is no longer a capsule (bodies were removed)");
+    // Bodies removed between steps shift the capsules' indices: a joint must still hold a capsule (or an obstacle).
+    for (std::size_t s = 0; s < in.systems.size(); ++s)
+      if (!jointed_body_ok(m_, in.systems[s], s))
+        throw std::invalid_argument("granular: joint '" + in.name + "' holds body " + std::to_string(in.systems[s].index) +
+                                    ", which is no longer a capsule or an obstacle (bodies were removed)");
   }
   joints_.set_layout(joint_rows_);
   const int rows = joints_.rows();

@@ -67,7 +67,8 @@ JointRelation make_joint(JointKind kind, const RigidBodies& bodies, int a, int b
     throw std::invalid_argument(std::string(to_string(kind)) + " joint: " + what);
   };
   if (a < 0 || a >= bodies.count()) bad("body " + std::to_string(a) + " does not exist");
-  if (b >= bodies.count()) bad("body " + std::to_string(b) + " does not exist");
+  // The second body may be an obstacle body (the store's last group: static or kinematic, RigidBodies.hpp).
+  if (b >= bodies.stored()) bad("body " + std::to_string(b) + " does not exist");
   if (a == b) bad("both sides are the same body");
   if (!anchor.allFinite()) bad("the anchor is not finite");
   if (!std::isfinite(drive_rate) || !std::isfinite(time)) bad("the drive rate or the time is not finite");

@@ -1090,3 +1090,33 @@ TEST_CASE("examples/drum_lattice.yaml holds the bed and the drum of examples/dru
   CHECK(one.t_end == generated.t_end);
   CHECK(one.obstacle_names == std::vector<std::string>{"drum"});
 }
+
+TEST_CASE("a joint from a capsule to a named moving plane: the rod rides the rising floor", "[apps][large_path][joints]") {
+  const std::string y =
+      "gravity: [1.5, 0.0, -9.81]\n"
+      "laws: {glass: {type: newton_friction, e: 0.0, mu: 0.3, dim: 3}}\n"
+      "planes:\n  - {name: floor, normal: [0, 0, 1], offset: 0.0, speed: 0.05}\n"
+      "capsules:\n  - {name: rod, position: [0, 0, 0.03], axis: [1, 0, 0], radius: 0.01, half_length: 0.04, density: 2500}\n"
+      "interactions:\n  - {name: slide, type: prismatic_joint, systems: [rod, floor], anchor: [0, 0, 0.03], axis: [1, 0, 0]}\n"
+      "contacts: {detect: true, law: glass}\n"
+      "integrator: {path: large, h: 1.0e-3, t_end: 0.3, tolerance: 1.0e-10}\n";
+  Scene scene = load_scene_from_string(y, "piston.yaml");
+  Model& m = scene.model;
+  REQUIRE(m.bodies.obstacles() == 1);
+  const int rod = m.bodies.capsule(0), floor = m.bodies.obstacle_body(0);
+  REQUIRE(m.interactions.size() == 1);
+  CHECK(m.interactions[0].systems[1].index == floor);
+  granular::GranularStepper s(m, scene.large_path->params);
+  for (int k = 0; k < 300; ++k) REQUIRE(s.step().solver.converged());
+  CHECK(m.bodies.x[rod].z() - m.bodies.x[floor].z() == Approx(0.03).epsilon(1e-9));
+  CHECK(m.bodies.v[rod].x() == Approx(1.5 * m.time).epsilon(1e-9));
+  // Errors name the field: a bead, or a mesh carried by a capsule, is not a joint's second body.
+  const std::string bead = y.substr(0, y.find("capsules:")) +
+                           "spheres:\n  - {name: ball, position: [0.3, 0, 0.1], radius: 0.01, density: 2500}\n" +
+                           y.substr(y.find("capsules:"));
+  std::string bad = bead;
+  bad.replace(bad.find("systems: [rod, floor]"), 21, "systems: [rod, ball]");
+  CHECK_THROWS_WITH(load_scene_from_string(bad, "piston.yaml"),
+                    Catch::Contains("field 'interactions[0].systems[1]': 'ball' is a sphere (expected a capsule or a "
+                                    "plane or an obstacle: on the large path a joint's second body"));
+}

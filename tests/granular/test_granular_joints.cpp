@@ -16,6 +16,7 @@
 #include "engine/MoreauJean.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "engine/granular/ObstacleBodies.hpp"
 #include "engine/joints/RigidJoint.hpp"
 
 using namespace talus::granular;
@@ -356,4 +357,71 @@ TEST_CASE("the granular stepper refuses joints it cannot step, naming them") {
   beads.interactions.clear();
   add_joint(beads, JointKind::Spherical, 0, -1, Eigen::Vector3d(1, 1, 1.02), Eigen::Vector3d::UnitZ());
   CHECK_THROWS_WITH(GranularStepper(beads, p), Catch::Contains("bead"));
+}
+
+TEST_CASE("a capsule on a prismatic joint to a rising floor rides it (a joint to a kinematic obstacle body)",
+          "[granular][joints][obstacles]") {
+  // The floor rises at 5 cm/s; gravity leans along x. The capsule, jointed to the floor's obstacle body by a
+  // prismatic joint along x, keeps its height above the floor and its orientation, and slides along x at exactly
+  // g_x (no contact: it is 2 radii above the floor). The joint carries the capsule's weight across x: its reaction
+  // on the capsule is −m g_z (the floor does not accelerate).
+  Model m;
+  const double gx = 1.5;
+  m.gravity = Eigen::Vector3d(gx, 0.0, -kG);
+  talus::contact::Wall floor;
+  floor.speed = 0.05;
+  m.walls.push_back(floor);
+  const Eigen::Vector3d start(0.0, 0.0, 3.0 * kRadius);
+  m.bodies.add_capsule(start, Eigen::Vector3d::UnitX(), kHalf, kRadius, kRho);
+  GranularParameters p;
+  p.h = 1e-3;
+  p.tolerance = 1e-10;
+  p.solver = GranularSolver::Anderson;
+  talus::granular::place_obstacle_bodies(m, 0.0, p.h);  // the floor's body, which the joint names
+  const int c = m.bodies.capsule(0), wall = m.bodies.obstacle_body(0);
+  REQUIRE(m.bodies.kind(wall) == talus::ShapeKind::Obstacle);
+  add_joint(m, JointKind::Prismatic, c, wall, start, Eigen::Vector3d::UnitX());
+  m.validate();
+  GranularStepper s(m, p);
+  const double mass = m.bodies.mass[c];
+  for (int k = 0; k < 400; ++k) {
+    const GranularStepReport& r = s.step();
+    INFO("step " << k << ": " << r.solver.message);
+    REQUIRE(r.solver.converged());
+    REQUIRE(r.contacts == 0);
+  }
+  const double t = m.time;
+  INFO("t = " << t << ": capsule at " << m.bodies.x[c].transpose() << ", floor body at "
+              << m.bodies.x[wall].transpose());
+  CHECK(m.bodies.x[c].z() - m.bodies.x[wall].z() == Approx(start.z()).epsilon(1e-9));
+  CHECK(m.bodies.v[c].z() == Approx(0.05).epsilon(1e-9));
+  CHECK(m.bodies.x[c].x() == Approx(0.5 * gx * t * t).epsilon(1e-2));  // Moreau–Jean: x_k = g h² k(k+1)/2
+  CHECK(m.bodies.v[c].x() == Approx(gx * t).epsilon(1e-9));
+  CHECK(std::abs(m.bodies.x[c].y()) < 1e-12);
+  CHECK(m.bodies.w[c].norm() < 1e-9);
+  CHECK(joint_gap(m) < 1e-9);
+  // The reaction on the capsule over the last step, from the joint's rows (force = Σ λ J_a[0:3] / h).
+  const auto& js = s.joint_sweep();
+  Eigen::Vector3d force = Eigen::Vector3d::Zero();
+  for (int row = js.row_start[0]; row < js.row_start[1]; ++row) force += js.impulse[row] * js.jac_a[row].head<3>() / p.h;
+  CHECK(force.z() == Approx(mass * kG).epsilon(1e-6));
+  CHECK(std::abs(force.x()) < 1e-9 * mass * kG);
+  // The floor body is not moved by the joint: it stays where its law puts it.
+  CHECK(m.bodies.x[wall].z() == Approx(0.05 * t).epsilon(1e-12));
+}
+
+TEST_CASE("a joint's first body cannot be an obstacle", "[granular][joints][obstacles]") {
+  Model m;
+  m.walls.push_back(talus::contact::Wall{});
+  m.bodies.add_capsule(Eigen::Vector3d(0, 0, 0.1), Eigen::Vector3d::UnitX(), kHalf, kRadius, kRho);
+  talus::granular::place_obstacle_bodies(m, 0.0, 1e-3);
+  const int c = m.bodies.capsule(0), wall = m.bodies.obstacle_body(0);
+  CHECK_THROWS_WITH(add_joint(m, JointKind::Spherical, wall, c, Eigen::Vector3d(0, 0, 0.1), Eigen::Vector3d::UnitZ()),
+                    Catch::Contains("body 1 does not exist"));
+  // An interaction written by hand with the obstacle first is refused by the stepper.
+  add_joint(m, JointKind::Spherical, c, wall, Eigen::Vector3d(0, 0, 0.1), Eigen::Vector3d::UnitZ());
+  std::swap(m.interactions[0].systems[0], m.interactions[0].systems[1]);
+  GranularParameters p;
+  p.solver = GranularSolver::Anderson;
+  CHECK_THROWS_WITH(GranularStepper(m, p), Catch::Contains("which is not a capsule"));
 }

@@ -1137,8 +1137,10 @@ int run_plan(RunPlan& plan, const GranularRunOptions& o, std::ostream& log) {
       re["repose_angle_deg"] = angle_count > 0 ? nlohmann::json(angle_sum / angle_count) : nlohmann::json(nullptr);
       // The first drum's load about its axis over the second half: the torque the bed puts on it, and the power the
       // drive supplies to keep its rate, −torque Ω (positive when the bed resists the rotation).
-      const int d = static_cast<int>(m.walls.size() + m.boxes.size() + m.cones.size());
-      if (late_loads.steps > 0 && d < static_cast<int>(late_loads.obstacles.size())) {
+      const auto first_drum = std::find(late_loads.obstacles.begin(), late_loads.obstacles.end(),
+                                        ObstacleRef{ObstacleKind::Drum, 0});
+      const int d = static_cast<int>(first_drum - late_loads.obstacles.begin());
+      if (late_loads.steps > 0 && first_drum != late_loads.obstacles.end()) {
         const double torque = late_loads.mean_torque(d).dot(m.drums[0].axis);
         re["drum_torque_Nm"] = torque;
         re["drum_power_W"] = -torque * m.drums[0].angular_velocity;

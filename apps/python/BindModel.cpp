@@ -13,6 +13,7 @@
 #include "apps/ParticleFile.hpp"
 #include "apps/python/Bindings.hpp"
 #include "contact/Shapes.hpp"
+#include "engine/analysis/ObstacleLoads.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/MovingMeshContacts.hpp"
 #include "engine/granular/RegionFill.hpp"
@@ -235,12 +236,11 @@ void bind_model(py::module_& m) {
           [](const Model& x) {
             const RigidBodies& b = x.bodies;
             auto vec = [](const Eigen::Vector3d& v) { return std::vector<double>{v.x(), v.y(), v.z()}; };
-            static const char* const kinds[] = {"plane", "box", "cone", "drum", "mesh"};
             py::list out;
             for (int k = 0; k < b.obstacles(); ++k) {
               const int i = b.obstacle_body(k);
               py::dict d;
-              d["kind"] = kinds[static_cast<int>(b.obstacle[k].kind)];
+              d["kind"] = obstacle_kind_name(b.obstacle[k].kind);
               d["index"] = b.obstacle[k].index;
               d["position"] = vec(b.x[i]);
               d["orientation"] = std::vector<double>{b.q[i].w(), b.q[i].x(), b.q[i].y(), b.q[i].z()};

@@ -34,7 +34,8 @@ void ObstacleLoads::reset(const Model& m) {
 
 void add_obstacle_impulses(const Model& m, const granular::GranularStepper& stepper, ObstacleLoads& loads) {
   const RigidBodies& b = m.bodies;
-  if (loads.obstacles != granular::model_obstacles(m)) loads.reset(m);
+  // The stepper keeps its obstacle group as model_obstacles(m) (ObstacleBodies.hpp): compared without building it.
+  if (loads.obstacles != b.obstacle) loads.reset(m);
   const double h = stepper.parameters().h;
   // The stepper has placed one body per obstacle, in model_obstacles' order (ObstacleBodies.hpp).
   if (b.obstacles() == static_cast<int>(loads.obstacles.size()))

@@ -1,6 +1,7 @@
 // The obstacles as bodies of the store (see the header).
 #include "engine/granular/ObstacleBodies.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "engine/granular/MovingMeshContacts.hpp"
@@ -70,16 +71,26 @@ MaterialId material_of(const Model& m, ObstacleRef o) {
   return kWallMaterial;
 }
 
+// Whether the store's obstacle group is model_obstacles(m), checked without building that list (every step).
+bool group_matches(const Model& m) {
+  const RigidBodies& b = m.bodies;
+  const std::array<int, 5> start = kind_starts(m);
+  const int n = start[4] + static_cast<int>(m.meshes.size());
+  if (b.obstacles() != n) return false;
+  for (int k = 0; k < n; ++k) {
+    const int kind = static_cast<int>(std::upper_bound(start.begin(), start.end(), k) - start.begin()) - 1;
+    if (!(b.obstacle[k] == ObstacleRef{static_cast<ObstacleKind>(kind), k - start[kind]})) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void place_obstacle_bodies(Model& m, double t, double h) {
   RigidBodies& b = m.bodies;
-  const std::vector<ObstacleRef> refs = model_obstacles(m);
-  bool same = b.obstacles() == static_cast<int>(refs.size());
-  for (int k = 0; same && k < b.obstacles(); ++k) same = b.obstacle[k] == refs[k];
-  if (!same) {
+  if (!group_matches(m)) {
     b.clear_obstacles();
-    for (const ObstacleRef& o : refs) b.add_obstacle(o, material_of(m, o));
+    for (const ObstacleRef& o : model_obstacles(m)) b.add_obstacle(o, material_of(m, o));
   }
   const Eigen::Vector3d z = Eigen::Vector3d::UnitZ();
   for (int k = 0; k < b.obstacles(); ++k) {

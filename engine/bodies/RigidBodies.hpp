@@ -22,8 +22,9 @@
 // Obstacles (issue 11 item 1: walls, planes and boxes are static or kinematic bodies): the last group holds one
 // body per plane, box, cone, drum and mesh of the model (Model::walls, …; their shapes stay in those tables, which
 // ObstacleRef indexes), with inv_mass and inverse inertia 0. Their pose and velocity are set from their motion
-// laws, never integrated (engine/ObstacleBodies.hpp: the granular stepper places them at the start of each step),
-// and their force and torque are the loads the bodies put on them over the last step. count() and every loop
+// laws, never integrated (engine/granular/ObstacleBodies.hpp: the granular stepper places them at the model's time
+// when it is built and after every step), and their force and torque are the loads the bodies put on them over
+// the last step. count() and every loop
 // over "the bodies" stop before them: they are moved by nothing the integrators solve for.
 #include <Eigen/Dense>
 #include <Eigen/Geometry>

@@ -11,8 +11,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
 #include "apps/MpiLaunch.hpp"
+#include "apps/NumberText.hpp"
 #include "apps/PlotScript.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/RunOutputs.hpp"
@@ -74,12 +75,6 @@ std::string summary(const Scene& s) {
   return o.str();
 }
 
-std::string number_text(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-
 struct RunFlags {
   std::string scene, out, max_memory, restart;
   double t_end = 0.0, h = 0.0;
@@ -114,103 +109,64 @@ Scene load_with_overrides(const std::string& file, const std::vector<std::string
   return scene;
 }
 
-// Under mpirun (MpiLaunch.hpp): the solve is spread over the ranks; rank 0 keeps the outputs and the log, the
-// others write into their scratch folders. The ranks' time split is printed at the end.
-int run_large_path(MpiLaunch& mpi, GranularRunOptions g, const std::function<int(const GranularRunOptions&)>& run) {
-  if (mpi.active()) {
-    g.distributed = mpi.solve();
-    g.frame_piece = {mpi.rank(), mpi.size()};
-    g.barrier = [&mpi] { mpi.barrier(); };
-    if (mpi.rank() > 0) {
-      g.frame_dir = g.out_dir;  // its frame pieces go beside rank 0's
-      g.out_dir = mpi.scratch_folder();
-      g.quiet = true, g.tty = false, g.no_plot = true, g.overwrite = true;
-      g.profile.clear(), g.dump_fclib.clear();
-    }
+// Under mpirun (MpiLaunch.hpp), a large-path scene's solve is spread over the ranks; rank 0 keeps the outputs and
+// the log, the others write into their scratch folders. The ranks' time split is printed at the end.
+void spread_over_ranks(MpiLaunch& mpi, RunOptions& o) {
+  o.distributed = mpi.solve();
+  o.frame_piece = {mpi.rank(), mpi.size()};
+  o.barrier = [&mpi] { mpi.barrier(); };
+  if (mpi.rank() > 0) {
+    o.frame_dir = o.out_dir;  // its frame pieces go beside rank 0's
+    o.out_dir = mpi.scratch_folder();
+    o.progress = false, o.tty = false, o.plot = false, o.overwrite = true;
+    o.profile.clear(), o.dump_fclib.clear();
   }
-  const int status = run(g);
-  const std::string summary = mpi.summary();
-  if (!g.quiet) std::cerr << summary;
-  return status;
 }
 
+// Every scene file, single or granular, is loaded into the one Scene and run by the one runner (SceneRun.hpp).
 int run_command(const RunFlags& f) {
   const std::uint64_t max_memory = memory_limit(f.max_memory);
   MpiLaunch mpi;
-  if (is_granular_scene(f.scene)) {
-    StopSignals signals;
-    GranularRunOptions g{f.out, f.sets, f.profile, f.dump_fclib, f.t_end, f.h, f.quiet,
-                         isatty(STDERR_FILENO) == 1, f.no_plot, &g_stop};
-    g.overwrite = f.overwrite;
-    g.max_memory = max_memory;
-    g.restart = f.restart;
-    g.dump_step = f.dump_step;
-    return run_large_path(mpi, g, [&](const GranularRunOptions& o) { return run_granular(f.scene, o, std::cerr); });
-  }
   RunOptions options;
-  Scene scene = load_with_overrides(f.scene, f.sets, f.t_end, f.h, max_memory, options.overrides);
-  if (scene.large_path) {
-    StopSignals signals;
-    GranularRunOptions g{f.out, f.sets, f.profile, f.dump_fclib, f.t_end, f.h, f.quiet,
-                         isatty(STDERR_FILENO) == 1, f.no_plot, &g_stop};
-    g.overwrite = f.overwrite;
-    g.max_memory = max_memory;
-    g.dump_step = f.dump_step;
-    return run_large_path(mpi, g, [&](const GranularRunOptions& o) {
-      return run_large_path_scene(scene, o, f.restart, std::cerr);
-    });
+  Scene scene;
+  if (is_granular_scene(f.scene)) {
+    // A granular file's --restart, --dump-step, --t-end and --h replace its keys (their problems name the flag).
+    GranularFlags flags{f.restart, f.dump_step, f.t_end, f.h};
+    scene = load_granular_scene(f.scene, f.sets, max_memory, flags);
+    for (const std::string& kv : f.sets) options.overrides.push_back("--set " + kv);
+    if (f.t_end > 0) options.overrides.push_back("--t-end " + number_text(f.t_end));
+    if (f.h > 0) options.overrides.push_back("--h " + number_text(f.h));
+  } else {
+    scene = load_with_overrides(f.scene, f.sets, f.t_end, f.h, max_memory, options.overrides);
+    options.restart = f.restart;
   }
-  if (mpi.size() > 1)
-    throw std::invalid_argument("mpirun: " + f.scene + " is a single scene on the small path, which runs on one "
-                                "process; granular scenes and integrator.path: large are spread over ranks");
-  options.out_dir = f.out.empty() ? std::filesystem::path("out") / scene.name : std::filesystem::path(f.out);
+  if (!f.out.empty()) options.out_dir = f.out;
   options.log = &std::cerr;
   options.progress = !f.quiet;
   options.tty = isatty(STDERR_FILENO) == 1;
   options.stop = &g_stop;
   options.overwrite = f.overwrite;
-  options.restart = f.restart;
   options.profile = f.profile;
   options.dump_fclib = f.dump_fclib;
-  if (f.dump_step > 0) options.dump_step = f.dump_step;
-  if (!f.quiet) std::cerr << "talus: " << scene.name << ": " << summary(scene) << '\n';
-
+  options.dump_step = f.dump_step;
+  options.plot = !f.no_plot;
+  if (scene.large_path && mpi.active()) spread_over_ranks(mpi, options);
+  if (!scene.large_path) {
+    if (mpi.size() > 1)
+      throw std::invalid_argument("mpirun: " + f.scene + " is a single scene on the small path, which runs on one "
+                                  "process; granular scenes and integrator.path: large are spread over ranks");
+    if (!f.quiet) std::cerr << "talus: " << scene.name << ": " << summary(scene) << '\n';
+  }
   RunResult r;
   {
     StopSignals signals;
     r = run_scene(scene, options);
   }
-  const std::string dir = options.out_dir.string();
-  if (!f.dump_fclib.empty() && !f.quiet)
-    std::cerr << "talus: "
-              << (r.fclib_file.empty() ? "--dump-fclib: no step from step " + std::to_string(options.dump_step) +
-                                             " on had a friction-contact problem (frictionless steps are LCPs, "
-                                             "steps with joints mixed problems): nothing written"
-                                       : "wrote " + r.fclib_file)
-              << '\n';
-  switch (r.status) {
-    case RunStatus::Completed:
-      if (!f.quiet)
-        std::cerr << "talus: " << r.steps << " steps to t = " << r.time << " in " << r.wall_seconds << " s ("
-                  << (r.wall_seconds > 0 ? r.steps / r.wall_seconds : 0.0) << " steps/s); outputs in " << dir
-                  << '\n';
-      break;
-    case RunStatus::StepFailed:
-      std::cerr << "talus: step " << r.failed_step << " failed at t = " << r.failed_time << ": " << r.failure
-                << "; " << r.rows << " rows up to t = " << r.time << " kept in " << dir << '\n';
-      break;
-    case RunStatus::Interrupted:
-      std::cerr << "talus: interrupted at t = " << r.time << "; " << r.rows << " rows kept in " << dir << '\n';
-      break;
+  if (scene.large_path) {
+    const std::string split = mpi.summary();
+    if (options.progress) std::cerr << split;
   }
-  // The figures are drawn after run.json was committed: listed in it once they exist.
-  if (!f.no_plot && run_plot_script(options.out_dir, std::cerr)) list_in_run_summary(options.out_dir, plot_files());
-  switch (r.status) {
-    case RunStatus::Completed: return 0;
-    case RunStatus::StepFailed: return 2;
-    case RunStatus::Interrupted: return 130;
-  }
-  return 1;
+  return r.exit_status();
 }
 
 int check_command(const std::string& file, const std::vector<std::string>& sets, const std::string& max_memory_text) {

@@ -22,7 +22,7 @@
 
 namespace talus::app {
 
-// The runner's state besides the model that the next steps read (apps/GranularRun.cpp).
+// The runner's state besides the model that the next steps read (apps/LargePathRun.cpp).
 struct RunCounters {
   long removed = 0;      // beads that left the container so far
   bool dropped = false;  // perturbed_stack: the ball has been added

@@ -2,7 +2,7 @@
 // The one step loop of `talus run` (issue 11 item 5): every scene, on either path and under every integrator,
 // is advanced here. The loop knows nothing of files or scene events; a run hands it what to do around each
 // step, chosen by what its model holds (apps/SceneRun.cpp: the small path's time series, and ParaView frames when
-// the model holds rigid bodies; apps/GranularRun.cpp: the large path's events, frames, measures and archives).
+// the model holds rigid bodies; apps/LargePathRun.cpp: the large path's events, frames, measures and archives).
 //
 // It ends when the planned steps are done, when a stop is asked for (SIGINT, SIGTERM, Python's interrupt), or
 // when a step fails. A failed step has been rolled back by its integrator (FailurePolicy::RollBack,

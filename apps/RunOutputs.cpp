@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The files a run of either kind leaves in its directory: the single scene's (this file, plot_run.py's figures)
-// and the large path's (apps/GranularRun.cpp, GranularOutput.hpp); the frame series (FrameSeries.hpp) are
+// and the large path's (apps/LargePathRun.cpp, GranularOutput.hpp); the frame series (FrameSeries.hpp) are
 // matched by pattern.
 const std::vector<std::string>& run_file_names() {
   static const std::vector<std::string> names = [] {

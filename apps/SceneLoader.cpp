@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
 #include "apps/MeshFile.hpp"
 #include "apps/ParticleFile.hpp"
 #include "apps/ResourceLimits.hpp"

@@ -10,9 +10,12 @@
 #include <sstream>
 
 #include "apps/FrameSeries.hpp"
+#include "apps/LargePathRun.hpp"
+#include "apps/PlotScript.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/RunOutputs.hpp"
 #include "apps/RunSummary.hpp"
+#include "apps/SceneError.hpp"
 #include "apps/SceneRestart.hpp"
 #include "apps/TimeSeries.hpp"
 #include "apps/Version.hpp"
@@ -31,6 +34,8 @@ namespace {
 constexpr auto kFlushPeriod = std::chrono::seconds(1);
 // Frames of a run whose scene does not set output.frame_every (besides the initial one).
 constexpr double kDefaultFrames = 100;
+// The step --dump-fclib writes from when neither the flag nor the scene names one.
+constexpr long kDefaultDumpStep = 100;
 
 }  // namespace
 
@@ -120,9 +125,38 @@ void write_events(const Scene& scene, const RunOptions& options,
 
 }  // namespace
 
+namespace {
+
+// The end of a small-path run in the log: what was done, or the failed step and what was kept.
+void say_how_it_ended(std::ostream& log, const RunOptions& options, const RunResult& r) {
+  const std::string dir = options.out_dir.string();
+  if (!options.dump_fclib.empty() && options.progress)
+    log << "talus: "
+        << (r.fclib_file.empty() ? "--dump-fclib: no step from step " + std::to_string(options.dump_step) +
+                                       " on had a friction-contact problem (frictionless steps are LCPs, "
+                                       "steps with joints mixed problems): nothing written"
+                                 : "wrote " + r.fclib_file)
+        << '\n';
+  switch (r.status) {
+    case RunStatus::Completed:
+      if (options.progress)
+        log << "talus: " << r.steps - r.first_step << " steps to t = " << r.time << " in " << r.wall_seconds << " s ("
+            << (r.wall_seconds > 0 ? (r.steps - r.first_step) / r.wall_seconds : 0.0) << " steps/s); outputs in " << dir
+            << '\n';
+      break;
+    case RunStatus::StepFailed:
+      log << "talus: step " << r.failed_step << " failed at t = " << r.failed_time << ": " << r.failure << "; "
+          << r.rows << " rows up to t = " << r.time << " kept in " << dir << '\n';
+      break;
+    case RunStatus::Interrupted:
+      log << "talus: interrupted at t = " << r.time << "; " << r.rows << " rows kept in " << dir << '\n';
+      break;
+  }
+}
+
 // Every scheme steps through the one integrator contract (engine/Integrator.hpp); the event-driven scheme
 // advances on the output grid (engine/eventdriven/EventDrivenIntegrator.hpp: one step to the next time t₀ + k h).
-RunResult run_scene(Scene& scene, const RunOptions& options) {
+RunResult run_small_path(Scene& scene, const RunOptions& options) {
   const bool event_driven = scene.scheme.kind == SchemeKind::EventDriven;
   // The archive is loaded before the integrator is built, so that it starts from the restored state; the schemes
   // that cannot restart refuse it here, naming why.
@@ -171,8 +205,49 @@ RunResult run_scene(Scene& scene, const RunOptions& options) {
   RunResult result = run_loop(scene, options, step, resume, scheme_state);
   result.fclib_file = fclib_file;
   if (events) write_events(scene, options, events->events());
+  if (options.log) say_how_it_ended(*options.log, options, result);
+  // The figures are drawn after run.json was committed: listed in it once they exist.
+  std::ostringstream silent;
+  if (options.plot && run_plot_script(options.out_dir, options.log ? *options.log : silent))
+    list_in_run_summary(options.out_dir, plot_files());
   return result;
 }
+
+}  // namespace
+
+int RunResult::exit_status() const {
+  switch (status) {
+    case RunStatus::Completed: return 0;
+    case RunStatus::StepFailed: return 2;
+    case RunStatus::Interrupted: return 130;
+  }
+  return 1;
+}
+
+RunResult run_scene(Scene& scene, const RunOptions& options) {
+  RunOptions o = options;
+  if (o.out_dir.empty()) o.out_dir = std::filesystem::path("out") / scene.name;
+  if (scene.large_path) {
+    if (!o.restart.empty()) {
+      const std::string origin = "--restart " + o.restart.string();
+      if (!scene.large_path->restored_from.empty())
+        throw std::invalid_argument(origin + ": the scene was restored from " +
+                                    scene.large_path->restored_from.string() + " when it was loaded");
+      if (!std::filesystem::is_regular_file(o.restart)) throw SceneError({origin}, "", "'" + o.restart.string() + "': no such file");
+      restore_large_path_scene(scene, o.restart,
+                               [&](const char*, const std::string& what) { throw SceneError({origin}, "", what); });
+      o.restart.clear();
+    }
+    return run_large_path(scene, o);
+  }
+  if (o.distributed)
+    throw std::invalid_argument("mpirun: " + scene.file.string() + " is a single scene on the small path, which runs "
+                                "on one process; granular scenes and integrator.path: large are spread over ranks");
+  if (o.dump_step <= 0) o.dump_step = kDefaultDumpStep;
+  return run_small_path(scene, o);
+}
+
+
 
 std::unique_ptr<Integrator> make_scene_integrator(Scene& scene) {
   if (scene.large_path)

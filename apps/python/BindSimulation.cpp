@@ -6,7 +6,7 @@
 //          adaptive), through make_integrator or, for a scene, the settings of its integrator section.
 // Both are stepped through the one integrator contract (engine/Integrator.hpp), with the GIL released while the
 // engine works. Between steps the simulation applies a scene's pours at a rate and its outflow, as `talus run`
-// does (apps/GranularRun.cpp), so a scene stepped from Python and the same scene run by the CLI agree.
+// does (apps/LargePathRun.cpp), so a scene stepped from Python and the same scene run by the CLI agree.
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -17,7 +17,7 @@
 #include "apps/FrameSeries.hpp"
 #include "apps/GranularOutput.hpp"
 #include "apps/LargePathRestart.hpp"
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
 #include "apps/SceneLoader.hpp"
 #include "apps/SceneRestart.hpp"
 #include "apps/SceneRun.hpp"
@@ -96,6 +96,12 @@ class Simulation {
       h_ = l.params.h;
       events_ = l.events;
       pours_ = l.pours;
+      // A scene restored when it was loaded (its `restart:` key) continues as `talus run` continues it: with the
+      // archive's warm starts and counters.
+      if (l.restored) {
+        app::restore_stepper(*l.restored, granular_->stepper());
+        if (l.restored->has_counters) removed_ = l.restored->counters.removed, dropped_ = l.restored->counters.dropped;
+      }
     } else {
       build_scene_integrator();
       h_ = scene->scheme.h;

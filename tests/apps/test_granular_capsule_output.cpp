@@ -15,7 +15,9 @@
 
 #include "apps/GranularOutput.hpp"
 #include "apps/LargePathRestart.hpp"
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
+#include "apps/SceneRun.hpp"
+#include "tests/apps/GranularFileRun.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
 
@@ -191,12 +193,8 @@ TEST_CASE("talus run writes the capsule series only for scenes with capsules", "
     y << "granular:\n  scene: bead_stack\n  n: 27\n  h: 1.0e-3\n  t_end: 0.004\n  frame_every: 0.002\n";
   }
   std::ostringstream log;
-  talus::app::GranularRunOptions o;
-  o.quiet = true;
-  o.no_plot = true;
-  o.out_dir = dir / "with";
-  o.sets = {"capsule_fraction=0.5"};
-  REQUIRE(talus::app::run_granular(dir / "scene.yaml", o, log) == 0);
+  talus::app::RunOptions o = talus::test::quiet_run(dir / "with", log);
+  REQUIRE(talus::test::run_granular_file(dir / "scene.yaml", {"capsule_fraction=0.5"}, o) == 0);
   CHECK(fs::is_regular_file(o.out_dir / "capsules.pvd"));
   CHECK(fs::is_regular_file(o.out_dir / "capsules_00002.vtp"));
   Model back;
@@ -206,8 +204,7 @@ TEST_CASE("talus run writes the capsule series only for scenes with capsules", "
         std::string::npos);
 
   o.out_dir = dir / "without";
-  o.sets = {};
-  REQUIRE(talus::app::run_granular(dir / "scene.yaml", o, log) == 0);
+  REQUIRE(talus::test::run_granular_file(dir / "scene.yaml", {}, o) == 0);
   CHECK(fs::is_regular_file(o.out_dir / "beads.pvd"));
   CHECK_FALSE(fs::exists(o.out_dir / "capsules.pvd"));
   CHECK_FALSE(fs::exists(o.out_dir / "capsules_00000.vtp"));

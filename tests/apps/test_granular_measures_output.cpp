@@ -10,7 +10,9 @@
 #include <sstream>
 #include <string>
 
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
+#include "apps/SceneRun.hpp"
+#include "tests/apps/GranularFileRun.hpp"
 
 using namespace talus::app;
 namespace fs = std::filesystem;
@@ -20,12 +22,10 @@ namespace {
 const fs::path kStack = fs::path(TALUS_SOURCE_DIR) / "examples" / "bead_stack.yaml";
 
 nlohmann::json run_stack(const fs::path& out, std::vector<std::string> sets) {
-  GranularRunOptions o;
-  o.quiet = true, o.no_plot = true, o.overwrite = true;
-  o.out_dir = out;
-  o.sets = std::move(sets);
   std::ostringstream log;
-  REQUIRE(run_granular(kStack, o, log) == 0);
+  RunOptions o = talus::test::quiet_run(out, log);
+  o.overwrite = true;
+  REQUIRE(talus::test::run_granular_file(kStack, sets, o) == 0);
   std::ifstream in(out / "run.json");
   return nlohmann::json::parse(in);
 }

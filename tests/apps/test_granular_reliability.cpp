@@ -20,7 +20,9 @@
 
 #include "apps/GranularOutput.hpp"
 #include "apps/LargePathRestart.hpp"
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
+#include "apps/SceneRun.hpp"
+#include "tests/apps/GranularFileRun.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneLoader.hpp"
@@ -49,18 +51,30 @@ std::string check_error(const std::vector<std::string>& sets, std::uint64_t max_
   return "";
 }
 
-GranularRunOptions options(const fs::path& out, std::vector<std::string> sets) {
-  GranularRunOptions o;
-  o.quiet = true;
-  o.no_plot = true;
+// `talus run examples/bead_stack.yaml --set … [--t-end T] [--profile F] [--overwrite]`, quiet.
+struct StackRun {
+  fs::path out_dir;
+  std::vector<std::string> sets;
+  fs::path profile;
+  bool overwrite = false;
+  const std::atomic<bool>* stop = nullptr;
+  double t_end = 0.0;
+};
+
+StackRun options(const fs::path& out, std::vector<std::string> sets) {
+  StackRun o;
   o.out_dir = out;
   o.sets = std::move(sets);
   return o;
 }
 
-int run(const GranularRunOptions& o) {
+int run(const StackRun& r) {
   std::ostringstream log;
-  return run_granular(kStack, o, log);
+  RunOptions o = talus::test::quiet_run(r.out_dir, log);
+  o.profile = r.profile, o.overwrite = r.overwrite, o.stop = r.stop;
+  GranularFlags flags;
+  flags.t_end = r.t_end;
+  return talus::test::run_granular_file(kStack, r.sets, o, flags);
 }
 
 nlohmann::json summary(const fs::path& out) {
@@ -107,7 +121,7 @@ TEST_CASE("granular sizes are checked against the memory before anything is allo
     CHECK(e.find(" bodies need about ") != std::string::npos);
     CHECK(e.find("TiB (2200 B per bead), more than the ") != std::string::npos);
   }
-  // A --max-memory limit (GranularRunOptions::max_memory) refuses what fits the machine.
+  // A --max-memory limit (load_granular_scene's max_memory) refuses what fits the machine.
   CHECK(check_error({"n=1000"}, 1u << 20) ==
         "--set n=1000: field 'granular.n': 1000 bodies need about 2.1 MiB (2200 B per bead), more than the 1 MiB "
         "allowed by --max-memory (expected fewer beads, or a larger --max-memory)");
@@ -152,7 +166,7 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
           "[apps][granular][reliability]") {
   const fs::path dir = scratch_dir("overwrite");
   const fs::path out = dir / "out";
-  GranularRunOptions o = options(out, {"n=27", "t_end=0.02", "frame_every=0.002"});
+  StackRun o = options(out, {"n=27", "t_end=0.02", "frame_every=0.002"});
   o.profile = out / "trace.json";  // a file of the run that the name patterns do not know: listed in run.json
   REQUIRE(run(o) == 0);
   require_one_complete_run(out);
@@ -160,7 +174,7 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
   const std::set<std::string> first = files_in(out);
 
   // Without overwrite: refused, nothing touched.
-  GranularRunOptions again = options(out, {"n=27", "t_end=0.004", "frame_every=0.002"});
+  StackRun again = options(out, {"n=27", "t_end=0.004", "frame_every=0.002"});
   try {
     run(again);
     FAIL("an earlier run's folder was accepted");
@@ -190,7 +204,7 @@ TEST_CASE("a granular run into a folder holding an earlier run refuses, or repla
   fs::create_directories(mixed);
   std::ofstream(mixed / "run.json") << "{}\n";
   std::ofstream(mixed / "timeseries.csv") << "t\n0\n";
-  GranularRunOptions into_mixed = options(mixed, {"n=27", "t_end=0.002"});
+  StackRun into_mixed = options(mixed, {"n=27", "t_end=0.002"});
   CHECK_THROWS_WITH(run(into_mixed), Catch::Contains("(run.json, timeseries.csv)"));
   into_mixed.overwrite = true;
   REQUIRE(run(into_mixed) == 0);
@@ -229,7 +243,7 @@ TEST_CASE("a killed granular run and a rerun leave no mixed or stale files", "[a
   // Leave a temporary file as a kill in the middle of a write would.
   std::ofstream(temporary_name(out / "beads_00099.vtp")) << "<?xml";
 
-  GranularRunOptions rerun = options(out, {"n=27", "t_end=0.002", "frame_every=0.002"});
+  StackRun rerun = options(out, {"n=27", "t_end=0.002", "frame_every=0.002"});
   CHECK_THROWS_WITH(run(rerun), Catch::Contains("holds the outputs of an earlier run"));
   rerun.overwrite = true;
   REQUIRE(run(rerun) == 0);
@@ -246,7 +260,7 @@ TEST_CASE("SIGTERM ends a granular run like SIGINT, its outputs complete", "[app
   REQUIRE(child >= 0);
   if (child == 0) {
     // A program without a SIGTERM handler of its own (Catch2 installs one for its fatal signals): the runner
-    // then sets its own for the run. The CLI's handler sets GranularRunOptions::stop instead.
+    // then sets its own for the run. The CLI's handler sets RunOptions::stop instead.
     std::signal(SIGTERM, SIG_DFL);
     int status = 1;
     try {
@@ -276,7 +290,7 @@ TEST_CASE("SIGTERM ends a granular run like SIGINT, its outputs complete", "[app
 TEST_CASE("a stop before the first step still leaves complete outputs", "[apps][granular][reliability]") {
   const fs::path dir = scratch_dir("stopped");
   std::atomic<bool> stop{true};
-  GranularRunOptions o = options(dir / "out", {"n=27", "t_end=0.01"});
+  StackRun o = options(dir / "out", {"n=27", "t_end=0.01"});
   o.stop = &stop;
   CHECK(run(o) == 130);
   CHECK(summary(dir / "out")["status"] == "interrupted");
@@ -314,7 +328,7 @@ TEST_CASE("a failed granular step leaves the last good state and names the step"
 TEST_CASE("a granular run's run.json records the inputs and units with the small path's keys, and writes NaN as null",
           "[apps][granular][reliability]") {
   const fs::path dir = scratch_dir("json");
-  GranularRunOptions o = options(dir / "out", {"n=27", "t_end=0.003", "name=quote\"less"});
+  StackRun o = options(dir / "out", {"n=27", "t_end=0.003", "name=quote\"less"});
   // A name with a quote is refused (it names the folder); a failure message with quotes goes through the library.
   CHECK_THROWS_AS(run(o), SceneError);
   o.sets = {"n=27", "t_end=0.003", "seed=5"};

@@ -18,7 +18,9 @@
 
 #include "apps/GranularOutput.hpp"
 #include "apps/LargePathRestart.hpp"
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
+#include "apps/SceneRun.hpp"
+#include "tests/apps/GranularFileRun.hpp"
 #include "apps/SceneLoader.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
@@ -43,13 +45,8 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
 }
 
 int run(const fs::path& scene, const fs::path& out, std::vector<std::string> sets) {
-  GranularRunOptions o;
-  o.quiet = true;
-  o.no_plot = true;
-  o.out_dir = out;
-  o.sets = std::move(sets);
   std::ostringstream log;
-  return run_granular(scene, o, log);
+  return talus::test::run_granular_file(scene, sets, talus::test::quiet_run(out, log));
 }
 
 struct Final {
@@ -393,12 +390,11 @@ TEST_CASE("a scene with joints restarts bit for bit: the joints' warm start is a
   auto run = [&](const std::string& t_end, const fs::path& out, const std::string& restart) {
     LoadOptions o;
     o.overrides = {parse_override("pours[0].count=200"), parse_override("integrator.t_end=" + t_end)};
-    GranularRunOptions r;
-    r.quiet = r.no_plot = true;
-    r.out_dir = out;
     std::ostringstream log;
+    RunOptions r = talus::test::quiet_run(out, log);
+    r.restart = restart;
     Scene s = load_scene(scene, o);
-    return run_large_path_scene(s, r, restart, log);
+    return run_scene(s, r).exit_status();
   };
   REQUIRE(run("0.06", dir / "full", "") == 0);
   REQUIRE(run("0.03", dir / "half", "") == 0);

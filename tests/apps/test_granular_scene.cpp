@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
+#include "apps/SceneRun.hpp"
+#include "tests/apps/GranularFileRun.hpp"
 #include "apps/SceneError.hpp"
 
 using namespace talus::app;
@@ -221,12 +223,8 @@ TEST_CASE("the opt-in sweep settings contact_order and anderson_warm are read, c
   std::filesystem::create_directories(dir);
   std::ofstream(file) << "granular:\n  scene: bead_stack\n  n: 125\n  t_end: 0.06\n";
   const auto run = [&](const std::string& out, const std::vector<std::string>& sets) {
-    GranularRunOptions o;
-    o.out_dir = dir / out;
-    o.sets = sets;
-    o.quiet = o.no_plot = true;
     std::ostringstream log;
-    REQUIRE(run_granular(file, o, log) == 0);
+    REQUIRE(talus::test::run_granular_file(file, sets, talus::test::quiet_run(dir / out, log)) == 0);
     nlohmann::json j;
     std::ifstream(dir / out / "run.json") >> j;
     return j;

@@ -21,7 +21,8 @@
 
 #include "apps/GranularOutput.hpp"
 #include "apps/LargePathRestart.hpp"
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
+#include "tests/apps/GranularFileRun.hpp"
 #include "apps/SceneLoader.hpp"
 #include "apps/SceneRun.hpp"
 #include "engine/granular/GranularScenes.hpp"
@@ -101,14 +102,18 @@ fs::path write(const fs::path& dir, const std::string& text) {
   return f;
 }
 
+// The one runner on a loaded scene into `out`, continuing from `restart` when given; quiet unless asked.
+int run_into(Scene& scene, const fs::path& out, std::ostream& log, const fs::path& restart = {}, bool quiet = true) {
+  RunOptions o = talus::test::quiet_run(out, log);
+  o.progress = !quiet;
+  o.restart = restart;
+  return run_scene(scene, o).exit_status();
+}
+
 int run(const fs::path& scene_file, const fs::path& out, const fs::path& restart = {}) {
   Scene scene = load_scene(scene_file);
-  GranularRunOptions o;
-  o.quiet = true;
-  o.no_plot = true;
-  o.out_dir = out;
   std::ostringstream log;
-  return run_large_path_scene(scene, o, restart, log);
+  return run_into(scene, out, log, restart);
 }
 
 }  // namespace
@@ -224,11 +229,8 @@ TEST_CASE("a large-path scene writes the granular run's files and restarts bit f
   {
     Scene other = load_scene(full);
     other.large_path->params.solver = granular::GranularSolver::MatrixFree;
-    GranularRunOptions o;
-    o.no_plot = true;
-    o.out_dir = dir / "other_solver";
     std::ostringstream log;
-    REQUIRE(run_large_path_scene(other, o, dir / "half" / "restart.h5", log) == 0);
+    REQUIRE(run_into(other, dir / "other_solver", log, dir / "half" / "restart.h5", false) == 0);
     nlohmann::json oj;
     std::ifstream(dir / "other_solver" / "run.json") >> oj;
     CHECK(oj["restarted_from"]["continues_bitwise"] == false);
@@ -237,19 +239,15 @@ TEST_CASE("a large-path scene writes the granular run's files and restarts bit f
                               Catch::Contains("not a bitwise continuation"));
     std::ostringstream same_log;
     Scene same = load_scene(full);
-    o.out_dir = dir / "same_solver";
-    REQUIRE(run_large_path_scene(same, o, dir / "half" / "restart.h5", same_log) == 0);
+    REQUIRE(run_into(same, dir / "same_solver", same_log, dir / "half" / "restart.h5", false) == 0);
     CHECK_THAT(same_log.str(), !Catch::Contains("not a bitwise continuation"));
   }
 
   // An archive past the end leaves no step to run: refused, naming the flag.
   Scene scene = load_scene(half);
-  GranularRunOptions o;
-  o.quiet = o.no_plot = true;
-  o.out_dir = dir / "none";
   std::ostringstream log;
   try {
-    run_large_path_scene(scene, o, dir / "full" / "restart.h5", log);
+    run_into(scene, dir / "none", log, dir / "full" / "restart.h5");
     FAIL("a restart past t_end was accepted");
   } catch (const SceneError& e) {
     CHECK_THAT(e.what(), Catch::Contains("--restart ") && Catch::Contains("no step would run"));
@@ -486,11 +484,8 @@ TEST_CASE("a silo spelled out in the one format discharges bit for bit as the gr
   const fs::path generated = dir / "silo_generated.yaml";
   std::ofstream(generated)
       << "granular: {scene: silo, n: 64, orifice_diameters: 3, t_end: 0.4, frame_every: 0.1}\n";
-  GranularRunOptions o;
-  o.quiet = o.no_plot = true;
   std::ostringstream log;
-  o.out_dir = dir / "generated";
-  REQUIRE(run_granular(generated, o, log) == 0);
+  REQUIRE(talus::test::run_granular_file(generated, {}, talus::test::quiet_run(dir / "generated", log)) == 0);
   REQUIRE(run(write(dir, single), dir / "single") == 0);
   nlohmann::json a, b;
   std::ifstream(dir / "generated" / "run.json") >> a;
@@ -680,11 +675,8 @@ TEST_CASE(
       plane("y1", walls[4]) + "capsules: [" + mechanism_capsule + ", density: 2500}]\n" + "interactions: [" +
       hinge + ", " + motor + "]\n" +
       "integrator: {path: large, h: 1.0e-3, t_end: 0.06}\noutput: {frame_every: 0.02}\n";
-  GranularRunOptions o;
-  o.quiet = o.no_plot = true;
   std::ostringstream log;
-  o.out_dir = dir / "generated";
-  REQUIRE(run_granular(generated, o, log) == 0);
+  REQUIRE(talus::test::run_granular_file(generated, {}, talus::test::quiet_run(dir / "generated", log)) == 0);
   const fs::path single_file = write(dir, single);
   const Scene scene = load_scene(single_file);
   CHECK(scene.model.bodies.capsules() == 1);
@@ -906,11 +898,8 @@ TEST_CASE("beads on an FE beam on the large path: frames of the beam, a bitwise 
     std::string soft = beam_scene(0.12);
     soft.replace(soft.find("young: 2.0e11"), 13, "young: 1.0e7");
     Scene scene = load_scene(write(half_dir, soft));
-    GranularRunOptions o;
-    o.no_plot = true;
-    o.out_dir = dir / "soft";
     std::ostringstream log;
-    REQUIRE(run_large_path_scene(scene, o, {}, log) == 0);
+    REQUIRE(run_into(scene, dir / "soft", log, {}, false) == 0);
     const std::string text = log.str();
     CHECK_THAT(text, Catch::Contains("warning: beam 'cantilever' deflects by") && Catch::Contains("of its length"));
     CHECK(text.find("warning: beam") == text.rfind("warning: beam"));
@@ -918,12 +907,10 @@ TEST_CASE("beads on an FE beam on the large path: frames of the beam, a bitwise 
   // --dump-fclib would leave the beam contacts out of the dumped problem: refused before the run.
   {
     Scene scene = load_scene(full);
-    GranularRunOptions o;
-    o.quiet = o.no_plot = true;
-    o.out_dir = dir / "dump_run";
-    o.dump_fclib = dir / "dump";
     std::ostringstream log;
-    CHECK_THROWS_WITH(run_large_path_scene(scene, o, {}, log), Catch::Contains("--dump-fclib: this scene has FE beams"));
+    RunOptions o = talus::test::quiet_run(dir / "dump_run", log);
+    o.dump_fclib = dir / "dump";
+    CHECK_THROWS_WITH(run_scene(scene, o), Catch::Contains("--dump-fclib: this scene has FE beams"));
   }
   // An archive of another scene (no beam) is refused, naming the dataset.
   Scene other = load_scene(full);
@@ -983,11 +970,8 @@ TEST_CASE("examples/rods_on_beam.yaml: rods and beads land on the cantilever and
   LoadOptions lo;
   lo.overrides.push_back({"--t-end 0.25", "integrator.t_end", "0.25"});
   Scene scene = load_scene(file, lo);
-  GranularRunOptions o;
-  o.quiet = o.no_plot = true;
-  o.out_dir = dir / "out";
   std::ostringstream log;
-  REQUIRE(run_large_path_scene(scene, o, {}, log) == 0);
+  REQUIRE(run_into(scene, dir / "out", log) == 0);
   // The largest kinetic energy of the beads (measures.csv's ke_translation) over the run.
   auto peak_ke = [](const fs::path& measures) {
     std::ifstream in(measures);
@@ -1034,9 +1018,7 @@ TEST_CASE("examples/rods_on_beam.yaml: rods and beads land on the cantilever and
     LoadOptions ga = lo;
     ga.overrides.push_back({"--set integrator.scheme=generalized_alpha", "integrator.scheme", "generalized_alpha"});
     Scene g = load_scene(file, ga);
-    GranularRunOptions og = o;
-    og.out_dir = dir / "ga";
-    REQUIRE(run_large_path_scene(g, og, {}, log) == 0);
+    REQUIRE(run_into(g, dir / "ga", log) == 0);
     landed(g, dir / "ga");
     const double mj = peak_ke(dir / "out" / "measures.csv"), alpha = peak_ke(dir / "ga" / "measures.csv");
     WARN("beads' peak kinetic energy over 0.25 s: Moreau-Jean " << mj << " J, generalized-alpha " << alpha << " J");
@@ -1048,10 +1030,8 @@ TEST_CASE("examples/rods_on_beam.yaml: rods and beads land on the cantilever and
   LoadOptions half;
   half.overrides.push_back({"--t-end 0.125", "integrator.t_end", "0.125"});
   Scene first = load_scene(file, half), second = load_scene(file, lo);
-  o.out_dir = dir / "half";
-  REQUIRE(run_large_path_scene(first, o, {}, log) == 0);
-  o.out_dir = dir / "continued";
-  REQUIRE(run_large_path_scene(second, o, dir / "half" / "restart.h5", log) == 0);
+  REQUIRE(run_into(first, dir / "half", log) == 0);
+  REQUIRE(run_into(second, dir / "continued", log, dir / "half" / "restart.h5") == 0);
   Scene sa = load_scene(file), sc = load_scene(file);
   Model &a = sa.model, &c = sc.model;
   RestartExtras ea, ec;

@@ -16,7 +16,9 @@
 
 #include "apps/GranularOutput.hpp"
 #include "apps/LargePathRestart.hpp"
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
+#include "apps/SceneRun.hpp"
+#include "tests/apps/GranularFileRun.hpp"
 #include "apps/SceneLoader.hpp"
 #include "engine/granular/RegionFill.hpp"
 #include "engine/granular/SizeDistribution.hpp"
@@ -220,11 +222,10 @@ TEST_CASE("a pour at a rate fills an empty box during the run, and a restart con
   };
   const auto run = [&](const fs::path& file, const fs::path& out, const fs::path& restart = {}) {
     app::Scene scene = app::load_scene(file);
-    app::GranularRunOptions o;
-    o.quiet = o.no_plot = true;
-    o.out_dir = out;
     std::ostringstream log;
-    return app::run_large_path_scene(scene, o, restart, log);
+    app::RunOptions o = talus::test::quiet_run(out, log);
+    o.restart = restart;
+    return app::run_scene(scene, o).exit_status();
   };
   const fs::path full = scene_file(0.16), half = scene_file(0.05);
   REQUIRE(app::load_scene(full).model.bodies.count() == 0);  // the box starts empty
@@ -277,11 +278,9 @@ TEST_CASE("a pour fills a drum's bed from a box around it: every bead inside the
   CHECK(corner_side > 0);  // they reach the wall
   namespace fs = std::filesystem;
   // Stepped, the bed settles against the wall with small penetrations, not the wall's depth.
-  app::GranularRunOptions o;
-  o.quiet = o.no_plot = true;
-  o.out_dir = fs::temp_directory_path() / ("talus_drum_pour_" + std::to_string(::getpid()));
   std::ostringstream log;
-  REQUIRE(app::run_large_path_scene(scene, o, {}, log) == 0);
+  app::RunOptions o = talus::test::quiet_run(fs::temp_directory_path() / ("talus_drum_pour_" + std::to_string(::getpid())), log);
+  REQUIRE(app::run_scene(scene, o).exit_status() == 0);
   nlohmann::json j;
   std::ifstream(o.out_dir / "run.json") >> j;
   CHECK(j["results"]["max_penetration_over_r"].get<double>() < 0.05);

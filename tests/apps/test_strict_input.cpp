@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "apps/GranularRun.hpp"
+#include "apps/GranularSceneFile.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/SceneError.hpp"
 #include "apps/SceneLoader.hpp"

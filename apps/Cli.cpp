@@ -13,7 +13,7 @@
 
 #include "apps/GranularSceneFile.hpp"
 #include "apps/MpiLaunch.hpp"
-#include "apps/NumberText.hpp"
+#include "solvers/core/NumberText.hpp"
 #include "apps/PlotScript.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/RunOutputs.hpp"
@@ -98,8 +98,8 @@ Scene load_with_overrides(const std::string& file, const std::vector<std::string
                           std::uint64_t max_memory, std::vector<std::string>& applied) {
   LoadOptions o;
   for (const std::string& s : sets) o.overrides.push_back(parse_override(s));
-  if (t_end > 0.0) o.overrides.push_back({"--t-end " + number_text(t_end), "integrator.t_end", number_text(t_end)});
-  if (h > 0.0) o.overrides.push_back({"--h " + number_text(h), "integrator.h", number_text(h)});
+  if (t_end > 0.0) o.overrides.push_back({"--t-end " + exact_number_text(t_end), "integrator.t_end", exact_number_text(t_end)});
+  if (h > 0.0) o.overrides.push_back({"--h " + exact_number_text(h), "integrator.h", exact_number_text(h)});
   o.max_memory = max_memory;
   std::vector<std::string> warnings;
   o.warnings = &warnings;
@@ -134,8 +134,8 @@ int run_command(const RunFlags& f) {
     GranularFlags flags{f.restart, f.dump_step, f.t_end, f.h};
     scene = load_granular_scene(f.scene, f.sets, max_memory, flags);
     for (const std::string& kv : f.sets) options.overrides.push_back("--set " + kv);
-    if (f.t_end > 0) options.overrides.push_back("--t-end " + number_text(f.t_end));
-    if (f.h > 0) options.overrides.push_back("--h " + number_text(f.h));
+    if (f.t_end > 0) options.overrides.push_back("--t-end " + exact_number_text(f.t_end));
+    if (f.h > 0) options.overrides.push_back("--h " + exact_number_text(f.h));
   } else {
     scene = load_with_overrides(f.scene, f.sets, f.t_end, f.h, max_memory, options.overrides);
     options.restart = f.restart;

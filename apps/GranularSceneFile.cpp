@@ -22,7 +22,7 @@
 
 #include "apps/LargePathRestart.hpp"
 #include "apps/LargePathRun.hpp"
-#include "apps/NumberText.hpp"
+#include "solvers/core/NumberText.hpp"
 #include "apps/ResourceLimits.hpp"
 #include "apps/Scene.hpp"
 #include "apps/SceneError.hpp"
@@ -586,8 +586,8 @@ Settings read_settings(const fs::path& scene_file, const std::vector<std::string
   if (!f.restart.empty()) flags.push_back({"--restart " + f.restart.string(), "restart", f.restart.string()});
   if (f.dump_step > 0)
     flags.push_back({"--dump-step " + std::to_string(f.dump_step), "dump_fclib_step", std::to_string(f.dump_step)});
-  if (f.t_end > 0) flags.push_back({"--t-end " + number_text(f.t_end), "t_end", number_text(f.t_end)});
-  if (f.h > 0) flags.push_back({"--h " + number_text(f.h), "h", number_text(f.h)});
+  if (f.t_end > 0) flags.push_back({"--t-end " + exact_number_text(f.t_end), "t_end", exact_number_text(f.t_end)});
+  if (f.h > 0) flags.push_back({"--h " + exact_number_text(f.h), "h", exact_number_text(f.h)});
   return Settings(scene_file, sets, flags);
 }
 

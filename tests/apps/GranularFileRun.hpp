@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "apps/GranularSceneFile.hpp"
-#include "apps/NumberText.hpp"
+#include "solvers/core/NumberText.hpp"
 #include "apps/SceneRun.hpp"
 
 namespace talus::test {
@@ -26,8 +26,8 @@ inline int run_granular_file(const std::filesystem::path& file, const std::vecto
   app::Scene scene = app::load_granular_scene(file, sets, 0, flags);
   // Recorded as the CLI records them: --set first, then the flags.
   for (const std::string& kv : sets) options.overrides.push_back("--set " + kv);
-  if (flags.t_end > 0) options.overrides.push_back("--t-end " + app::number_text(flags.t_end));
-  if (flags.h > 0) options.overrides.push_back("--h " + app::number_text(flags.h));
+  if (flags.t_end > 0) options.overrides.push_back("--t-end " + talus::exact_number_text(flags.t_end));
+  if (flags.h > 0) options.overrides.push_back("--h " + talus::exact_number_text(flags.h));
   return app::run_scene(scene, options).exit_status();
 }
 

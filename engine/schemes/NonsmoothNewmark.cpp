@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/Integrator.hpp"
+#include "engine/detection/SmallPathDetection.hpp"
 #include "engine/schemes/IterationMatrix.hpp"
 #include "engine/schemes/SecondOrderSystem.hpp"
 #include "engine/schemes/StepKernels.hpp"
@@ -57,20 +58,22 @@ struct NonsmoothNewmark::Impl {
   SparseMatrix J_V;  // velocity rows in the MLCP: bilateral, then active unilateral
   SparseMatrix J_U;
   std::vector<Index> v_rows, u_rows;
+  SmallPathDetection detection;
+  // With rigid bodies the position unknowns are increments Δ from q_k in velocity coordinates (origin 0) and the
+  // coordinates are q_k ∘ exp(Δ) (at()); without, they are the coordinates themselves (origin q_k).
+  Vector origin, qk_at, q_new_at;
   Vector qb, vb, qk, vk, ak, gpred, f, r, d0, q0, v0, z, w, a_new, q_new, v_new, impulse, F_new, Cv_new, Fhat_new,
       Cvhat_new, dq;
   Matrix Jt, W_cols, tmp, D, R_q, R_v, A;
   solvers::LcpProblem problem;
   solvers::LcpWorkspace lcp_workspace;
 
-  Impl(Model& model, const NonsmoothNewmarkParameters& params) : sys(model), p(params) {
+  Impl(Model& model, const NonsmoothNewmarkParameters& params)
+      : sys(model, FrictionSupport::None, BodySupport::LieGroup), p(params) {
     validate(p);
     sys.gather(q, v);
     t = model.time;
-    for (Index i = 0; i < Index(sys.unilateral().size()); ++i) u_rows.push_back(sys.bilateral_rows() + i);
-    sys.constraints(q, t, rows);
-    select_rows(rows.J, u_rows, J_U);
-    U_prev = J_U * v;
+    index_unilateral_rows();
     update_matrices(t, q, v);
     sys.force(t, q, v, f_prev);
     M_factor.solve(f_prev, a);
@@ -82,6 +85,23 @@ struct NonsmoothNewmark::Impl {
   }
 
   std::string context(double t1) const { return step_context(kScheme, steps + 1, t, t1); }
+
+  // The rows of the unilateral interactions and their pre-step velocities U_k = J_U(q_k) v_k: at the start, and
+  // again when the detection stage changed the list (a pair that persists gets the value the last step left).
+  void index_unilateral_rows() {
+    u_rows.clear();
+    for (Index i = 0; i < Index(sys.unilateral().size()); ++i) u_rows.push_back(sys.bilateral_rows() + i);
+    sys.constraints(q, t, rows);
+    select_rows(rows.J, u_rows, J_U);
+    U_prev = J_U * v;
+  }
+
+  // Coordinates of the position unknown x (into buf with rigid bodies).
+  const Vector& at(const Vector& x, Vector& buf) const {
+    if (!sys.has_bodies()) return x;
+    sys.retract(q, x, buf);
+    return buf;
+  }
 
   // The interactions behind the MLCP's rows: the bilateral ones, then the active unilateral ones.
   std::vector<int> mlcp_interactions(const std::vector<Index>& active) const {
@@ -118,15 +138,24 @@ struct NonsmoothNewmark::Impl {
     StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
     report.time = t1;
     report.h = h;
+    if (detect_contacts(sys.model(), detection, h)) {
+      sys.classify_interactions();
+      index_unilateral_rows();
+    }
+    stages.stamp(Phase::Broad);
 
-    qb = q + h * v + (h * h * (0.5 - be)) * a;
+    if (sys.has_bodies())
+      origin.setZero(sys.dofs());
+    else
+      origin = q;
+    qb = origin + h * v + (h * h * (0.5 - be)) * a;
     vb = v + (h * (1.0 - ga)) * a;
 
     // Forecast for the activation of Newton's law: the Taylor prediction with a_{k+1} = a_k.
     qk = qb + (h * h * be) * a;
     vk = vb + (h * ga) * a;
     ak = a;
-    sys.unilateral_gaps(qk, t1, gpred);
+    sys.unilateral_gaps(at(qk, qk_at), t1, gpred);
     const Index mB = sys.bilateral_rows();
     v_rows.clear();
     for (Index i = 0; i < mB; ++i) v_rows.push_back(i);
@@ -150,12 +179,13 @@ struct NonsmoothNewmark::Impl {
         newton_failed = true;  // Keep: the last iterate is the step
         break;
       }
-      sys.constraints(qk, t1, rows);
+      const Vector& qk_c = at(qk, qk_at);
+      sys.constraints(qk_c, t1, rows);
       select_rows(rows.J, v_rows, J_V);
-      update_matrices(t1, qk, vk);
+      update_matrices(t1, qk_c, vk);
 
       // a with Λ = 0: S a = (1 − α) [f + K_t (q_k − q_b) + C_t (v_k − v_b)] + α f(t_k) (f linearised at the iterate).
-      sys.force(t1, qk, vk, f);
+      sys.force(t1, qk_c, vk, f);
       r = f;
       if (Kt.nonZeros()) r.noalias() += Kt * (qk - qb);
       if (Ct.nonZeros()) r.noalias() += Ct * (vk - vb);
@@ -203,26 +233,27 @@ struct NonsmoothNewmark::Impl {
       if (change <= p.newton_tolerance) break;
     }
     report.newton_iterations = newton_failed ? it : it + 1;
-    if (!q_new.allFinite() || !v_new.allFinite())
+    const Vector& q_end = at(q_new, q_new_at);
+    if (!q_end.allFinite() || !v_new.allFinite())
       step_failed(p.on_failure, report, solvers::SolverStatus::Diverged,
                   context(t1) + ": the new state is not finite (NaN/Inf) in " +
-                      non_finite_dof(sys.model(), sys.layout(), q_new, v_new));
+                      non_finite_dof(sys.model(), sys.layout(), q_end, v_new));
 
     impulse.setZero(rows.rows());
     for (Index i = 0; i < N; ++i) impulse[v_rows[i]] = z[i];
-    sys.constraints(q_new, t1, rows);
+    sys.constraints(q_end, t1, rows);
     select_rows(rows.J, u_rows, J_U);
 
-    // Energy terms (header; docs/schemes.md for the derivation).
-    if (!sys.linear_dynamics()) sys.mass(q_new, M);
-    dq = q_new - q;
-    sys.external_force(t1, q_new, v_new, F_new);
+    // Energy terms (header; docs/schemes.md for the derivation). Δq in velocity coordinates.
+    if (!sys.linear_dynamics()) sys.mass(q_end, M);
+    dq = q_new - origin;
+    sys.external_force(t1, q_end, v_new, F_new);
     Cv_new = sys.damping() * v_new;
     Fhat_new = (1.0 - al) * F_new + al * F_prev;
     Cvhat_new = (1.0 - al) * Cv_new + al * Cv_prev;
     EnergyReport& e = report.energy;
     e.kinetic = 0.5 * v_new.dot(M * v_new);
-    e.potential = sys.potential_energy(q_new);
+    e.potential = sys.potential_energy(q_end);
     e.algorithmic = algorithmic_energy(a_new, dq);
     e.external_work = dq.dot((1.0 - ga) * Fhat_prev + ga * Fhat_new);
     e.damping_work = -dq.dot((1.0 - ga) * Cvhat_prev + ga * Cvhat_new);
@@ -239,8 +270,11 @@ struct NonsmoothNewmark::Impl {
 
     U_prev = J_U * v_new;
     sys.store_interaction_outputs(rows, v_new, impulse);
-    if (al != 0.0) sys.force(t1, q_new, v_new, f_prev);
-    q.swap(q_new);
+    if (al != 0.0) sys.force(t1, q_end, v_new, f_prev);
+    if (sys.has_bodies())
+      q = q_new_at;
+    else
+      q.swap(q_new);
     v.swap(v_new);
     a.swap(a_new);
     F_prev.swap(F_new);

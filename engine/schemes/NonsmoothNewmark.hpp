@@ -11,6 +11,9 @@
 // impulsive: the collocation carries no constraint force). α = 0 is Newmark; α ∈ [0, 1/3] with γ = ½ + α and
 // β = (1 + α)²/4 is HHT (hht_parameters()). Positions are not projected: gaps and bilateral constraints drift
 // at position level by O(h) per impact (the generalized-α scheme with position correction removes it).
+// Rigid bodies: the position update above is taken on the Lie group, q_{k+1} = q_k ∘ exp(Δ) with Δ the bracketed
+// increment in velocity coordinates (SecondOrderSystem::retract), as generalized-α does; the small path's
+// detection stage (engine/detection/SmallPathDetection.hpp) runs before each step.
 //
 // One step = one MLCP in Λ after eliminating a: the iteration matrix is S = M + (1 − α)(h²β K_t + hγ C_t)
 // (seed 000 eq 56), factorised once for LTI systems (CHOLMOD); nonlinear systems or relations iterate

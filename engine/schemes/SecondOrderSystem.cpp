@@ -49,11 +49,11 @@ SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction, Bod
   model.validate();
   if (model.bodies.count() != 0 && bodies != BodySupport::LieGroup)
     throw std::invalid_argument(
-        "second-order schemes (Newmark, HHT, Schatzman–Paoli): rigid bodies are not supported "
-        "(their quaternion coordinates cannot be updated by q + h v + …); use Moreau–Jean or generalized-α");
+        "Schatzman–Paoli: rigid bodies are not supported (its two-step position update q_{k+1} − 2q_k + q_{k−1} "
+        "has no quaternion form here); use Moreau–Jean, Newmark, HHT or generalized-α");
   for (int k = 0; k < model.bodies.count(); ++k)
     if (model.bodies.inv_mass[k] == 0.0)
-      throw std::invalid_argument("generalized-α: body " + std::to_string(k) +
+      throw std::invalid_argument("second-order schemes: body " + std::to_string(k) +
                                   " is fixed (inv_mass 0), which makes the mass matrix singular; attach bodies to "
                                   "the world with a joint instead, or use Moreau–Jean");
   layout_ = make_dof_layout(model);

@@ -9,9 +9,10 @@
 //
 // Scope, checked at construction (std::invalid_argument): these schemes update q by vector arithmetic
 // (q_{k+1} = q_k + h v_k + …), so rigid bodies, whose quaternion coordinates are not a vector space, are
-// rejected unless the scheme asks for them (BodySupport::LieGroup: generalized-α, which then updates the
-// positions on the group, q_{k+1} = q_k ∘ exp(Δ) with the increment Δ in velocity coordinates; see
-// NonsmoothGeneralizedAlpha.hpp), and then only movable ones (a fixed body has a zero mass block); so are
+// rejected unless the scheme asks for them (BodySupport::LieGroup: Newmark, HHT and generalized-α, which then
+// update the positions on the group, q_{k+1} = q_k ∘ exp(Δ) with the increment Δ in velocity coordinates; see
+// NonsmoothGeneralizedAlpha.hpp; Schatzman–Paoli's two-step update does not), and then only movable ones (a fixed
+// body has a zero mass block); so are
 // friction laws (the seeds define Newmark, HHT and Schatzman–Paoli for frictionless contact),
 // except Coulomb friction for the schemes that ask for it (FrictionSupport::Coulomb: generalized-α, seed 004's
 // friction example): its interactions have `dim` rows, normal then one (planar) or two (3-D) tangents, one dim

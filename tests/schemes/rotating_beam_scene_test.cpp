@@ -75,11 +75,11 @@ TEST_CASE("rotating beam scene: the file builds the benchmark model and every sc
   }
 }
 
-TEST_CASE("second-order schemes are refused at integrator.scheme for rigid bodies and friction (but generalized-α "
-          "takes 2-D friction)", "[schemes][apps]") {
+TEST_CASE("second-order schemes are refused at integrator.scheme for what they cannot step: rigid bodies under "
+          "Schatzman–Paoli, friction under Newmark (generalized-α takes 2-D friction)", "[schemes][apps]") {
   const std::string sphere =
       "spheres:\n  - {name: ball, position: [0, 0, 1], radius: 0.1, mass: 1.0}\n"
-      "integrator: {scheme: newmark, h: 1.0e-3, t_end: 1.0}\n";
+      "integrator: {scheme: schatzman_paoli, h: 1.0e-3, t_end: 1.0}\n";
   const std::string friction =
       "planar_blocks:\n  - {name: block, width: 1, height: 1, mass: 1, q0: [0, 1, 0],\n"
       "     law: {type: newton_friction, e: 0, mu: 0.5, dim: 2}}\n"

@@ -1556,12 +1556,6 @@ void SceneBuilder::read_integrator(const Field& f) {
   if (c.kind != SchemeKind::MoreauJean && c.kind != SchemeKind::EventDriven) {
     const Field s = in_.required(f, "scheme");
     const std::string name = in_.string(s);
-    // Newmark, HHT and generalized-α update quaternions on the Lie group (SecondOrderSystem.hpp); Schatzman–Paoli's
-    // two-step position update has no such form.
-    if (scene_.model.bodies.count() != 0 && c.kind == SchemeKind::SchatzmanPaoli)
-      in_.fail(s, "is " + name + ", but '" + scene_.body_names[0] +
-                      "' is a rigid body (expected moreau_jean, newmark, hht or generalized_alpha: Schatzman–Paoli's "
-                      "two-step update q_{k+1} − 2q_k + q_{k−1} cannot advance quaternion coordinates)");
     for (const UsedLaw& u : used_laws_)
       if (const auto* fl = std::get_if<NewtonImpactFrictionLaw>(&u.law); fl && c.kind != SchemeKind::GeneralizedAlpha)
         in_.fail(s, "is " + name + ", but '" + u.interaction + "' has " + std::to_string(fl->dim) +

@@ -156,6 +156,25 @@ void advance_coordinates(const DofLayout& l, const Vector& q0, const Vector& v, 
   }
 }
 
+void coordinate_difference(const DofLayout& l, const Vector& q1, const Vector& q0, Vector& d) {
+  assert(q0.size() == l.n_coords && q1.size() == l.n_coords);
+  d.resize(l.n_vels);
+  const Index n_lin = l.rigid_coord_offset;
+  d.head(n_lin) = q1.head(n_lin) - q0.head(n_lin);
+  for (Index k = 0; k < l.bodies; ++k) {
+    const Index qo = l.rigid_coord_offset + 7 * k, vo = l.rigid_vel_offset + 6 * k;
+    d.segment<3>(vo) = q1.segment<3>(qo) - q0.segment<3>(qo);
+    const Eigen::Vector4d &a = q0.segment<4>(qo + 3), &b = q1.segment<4>(qo + 3);
+    Eigen::Quaterniond r = Eigen::Quaterniond(a[0], a[1], a[2], a[3]).conjugate() * Eigen::Quaterniond(b[0], b[1], b[2], b[3]);
+    if (r.w() < 0.0) r.coeffs() = -r.coeffs();  // the same rotation, the shorter way round
+    // φ = 2 atan2(|r_v|, r_w) r_v / |r_v|, by its series near 0 (as advance_coordinates' exp).
+    const Eigen::Vector3d rv = r.vec();
+    const double s = rv.norm();
+    const double scale = s > 1e-8 ? 2.0 * std::atan2(s, r.w()) / s : 2.0 / r.w();
+    d.segment<3>(vo + 3) = scale * rv;
+  }
+}
+
 Eigen::Matrix<double, 4, 3> quaternion_rate_matrix(const Eigen::Vector4d& q) {
   Eigen::Matrix<double, 4, 3> G;
   const double w = q[0], x = q[1], y = q[2], z = q[3];

@@ -57,6 +57,10 @@ Eigen::Vector3d body_torque(const Model& model, const DofLayout& layout, const V
 // quat1 = normalise(quat0 ⊗ exp(½ h ω)) (exponential map of the body-frame rotation vector h ω).
 // q1 may not alias q0.
 void advance_coordinates(const DofLayout& layout, const Vector& q0, const Vector& v, double h, Vector& q1);
+// The inverse of advance_coordinates with h = 1: d (one entry per velocity) such that q1 = q0 ∘ exp(d): q1 − q0
+// on the linear parts; rigid bodies: x1 − x0 and the body-frame rotation vector of quat0⁻¹ ⊗ quat1 (the shorter
+// rotation, |angle| ≤ π).
+void coordinate_difference(const DofLayout& layout, const Vector& q1, const Vector& q0, Vector& d);
 
 // The 4 × 3 block of T(q) mapping ω_body to the quaternion rate: q̇uat = G(quat) ω,
 // G = ½ [ −q_vᵀ ; w I + [q_v]× ]. Relations written in coordinates use it to get Jacobians w.r.t. ω.

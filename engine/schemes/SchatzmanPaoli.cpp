@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/Integrator.hpp"
+#include "engine/detection/SmallPathDetection.hpp"
 #include "engine/schemes/IterationMatrix.hpp"
 #include "engine/schemes/SecondOrderSystem.hpp"
 #include "engine/schemes/StepKernels.hpp"
@@ -44,12 +45,20 @@ struct SchatzmanPaoli::Impl {
   std::vector<Triplet> jt;
   SparseMatrix J_all;
   std::vector<int> single{0};
+  // Positions are advanced by increments in velocity coordinates, q_{k+1} = q_k ∘ exp(Δ_{k+1}) (q_k + Δ_{k+1}
+  // without rigid bodies), Δ_k = q_k ⊖ q_{k−1}: the scheme's q_{k+1} − 2q_k + q_{k−1} is Δ_{k+1} − Δ_k, which is
+  // what quaternion coordinates need. The state stays (q_{k−1}, q_k) in coordinates (restart archives).
   Vector vhalf, F_next, Fth, fnl, ext_nl, rhs, q_free, qk, qhat, g_lin, scale, z, w, q_new, v_new, impulse, tmpv;
+  Vector dk, d_new, dhat, span, Kq, Kq_prev, coords, v_force;
+  // v_k is the state's own velocity (the start, not yet a step's (q_{k+1} − q_{k−1})/(2h), centred one step back).
+  bool velocity_is_current = true;
+  SmallPathDetection detection;
   Matrix Jt, R, A;
   solvers::LcpProblem problem;
   solvers::LcpWorkspace lcp_workspace;
 
-  Impl(Model& model, const SchatzmanPaoliParameters& params) : sys(model), p(params) {
+  Impl(Model& model, const SchatzmanPaoliParameters& params)
+      : sys(model, FrictionSupport::None, BodySupport::LieGroup), p(params) {
     validate(p);
     sys.gather(q, v);
     t = model.time;
@@ -59,22 +68,30 @@ struct SchatzmanPaoli::Impl {
     Vector f0, a0;
     sys.force(t, q, v, f0);
     mass_factor.solve(f0, a0);
-    q_prev = q - p.h * v + (0.5 * p.h * p.h) * a0;
+    sys.retract(q, (-p.h) * v + (0.5 * p.h * p.h) * a0, q_prev);
     sys.lti_external_force(t - p.h, F_prev);
     sys.lti_external_force(t, F_now);
-    energy_prev = half_step_energy(q, q_prev);
+    sys.difference(q, q_prev, dk);
+    energy_prev = half_step_energy(q, q_prev, dk);
   }
 
-  // E_{k+1/2} of the header, for (q_{k+1}, q_k) = (a, b).
-  double half_step_energy(const Vector& qa, const Vector& qb) const {
-    const Vector d = (qa - qb) / p.h;
+  // E_{k+1/2} of the header, for (q_{k+1}, q_k) = (a, b) and their increment d_ab = a ⊖ b.
+  double half_step_energy(const Vector& qa, const Vector& qb, const Vector& d_ab) const {
+    const Vector d = d_ab / p.h;
     double e = 0.5 * d.dot(M * d);
     const SparseMatrix& K = sys.stiffness();
     if (K.nonZeros()) {
       const double th = p.theta;
-      e += 0.5 * (th * (qa.dot(K * qa) + qb.dot(K * qb)) + (1.0 - 2.0 * th) * qa.dot(K * qb));
+      // K lives on the LTI block, where coordinates and velocities share offsets.
+      const Index lin = sys.layout().rigid_coord_offset;
+      Vector ka, kb;
+      sys.stiffness_times(qa, ka);
+      sys.stiffness_times(qb, kb);
+      const double aa = qa.head(lin).dot(ka.head(lin)), bb = qb.head(lin).dot(kb.head(lin)),
+                   ab = qa.head(lin).dot(kb.head(lin));
+      e += 0.5 * (th * (aa + bb) + (1.0 - 2.0 * th) * ab);
       // potential_energy() includes ½qᵀKq; the nonlinear potentials are averaged over the two positions.
-      e += 0.5 * (sys.potential_energy(qa) + sys.potential_energy(qb)) - 0.25 * (qa.dot(K * qa) + qb.dot(K * qb));
+      e += 0.5 * (sys.potential_energy(qa) + sys.potential_energy(qb)) - 0.25 * (aa + bb);
     } else {
       e += 0.5 * (sys.potential_energy(qa) + sys.potential_energy(qb));
     }
@@ -92,20 +109,23 @@ struct SchatzmanPaoli::Impl {
     factors_constant = sys.linear_dynamics();
   }
 
-  // Gaps and Jacobian rows at the iterate: bilateral rows at q_{k+1}, unilateral row j at its weighted position.
-  void linearise(const Vector& qit) {
+  // Gaps and Jacobian rows at the iterate Δ_it: bilateral rows at q_k ∘ exp(Δ_it), unilateral row j at its
+  // weighted position q̂ = (q_{k+1} + e q_{k−1})/(1 + e) = q_k ∘ exp((Δ_it − e Δ_k)/(1 + e)).
+  void linearise(const Vector& dit) {
     const Index mB = sys.bilateral_rows(), mU = Index(sys.unilateral().size()), n = sys.dofs();
     g_lin.resize(mB + mU);
     jt.clear();
     if (mB) {
-      sys.constraints(qit, sys.model().time + p.h, rows, true);
+      sys.retract(q, dit, coords);
+      sys.constraints(coords, sys.model().time + p.h, rows, true);
       g_lin.head(mB) = rows.gap;
       for (Index r = 0; r < mB; ++r)
         for (SparseMatrix::InnerIterator it(rows.J, r); it; ++it) jt.emplace_back(int(r), int(it.col()), it.value());
     }
     for (Index j = 0; j < mU; ++j) {
       const double e = sys.restitution(j);
-      qhat = (qit + e * q_prev) / (1.0 + e);
+      dhat = (dit - e * dk) / (1.0 + e);
+      sys.retract(q, dhat, qhat);
       single[0] = sys.unilateral()[j];
       assemble_constraints(sys.model(), sys.layout(), qhat, single, one, sys.model().time + p.h);
       g_lin[mB + j] = one.gap[0];
@@ -121,16 +141,33 @@ struct SchatzmanPaoli::Impl {
     StageTimer stages(report.phase_seconds, report.phase_cpu_seconds);
     report.time = t1;
     report.h = h;
+    if (detect_contacts(sys.model(), detection, h)) sys.classify_interactions();
+    stages.stamp(Phase::Broad);
     update_matrices();
 
-    vhalf = (q - q_prev) / h;
+    // S Δ_{k+1} = M Δ_k + h² (F_{k+θ} + f) − h² K((1 − θ) q_k + θ q_{k−1}) − (h/2) C Δ_k + h Jᵀ Λ: the header's
+    // equation with q_{k+1} = q_k + Δ_{k+1} (S = M + h²θK + (h/2)C).
+    sys.difference(q, q_prev, dk);
+    vhalf = dk / h;
     sys.lti_external_force(t1, F_next);
     Fth = th * F_next + (1.0 - 2.0 * th) * F_now + th * F_prev;
-    sys.nonlinear_force(t, q, vhalf, fnl);
-    rhs = M * (2.0 * q - q_prev) + (h * h) * (Fth + fnl);
-    if (sys.stiffness().nonZeros()) rhs.noalias() -= (h * h) * (sys.stiffness() * ((1.0 - 2.0 * th) * q + th * q_prev));
-    if (sys.damping().nonZeros()) rhs.noalias() += (0.5 * h) * (sys.damping() * q_prev);
-    S_factor.solve(rhs, q_free);
+    // The rigid bodies' gyroscopic term −ω × Iω at t_k: ω_k extrapolated from ω_{k−½} = Δ_k/h and the last
+    // step's ω centred at t_{k−1}, 2 ω_{k−½} − ω_{k−1} (second order; the nonlinear systems take ω_{k−½}).
+    v_force = vhalf;
+    const DofLayout& l = sys.layout();
+    for (Index b = 0; b < l.bodies; ++b) {
+      const Index o = l.rigid_vel_offset + 6 * b;
+      v_force.segment<6>(o) = velocity_is_current ? v.segment<6>(o) : Vector(2.0 * vhalf.segment<6>(o) - v.segment<6>(o));
+    }
+    sys.nonlinear_force(t, q, v_force, fnl);
+    rhs = M * dk + (h * h) * (Fth + fnl);
+    if (sys.stiffness().nonZeros()) {
+      sys.stiffness_times(q, Kq);
+      sys.stiffness_times(q_prev, Kq_prev);
+      rhs.noalias() -= (h * h) * ((1.0 - th) * Kq + th * Kq_prev);
+    }
+    if (sys.damping().nonZeros()) rhs.noalias() -= (0.5 * h) * (sys.damping() * dk);
+    S_factor.solve(rhs, q_free);  // Δ_free
 
     const Index mB = sys.bilateral_rows(), mU = Index(sys.unilateral().size()), m = mB + mU;
     scale.resize(m);
@@ -149,8 +186,8 @@ struct SchatzmanPaoli::Impl {
         break;
       }
       linearise(qk);
-      // q_{k+1} = q_free + h S⁻¹ Jᵀ Λ; row i of the MLCP: g_i + s_i J_i (q_{k+1} − q_it), s = 1/(1 + e) on
-      // unilateral rows because q̂ moves by (q_{k+1} − q_it)/(1 + e).
+      // Δ_{k+1} = Δ_free + h S⁻¹ Jᵀ Λ; row i of the MLCP: g_i + s_i J_i (Δ_{k+1} − Δ_it), s = 1/(1 + e) on
+      // unilateral rows because q̂ moves by (Δ_{k+1} − Δ_it)/(1 + e).
       Jt = J_all.transpose();
       S_factor.solve(Jt, R);
       R *= h;
@@ -178,7 +215,10 @@ struct SchatzmanPaoli::Impl {
       if (change <= p.newton_tolerance) break;
     }
     report.newton_iterations = newton_failed ? it : it + 1;
-    v_new = (q_new - q_prev) / (2.0 * h);
+    d_new.swap(q_new);  // the iterates are increments: Δ_{k+1}
+    span = d_new + dk;  // q_{k+1} ⊖ q_{k−1} through q_k
+    v_new = span / (2.0 * h);
+    sys.retract(q, d_new, q_new);
     if (!q_new.allFinite() || !v_new.allFinite())
       step_failed(p.on_failure, report, solvers::SolverStatus::Diverged,
                   step_context(kScheme, steps + 1, t, t1) + ": the new state is not finite (NaN/Inf) in " +
@@ -186,11 +226,10 @@ struct SchatzmanPaoli::Impl {
 
     // Energy at t_{k+1/2} and the supplies of the header (the impulse directions are those applied, J_all).
     EnergyReport& e = report.energy;
-    const double energy = half_step_energy(q_new, q);
-    const Vector d = (q_new - q) / h;
+    const double energy = half_step_energy(q_new, q, d_new);
+    const Vector d = d_new / h;
     e.kinetic = 0.5 * d.dot(M * d);
     e.potential = energy - e.kinetic;
-    const Vector span = q_new - q_prev;
     sys.external_force(t, q, vhalf, ext_nl);
     sys.lti_external_force(t, tmpv);
     ext_nl -= tmpv;  // nonlinear rows only
@@ -211,6 +250,7 @@ struct SchatzmanPaoli::Impl {
     F_prev.swap(F_now);
     F_now.swap(F_next);
     energy_prev = energy;
+    velocity_is_current = false;
     t = t1;
     report.step = ++steps;
     sys.scatter(q, v);
@@ -240,7 +280,9 @@ void SchatzmanPaoli::restore_previous(const Vector& q_prev, const Vector& F_prev
   check(F_prev, s.F_prev.size(), "previous external force");
   s.q_prev = q_prev;
   s.F_prev = F_prev;
-  s.energy_prev = s.half_step_energy(s.q, s.q_prev);
+  s.sys.difference(s.q, s.q_prev, s.dk);
+  s.energy_prev = s.half_step_energy(s.q, s.q_prev, s.dk);
+  s.velocity_is_current = false;  // the archived v is a step's centred one
 }
 
 }  // namespace talus

@@ -24,6 +24,11 @@
 //   contact_work = U_{k+1}ᵀ Λ with U_{k+1} = J v_{k+1} (J: the impulse directions applied),
 // and ΔE = external_work + damping_work + contact_work exactly for LTI systems (any relations; M constant):
 // numerical_dissipation reports the remainder, zero to round-off there.
+//
+// Rigid bodies: every difference of positions above is taken on the Lie group, q_a ⊖ q_b (DofLayout.hpp
+// coordinate_difference: x_a − x_b and the body-frame rotation vector of quat_b⁻¹ quat_a), and q_{k+1} =
+// q_k ∘ exp(Δ_{k+1}): the step solves for Δ_{k+1} with q_{k+1} − 2q_k + q_{k−1} read as Δ_{k+1} − Δ_k. The bodies'
+// load, gravity and gyroscopic term −ω × Iω are explicit at (q_k, Δ_k / h), like the nonlinear systems' force.
 #include "engine/Model.hpp"
 #include "engine/StepReport.hpp"
 #include "solvers/lcp/LcpSolver.hpp"

@@ -49,8 +49,8 @@ SecondOrderSystem::SecondOrderSystem(Model& model, FrictionSupport friction, Bod
   model.validate();
   if (model.bodies.count() != 0 && bodies != BodySupport::LieGroup)
     throw std::invalid_argument(
-        "Schatzman–Paoli: rigid bodies are not supported (its two-step position update q_{k+1} − 2q_k + q_{k−1} "
-        "has no quaternion form here); use Moreau–Jean, Newmark, HHT or generalized-α");
+        "second-order schemes: rigid bodies are not supported by this scheme (its positions are updated by "
+        "q + h v + …, not on the Lie group); use Moreau–Jean, Newmark, HHT, Schatzman–Paoli or generalized-α");
   for (int k = 0; k < model.bodies.count(); ++k)
     if (model.bodies.inv_mass[k] == 0.0)
       throw std::invalid_argument("second-order schemes: body " + std::to_string(k) +
@@ -126,6 +126,20 @@ void SecondOrderSystem::gather(Vector& q, Vector& v) const {
 
 void SecondOrderSystem::retract(const Vector& q, const Vector& delta, Vector& out) const {
   advance_coordinates(layout_, q, delta, 1.0, out);
+}
+
+void SecondOrderSystem::difference(const Vector& qa, const Vector& qb, Vector& out) const {
+  if (!has_bodies()) {
+    out = qa - qb;
+    return;
+  }
+  coordinate_difference(layout_, qa, qb, out);
+}
+
+void SecondOrderSystem::stiffness_times(const Vector& q, Vector& out) const {
+  const Index lin = layout_.rigid_coord_offset;
+  out.setZero(dofs());
+  if (K_.nonZeros()) out.head(lin) = K_.topLeftCorner(lin, lin) * q.head(lin);
 }
 
 void SecondOrderSystem::scatter(const Vector& q, const Vector& v) {
@@ -233,6 +247,13 @@ void SecondOrderSystem::nonlinear_force(double t, const Vector& q, const Vector&
     fi.setZero(s.n);
     s.force(t, q.segment(o, s.n), v.segment(o, s.n), fi);
     f.segment(o, s.n) = fi;
+  }
+  const RigidBodies& b = model_->bodies;
+  for (Index k = 0; k < layout_.bodies; ++k) {
+    const Index o = layout_.rigid_vel_offset + 6 * k;
+    f.segment<3>(o) = b.force_of(static_cast<int>(k)) + b.mass[k] * model_->gravity;
+    const Eigen::Vector3d w = v.segment<3>(o + 3);
+    f.segment<3>(o + 3) = body_torque(*model_, layout_, q, k) - w.cross(b.inertia[k].cwiseProduct(w));
   }
 }
 

@@ -9,10 +9,9 @@
 //
 // Scope, checked at construction (std::invalid_argument): these schemes update q by vector arithmetic
 // (q_{k+1} = q_k + h v_k + …), so rigid bodies, whose quaternion coordinates are not a vector space, are
-// rejected unless the scheme asks for them (BodySupport::LieGroup: Newmark, HHT and generalized-α, which then
-// update the positions on the group, q_{k+1} = q_k ∘ exp(Δ) with the increment Δ in velocity coordinates; see
-// NonsmoothGeneralizedAlpha.hpp; Schatzman–Paoli's two-step update does not), and then only movable ones (a fixed
-// body has a zero mass block); so are
+// rejected unless the scheme asks for them (BodySupport::LieGroup: every scheme here, which then updates the
+// positions on the group, q_{k+1} = q_k ∘ exp(Δ) with the increment Δ in velocity coordinates; see
+// NonsmoothGeneralizedAlpha.hpp), and then only movable ones (a fixed body has a zero mass block); so are
 // friction laws (the seeds define Newmark, HHT and Schatzman–Paoli for frictionless contact),
 // except Coulomb friction for the schemes that ask for it (FrictionSupport::Coulomb: generalized-α, seed 004's
 // friction example): its interactions have `dim` rows, normal then one (planar) or two (3-D) tangents, one dim
@@ -64,6 +63,12 @@ class SecondOrderSystem {
   // q ∘ exp(Δ): q + Δ on LTI and nonlinear systems; x + Δx and quat ⊗ exp(½ Δφ) on rigid bodies (DofLayout.hpp's
   // advance_coordinates with h = 1). Δ has one entry per velocity.
   void retract(const Vector& q, const Vector& delta, Vector& out) const;
+  // qa ⊖ qb: the increment d with qa = qb ∘ exp(d) (qa − qb without rigid bodies; DofLayout.hpp's
+  // coordinate_difference with them).
+  void difference(const Vector& qa, const Vector& qb, Vector& out) const;
+  // K q for coordinates q (one entry per velocity; K lives on the LTI block, where coordinates and velocities
+  // share offsets).
+  void stiffness_times(const Vector& q, Vector& out) const;
   // Every relation is a LinearRelation: gaps are affine in q and J is constant.
   bool linear_relations() const { return linear_relations_; }
 
@@ -88,7 +93,8 @@ class SecondOrderSystem {
   // differences), f otherwise. LTI damping is reported apart (EnergyReport::damping_work).
   void external_force(double t, const Vector& q, const Vector& v, Vector& F) const;
   // The two parts of f that a scheme may discretise differently (Schatzman–Paoli): F_ext(t) on the LTI rows
-  // (zero on nonlinear rows), and the nonlinear systems' f(t, q, v) (zero on LTI rows).
+  // (zero on the others), and the nonlinear systems' and rigid bodies' f(t, q, v) (zero on LTI rows; the bodies'
+  // load, gravity and gyroscopic term −ω × Iω).
   void lti_external_force(double t, Vector& F) const;
   void nonlinear_force(double t, const Vector& q, const Vector& v, Vector& f) const;
   // ½ qᵀ K q + Σ V(q) of the nonlinear systems that give a potential.

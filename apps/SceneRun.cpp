@@ -264,8 +264,13 @@ std::unique_ptr<Integrator> make_scene_integrator(Scene& scene) {
 }
 
 RunResult run_scene(Scene& scene, const RunOptions& options, const Stepper& step) {
-  const RestartState resume = read_restart(scene, options);
-  return run_loop(scene, options, step, resume);
+  if (scene.large_path)
+    throw std::invalid_argument("run_scene with a stepper: " + scene.file.string() +
+                                " is on the large path (run it with run_scene(scene, options))");
+  RunOptions o = options;
+  if (o.out_dir.empty()) o.out_dir = std::filesystem::path("out") / scene.name;
+  const RestartState resume = read_restart(scene, o);
+  return run_loop(scene, o, step, resume);
 }
 
 namespace {

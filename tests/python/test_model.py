@@ -193,3 +193,20 @@ def test_small_path_scene_restarts_bit_for_bit(source_dir, tmp_path):
     other = talus.Simulation(talus.load_scene(str(source_dir / "examples" / "newtons_cradle.yaml")))
     with pytest.raises(RuntimeError, match="names other systems or interactions"):
         other.read_restart(str(tmp_path / "moreau_jean.h5"))
+
+
+def test_granular_scene_loaded_with_a_restart_key_continues_bit_for_bit(source_dir, tmp_path):
+    # A granular: file whose `restart` key names an archive is restored when it is loaded, with the archive's
+    # contact cache (the warm start): stepped on, it keeps the bits of the run that wrote the archive, as
+    # `talus run` does. (Before, the loaded scene dropped the cache and its first step started cold.)
+    scene = str(source_dir / "examples" / "bead_stack.yaml")
+    sets = ["n=64", "t_end=0.2"]
+    a = talus.Simulation(talus.load_scene(scene, sets))
+    a.step(120)  # the lattice has landed: the cache holds every contact's impulse
+    archive = str(tmp_path / "restart.h5")
+    a.write_restart(archive)
+    a.step(30)
+    b = talus.Simulation(talus.load_scene(scene, sets + ["restart=" + archive]))
+    b.step(30)
+    for field in ("positions", "velocities", "angular_velocities"):
+        assert np.array_equal(getattr(a.model, field), getattr(b.model, field)), field

@@ -79,15 +79,18 @@ void smooth_force(const Model& model, const DofLayout& layout, double t, const V
     s.force(t, q.segment(o, s.n), v.segment(o, s.n), fi);
     f.segment(o, s.n) = fi;
   }
+  for (Index k = 0; k < layout.bodies; ++k)
+    if (model.bodies.inv_mass[k] != 0.0) rigid_body_force(model, layout, q, v, k, f);
+}
+
+void rigid_body_force(const Model& model, const DofLayout& layout, const Vector& q, const Vector& v, Index k,
+                      Vector& f) {
   const RigidBodies& b = model.bodies;
-  for (Index k = 0; k < layout.bodies; ++k) {
-    if (b.inv_mass[k] == 0.0) continue;
-    const Index o = layout.rigid_vel_offset + 6 * k;
-    f.segment<3>(o) = b.force_of(static_cast<int>(k)) + b.mass[k] * model.gravity;
-    const Eigen::Vector3d w = v.segment<3>(o + 3);
-    // Euler's equations in the body frame: the stored torque is world frame, rotated by the q of this force.
-    f.segment<3>(o + 3) = body_torque(model, layout, q, k) - w.cross(b.inertia[k].cwiseProduct(w));
-  }
+  const Index o = layout.rigid_vel_offset + 6 * k;
+  f.segment<3>(o) = b.force_of(static_cast<int>(k)) + b.mass[k] * model.gravity;
+  const Eigen::Vector3d w = v.segment<3>(o + 3);
+  // Euler's equations in the body frame: the stored torque is world frame, rotated by the q of this force.
+  f.segment<3>(o + 3) = body_torque(model, layout, q, k) - w.cross(b.inertia[k].cwiseProduct(w));
 }
 
 std::vector<Index> fixed_velocity_dofs(const Model& model, const DofLayout& layout) {

@@ -23,6 +23,10 @@ SparseMatrix global_damping(const Model& model, const DofLayout& layout);
 
 void smooth_force(const Model& model, const DofLayout& layout, double t, const Vector& q, const Vector& v,
                   Vector& f);
+// Rigid body k's rows of smooth_force, written into f (its six velocity rows): the applied load and gravity, and
+// Euler's body-frame torque − ω × I ω at (q, v).
+void rigid_body_force(const Model& model, const DofLayout& layout, const Vector& q, const Vector& v, Index k,
+                      Vector& f);
 
 // Global velocity indices of fixed rigid bodies (inv_mass = 0), 6 per body.
 std::vector<Index> fixed_velocity_dofs(const Model& model, const DofLayout& layout);

@@ -157,7 +157,10 @@ struct SchatzmanPaoli::Impl {
     const DofLayout& l = sys.layout();
     for (Index b = 0; b < l.bodies; ++b) {
       const Index o = l.rigid_vel_offset + 6 * b;
-      v_force.segment<6>(o) = velocity_is_current ? v.segment<6>(o) : Vector(2.0 * vhalf.segment<6>(o) - v.segment<6>(o));
+      if (velocity_is_current)
+        v_force.segment<6>(o) = v.segment<6>(o);
+      else
+        v_force.segment<6>(o) = 2.0 * vhalf.segment<6>(o) - v.segment<6>(o);
     }
     sys.nonlinear_force(t, q, v_force, fnl);
     rhs = M * dk + (h * h) * (Fth + fnl);

@@ -248,13 +248,7 @@ void SecondOrderSystem::nonlinear_force(double t, const Vector& q, const Vector&
     s.force(t, q.segment(o, s.n), v.segment(o, s.n), fi);
     f.segment(o, s.n) = fi;
   }
-  const RigidBodies& b = model_->bodies;
-  for (Index k = 0; k < layout_.bodies; ++k) {
-    const Index o = layout_.rigid_vel_offset + 6 * k;
-    f.segment<3>(o) = b.force_of(static_cast<int>(k)) + b.mass[k] * model_->gravity;
-    const Eigen::Vector3d w = v.segment<3>(o + 3);
-    f.segment<3>(o + 3) = body_torque(*model_, layout_, q, k) - w.cross(b.inertia[k].cwiseProduct(w));
-  }
+  for (Index k = 0; k < layout_.bodies; ++k) rigid_body_force(*model_, layout_, q, v, k, f);
 }
 
 double SecondOrderSystem::potential_energy(const Vector& q) const {

@@ -29,6 +29,7 @@
 #include "engine/granular/GranularStepper.hpp"
 #include "engine/granular/ObstacleBodies.hpp"
 #include "engine/joints/RigidJoint.hpp"
+#include "solvers/core/NumberText.hpp"
 #include "solvers/fc/FclibIO.hpp"
 #include "solvers/matrixfree/PartitionedSolve.hpp"
 
@@ -41,12 +42,6 @@ namespace {
 
 // More steps than this is a mistake (h far too small for t_end): it would also outlast the clock's resolution.
 constexpr double kMaxSteps = 1e9;
-
-std::string num(double x) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", x);
-  return b;
-}
 
 // A file a granular run was stopped in the middle of writing (GranularOutput.hpp's .NAME.tmp, the snapshot's
 // .snapshot.tmp.png).
@@ -171,10 +166,10 @@ void restore_large_path_scene(Scene& scene, const fs::path& archive, const Setti
 
 long large_path_steps(const std::function<void(const std::string&)>& fail, double t_end, double h, double t0) {
   const double steps = std::floor((t_end - t0) / h + 1e-6);
-  const std::string span = "t_end = " + num(t_end) + (t0 > 0 ? " after the restart archive's t = " + num(t0) : "");
-  if (!(steps >= 1.0)) fail("h = " + num(h) + " is larger than the time to run (" + span + "): no step would run");
+  const std::string span = "t_end = " + number_text(t_end) + (t0 > 0 ? " after the restart archive's t = " + number_text(t0) : "");
+  if (!(steps >= 1.0)) fail("h = " + number_text(h) + " is larger than the time to run (" + span + "): no step would run");
   if (steps > kMaxSteps)
-    fail("h = " + num(h) + " and " + span + " make " + num(steps) + " steps (expected at most " + num(kMaxSteps) +
+    fail("h = " + number_text(h) + " and " + span + " make " + number_text(steps) + " steps (expected at most " + number_text(kMaxSteps) +
          ": is h too small?)");
   return static_cast<long>(steps);
 }

@@ -138,6 +138,20 @@ void RigidBodies::remove(const std::vector<char>& flags) {
   group_start = start;
 }
 
+void RigidBodies::resize_spheres(int n) {
+  const int s = spheres();
+  if (n < 0) throw std::invalid_argument("resize_spheres: a negative count (" + std::to_string(n) + ")");
+  if (n == s) return;
+  for_each_array(*this, [&](auto& a) {
+    using T = typename std::decay_t<decltype(a)>::value_type;
+    if (n < s)
+      a.erase(a.begin() + n, a.begin() + s);
+    else
+      a.insert(a.begin() + s, static_cast<std::size_t>(n - s), blank<T>());
+  });
+  for (int g = 1; g <= kShapeKinds; ++g) group_start[g] += n - s;
+}
+
 void RigidBodies::permute_spheres(const std::vector<std::int32_t>& order, std::vector<char>& done) {
   // In place, array by array, along the permutation's cycles (new a[k] = old a[order[k]]): one element of
   // scratch per array instead of a second store, so a re-sort costs no memory beyond a byte per bead.

@@ -131,6 +131,11 @@ struct RigidBodies {
   // Removes the bodies whose flag is non-zero (flags over the first count() bodies or more; obstacles are never
   // removed), keeping the others' order and ids.
   void remove(const std::vector<char>& flags);
+  // Keeps the first min(n, spheres()) spheres and appends blank ones (at rest at the origin, no mass, id 0) up to
+  // n, in time proportional to the change and to the bodies after the spheres: a partitioned model
+  // (engine/distributed/BeadDomain.hpp) swaps the copies of other processes' beads at the end of its sphere group
+  // every step, and fills the new entries itself.
+  void resize_spheres(int n);
   // Reorders the sphere group: new sphere index k holds the old sphere order[k]. `scratch` is reused storage.
   void permute_spheres(const std::vector<std::int32_t>& order, std::vector<char>& scratch);
   void reserve(int n);

@@ -442,7 +442,8 @@ void GranularStepper::narrow() {
       cand_a_[k] = -1, cand_b_[k] = wall_hits_[src - np].bead;
   }
   int partitions = params_.partitions > 0 ? params_.partitions : default_partitions(b.spheres());
-  if (params_.distributed && params_.partitions <= 0) partitions = std::max(partitions, params_.distributed->ranks());
+  if (params_.distributed && params_.partitions <= 0)
+    partitions = std::max(partitions, params_.distributed->min_sweep_blocks());
   build_sweep_layout(cand_a_.data(), cand_b_.data(), n, b.spheres(), partitions, layout_);
   contacts_.resize(n);
   keys_.resize(n);
@@ -685,6 +686,7 @@ void GranularStepper::assemble() {
     joint_start_impulse_ = joints_.impulse;
   }
   q_norm_ = std::sqrt(qq);
+  if (params_.distributed) q_norm_ = params_.distributed->contact_velocity_norm(contacts_, general_.bodies, q_norm_);
   if (keep_problem_) {
     problem_ = assemble_problem(contacts_, b);
     global_problem_ = assemble_global_problem(contacts_, b);
@@ -1112,7 +1114,8 @@ const GranularStepReport& GranularStepper::step() {
   for (int i = 0; i < b.spheres(); ++i) vmax = std::max(vmax, b.v[i].norm());
   vmax = std::max(vmax, max_capsule_point_speed(b));
   const double h = params_.h;
-  const double margin = h * (2.0 * vmax + h * m_.gravity.norm()) + 1e-9 * max_radius(b);
+  double margin = h * (2.0 * vmax + h * m_.gravity.norm()) + 1e-9 * max_radius(b);
+  if (params_.distributed) margin = params_.distributed->common_margin(margin);
   margin_ = margin;
   detect(margin);
   t0 = stamp(Phase::Broad, t0);

@@ -3,10 +3,16 @@
 // (issue 15: solvers/distributed/DistributedNsgs.hpp over MPI). The engine knows only this interface, so it
 // builds and runs without MPI; one virtual call per solve, none per contact.
 //
-// Contract: the same as solve_matrix_free (MatrixFreeNsgs.hpp) on a model every process holds whole: on entry
-// the bodies' velocities already include the contacts' warm-start impulses, identically on every process; on
-// exit every process holds the end-of-step velocities of every body and the impulses of every contact, the same
-// bits on all of them, and the same statistics.
+// Two kinds of implementation:
+// - a model every process holds whole (DistributedNsgs.hpp): the same contract as solve_matrix_free
+//   (MatrixFreeNsgs.hpp). On entry the bodies' velocities already include the contacts' warm-start impulses,
+//   identically on every process; on exit every process holds the end-of-step velocities of every body and the
+//   impulses of every contact, the same bits on all of them, and the same statistics;
+// - a partitioned model (InterfaceNsgs.hpp, engine/distributed/BeadDomain.hpp): each process holds its own beads
+//   and copies of the others' beads near them (ghosts). On exit each process holds the end-of-step velocities of
+//   its own beads and the impulses of every contact touching one of them; the statistics (sweeps, residual) are
+//   the same on every process. The two hooks below make the step's activation margin and the residual's scale
+//   those of the whole model.
 #include <vector>
 
 #include "solvers/core/SolverStats.hpp"
@@ -20,8 +26,21 @@ namespace talus::matrixfree {
 class PartitionedSolve {
  public:
   virtual ~PartitionedSolve() = default;
-  // Processes taking part; the stepper cuts the beads into at least this many sweep blocks.
+  // Processes taking part.
   virtual int ranks() const = 0;
+  // The stepper cuts the beads into at least this many sweep blocks (a whole model: one per process at least).
+  virtual int min_sweep_blocks() const { return ranks(); }
+  // The step's activation margin, the same on every process (a partitioned model: the largest over the
+  // processes, so that two processes find the same contacts between their beads and their copies of each other's).
+  virtual double common_margin(double local) { return local; }
+  // ‖q‖ of the step's free contact velocities (the residual's scale, FrictionContactProblem.hpp), from this
+  // process's value over its contacts (`local`): a partitioned model counts each contact once over the processes.
+  // Called after the free velocities are set and before the warm start is applied.
+  virtual double contact_velocity_norm(const std::vector<SweepContact>& contacts, const BodyArrays& bodies,
+                                       double local) {
+    (void)contacts, (void)bodies;
+    return local;
+  }
   // Plain sweeps (p.anderson = 0) or Anderson-accelerated ones; relaxation and symmetric sweeps as in
   // MatrixFreeParameters. NNCG, capsules, joints and rolling resistance are not spread (the stepper solves
   // those steps on every process alike).

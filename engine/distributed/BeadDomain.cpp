@@ -1,0 +1,359 @@
+#include "engine/distributed/BeadDomain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "contact/ContactKey.hpp"
+#include "engine/granular/SpaceFillingCurve.hpp"
+
+namespace talus::distributed {
+
+using granular::GranularParameters;
+using granular::GranularStepper;
+
+namespace {
+
+// A bead as it travels: x, v, ω, q (w, x, y, z), mass, 1/m, inertia, 1/I, radius, half length, material, id.
+constexpr int kBeadValues = 23;
+
+void pack_bead(const RigidBodies& b, int i, double* o) {
+  for (int d = 0; d < 3; ++d) o[d] = b.x[i][d], o[3 + d] = b.v[i][d], o[6 + d] = b.w[i][d];
+  o[9] = b.q[i].w(), o[10] = b.q[i].x(), o[11] = b.q[i].y(), o[12] = b.q[i].z();
+  o[13] = b.mass[i], o[14] = b.inv_mass[i];
+  for (int d = 0; d < 3; ++d) o[15 + d] = b.inertia[i][d];
+  o[18] = b.inv_inertia[i], o[19] = b.radius[i], o[20] = b.half_length[i];
+  o[21] = b.material[i], o[22] = b.id[i];  // both exact in a double
+}
+
+void unpack_bead(RigidBodies& b, int i, const double* o) {
+  b.x[i] = Eigen::Vector3d(o[0], o[1], o[2]);
+  b.v[i] = Eigen::Vector3d(o[3], o[4], o[5]);
+  b.w[i] = Eigen::Vector3d(o[6], o[7], o[8]);
+  b.q[i] = Eigen::Quaterniond(o[9], o[10], o[11], o[12]);
+  b.mass[i] = o[13], b.inv_mass[i] = o[14];
+  b.inertia[i] = Eigen::Vector3d(o[15], o[16], o[17]);
+  b.inv_inertia[i] = o[18], b.radius[i] = o[19], b.half_length[i] = o[20];
+  b.material[i] = static_cast<std::uint8_t>(o[21]);
+  b.id[i] = static_cast<std::uint32_t>(o[22]);
+}
+
+// The bead ids a cache key names (contact/ContactKey.hpp's layout): up to two; returns how many.
+int key_beads(contact::ContactKey key, std::uint32_t out[2]) {
+  constexpr std::uint64_t sphere = static_cast<std::uint64_t>(contact::KeyBody::Sphere);
+  if (contact::is_obstacle_key(key)) {
+    if (((key >> 30) & 3) != sphere) return 0;
+    out[0] = static_cast<std::uint32_t>(key & ((1u << 30) - 1));
+    return 1;
+  }
+  int n = 0;
+  if (((key >> 61) & 3) == sphere) out[n++] = static_cast<std::uint32_t>((key >> 33) & (contact::kKeyBodyIds - 1));
+  if (((key >> 31) & 3) == sphere) out[n++] = static_cast<std::uint32_t>((key >> 3) & (contact::kKeyBodyIds - 1));
+  return n;
+}
+
+double max_sphere_radius(const RigidBodies& b, int n) {
+  double r = 0.0;
+  for (int i = 0; i < n; ++i) r = std::max(r, b.radius[i]);
+  return r;
+}
+
+// Exchanges variable-length blocks of T with every process: send[offsets[r], +counts[r]) to r.
+template <class T>
+void all_to_all(MPI_Comm comm, MPI_Datatype type, const std::vector<T>& send, const std::vector<int>& counts,
+                std::vector<T>& recv, std::vector<int>& recv_counts) {
+  const int size = static_cast<int>(counts.size());
+  recv_counts.assign(size, 0);
+  MPI_Alltoall(counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
+  std::vector<int> so(size, 0), ro(size, 0);
+  for (int r = 1; r < size; ++r) so[r] = so[r - 1] + counts[r - 1], ro[r] = ro[r - 1] + recv_counts[r - 1];
+  recv.resize(static_cast<std::size_t>(ro[size - 1] + recv_counts[size - 1]));
+  MPI_Alltoallv(send.data(), counts.data(), so.data(), type, recv.data(), recv_counts.data(), ro.data(), type, comm);
+}
+
+}  // namespace
+
+std::string BeadDomain::unsupported(const Model& m, const GranularParameters& p) {
+  const RigidBodies& b = m.bodies;
+  if (b.capsules() > 0 || b.general() > 0) return "capsules or other non-spherical bodies";
+  if (!m.interactions.empty()) return "joints or user interactions";
+  if (!m.lti.empty()) return "FE beams";
+  if (!m.drums.empty()) return "drums";
+  for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k)
+    if (!m.mesh_fixed(k)) return "a moving or carried mesh";
+  for (const ContactLaw& law : m.materials.laws)
+    if (law.rolling > 0.0) return "rolling resistance";
+  if (m.materials.default_law.rolling > 0.0) return "rolling resistance";
+  if (m.periodic.any()) return "periodic boundaries";
+  if (p.scheme != granular::GranularScheme::MoreauJean) return "the generalized-α scheme (Moreau–Jean only)";
+  if (p.solver != granular::GranularSolver::MatrixFree && p.solver != granular::GranularSolver::Anderson)
+    return "the " + granular::granular_solver_name(p.solver) + " solver (matrix_free and anderson only)";
+  return {};
+}
+
+GranularParameters BeadDomain::stepper_parameters(GranularParameters p) const {
+  if (const std::string why = unsupported(model_, p); !why.empty())
+    throw std::invalid_argument("partitioned model: " + why + " cannot be partitioned yet (docs/distributed.md)");
+  p.distributed = &solve_;
+  p.resort_every = 0;  // the domain sorts its own beads when they migrate
+  return p;
+}
+
+BeadDomain::BeadDomain(Model& model, InterfaceNsgs& solve, int rebalance_every, MPI_Comm comm)
+    : model_(model), solve_(solve), comm_(comm), rebalance_every_(std::max(1, rebalance_every)) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  RigidBodies& b = model_.bodies;
+  if (b.capsules() > 0 || b.general() > 0)
+    throw std::invalid_argument("partitioned model: capsules or other non-spherical bodies are not partitioned");
+  // Every process holds the same beads: the same regions without a message; keep this process's.
+  const int n = b.spheres();
+  std::vector<double> w(n, 1.0);
+  regions_ = bisect(b.x.data(), w.data(), b.id.data(), n, size_);
+  std::vector<char> leave(b.count(), 0);
+  for (int i = 0; i < n; ++i) leave[i] = regions_.owner(b.x[i]) != rank_;
+  b.remove(leave);
+  // Give back the room of the others' beads: the point of partitioning is that no process holds them all.
+  b.x.shrink_to_fit(), b.v.shrink_to_fit(), b.w.shrink_to_fit(), b.q.shrink_to_fit(), b.mass.shrink_to_fit();
+  b.inv_mass.shrink_to_fit(), b.inertia.shrink_to_fit(), b.inv_inertia.shrink_to_fit(), b.radius.shrink_to_fit();
+  b.half_length.shrink_to_fit(), b.material.shrink_to_fit(), b.id.shrink_to_fit();
+  owned_ = b.spheres();
+  morton_sort();
+  ++times_.rebalances;
+  steps_ = 0;
+}
+
+long BeadDomain::total_beads() {
+  long mine = owned_, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, comm_);
+  return all;
+}
+
+void BeadDomain::morton_sort() {
+  RigidBodies& b = model_.bodies;
+  granular::morton_order(b.x.data(), owned_, 2.0 * std::max(max_sphere_radius(b, owned_), 1e-12), order_, sort_scratch_);
+  b.permute_spheres(order_, permute_scratch_);
+}
+
+void BeadDomain::prepare_step(GranularStepper& stepper) {
+  if (stepper.parameters().distributed != &solve_ || stepper.parameters().resort_every != 0)
+    throw std::invalid_argument("partitioned model: the stepper must be built with the domain's stepper_parameters()");
+  if (steps_ > 0 && steps_ % rebalance_every_ == 0) rebalance(&stepper);
+  refresh_ghosts(stepper);
+  ++steps_;
+}
+
+void BeadDomain::rebalance(GranularStepper* stepper) {
+  const double t0 = MPI_Wtime();
+  RigidBodies& b = model_.bodies;
+  b.resize_spheres(owned_);  // drop the ghosts: only own beads move
+  // Weights: 1 + the last step's contacts per own bead (the solve's work follows the contacts).
+  std::vector<double> mine(5 * static_cast<std::size_t>(owned_));
+  std::vector<double> contacts_of(owned_, 1.0);
+  if (stepper)
+    for (const matrixfree::SweepContact& c : stepper->contacts()) {
+      if (c.a >= 0 && c.a < owned_) contacts_of[c.a] += 1.0;
+      if (c.b < owned_) contacts_of[c.b] += 1.0;
+    }
+  for (int i = 0; i < owned_; ++i) {
+    double* o = &mine[5 * static_cast<std::size_t>(i)];
+    o[0] = b.x[i][0], o[1] = b.x[i][1], o[2] = b.x[i][2], o[3] = contacts_of[i], o[4] = b.id[i];
+  }
+  std::vector<int> counts(size_), offsets(size_, 0);
+  const int my_count = 5 * owned_;
+  MPI_Allgather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  std::vector<double> all(static_cast<std::size_t>(offsets[size_ - 1] + counts[size_ - 1]));
+  MPI_Allgatherv(mine.data(), my_count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, comm_);
+  const int total = static_cast<int>(all.size() / 5);
+  std::vector<Eigen::Vector3d> x(total);
+  std::vector<double> w(total);
+  std::vector<std::uint32_t> id(total);
+  for (int k = 0; k < total; ++k)
+    x[k] = Eigen::Vector3d(all[5 * k], all[5 * k + 1], all[5 * k + 2]), w[k] = all[5 * k + 3],
+    id[k] = static_cast<std::uint32_t>(all[5 * k + 4]);
+  regions_ = bisect(x.data(), w.data(), id.data(), total, size_);
+
+  // The beads that leave, by destination, with the cache entries that name them (an entry naming beads bound for
+  // two processes goes to both).
+  std::vector<std::vector<std::int32_t>> leaving(size_);
+  std::unordered_map<std::uint32_t, int> destination;
+  std::vector<char> leave(b.count(), 0);
+  for (int i = 0; i < owned_; ++i) {
+    const int r = regions_.owner(b.x[i]);
+    if (r == rank_) continue;
+    leaving[r].push_back(i);
+    destination[b.id[i]] = r;
+    leave[i] = 1;
+  }
+  std::vector<int> bead_counts(size_, 0);
+  send_.clear();
+  for (int r = 0; r < size_; ++r) {
+    bead_counts[r] = kBeadValues * static_cast<int>(leaving[r].size());
+    for (const std::int32_t i : leaving[r]) {
+      send_.resize(send_.size() + kBeadValues);
+      pack_bead(b, i, &send_[send_.size() - kBeadValues]);
+    }
+    times_.migrated += static_cast<std::int64_t>(leaving[r].size());
+  }
+  contact::ContactCache* caches[1] = {stepper ? &stepper->contact_cache() : nullptr};
+  std::vector<std::vector<std::uint64_t>> keys_to(size_);
+  std::vector<std::vector<double>> impulses_to(size_);
+  for (contact::ContactCache* cache : caches) {
+    if (!cache || destination.empty()) continue;
+    for (std::size_t k = 0; k < cache->size(); ++k) {
+      std::uint32_t ids[2];
+      const int m = key_beads(cache->keys()[k], ids);
+      int sent_to = -1;
+      for (int j = 0; j < m; ++j) {
+        const auto it = destination.find(ids[j]);
+        if (it == destination.end() || it->second == sent_to) continue;
+        sent_to = it->second;
+        keys_to[sent_to].push_back(cache->keys()[k]);
+        for (int d = 0; d < 3; ++d) impulses_to[sent_to].push_back(cache->impulses()[k][d]);
+      }
+    }
+  }
+  std::vector<double> incoming;
+  std::vector<int> incoming_counts;
+  all_to_all(comm_, MPI_DOUBLE, send_, bead_counts, incoming, incoming_counts);
+  std::vector<std::uint64_t> key_send, key_recv;
+  std::vector<double> imp_send, imp_recv;
+  std::vector<int> key_counts(size_), imp_counts(size_), rc;
+  for (int r = 0; r < size_; ++r) {
+    key_counts[r] = static_cast<int>(keys_to[r].size());
+    imp_counts[r] = static_cast<int>(impulses_to[r].size());
+    key_send.insert(key_send.end(), keys_to[r].begin(), keys_to[r].end());
+    imp_send.insert(imp_send.end(), impulses_to[r].begin(), impulses_to[r].end());
+  }
+  all_to_all(comm_, MPI_UINT64_T, key_send, key_counts, key_recv, rc);
+  all_to_all(comm_, MPI_DOUBLE, imp_send, imp_counts, imp_recv, rc);
+  times_.bytes_sent += static_cast<std::int64_t>(send_.size() * sizeof(double) + key_send.size() * 8 +
+                                                 imp_send.size() * sizeof(double));
+
+  b.remove(leave);
+  const int kept = b.spheres(), arrived = static_cast<int>(incoming.size() / kBeadValues);
+  b.resize_spheres(kept + arrived);
+  for (int k = 0; k < arrived; ++k) unpack_bead(b, kept + k, &incoming[static_cast<std::size_t>(kBeadValues) * k]);
+  owned_ = kept + arrived;
+  if (stepper && !key_recv.empty()) {
+    // The arriving entries join the cache and win over this process's entries of the same key: those were its
+    // copies of contacts between ghosts, or of a ghost and an obstacle, which it never solved (their stored
+    // impulse is a stale warm start); the sender owned the bead and solved its contacts (a pair contact shared with
+    // this process carries the same impulse on both sides).
+    contact::ContactCache& cache = stepper->contact_cache();
+    std::vector<std::pair<std::uint64_t, Eigen::Vector3d>> merged;
+    merged.reserve(cache.size() + key_recv.size());
+    for (std::size_t k = 0; k < key_recv.size(); ++k)
+      merged.emplace_back(key_recv[k], Eigen::Vector3d(imp_recv[3 * k], imp_recv[3 * k + 1], imp_recv[3 * k + 2]));
+    for (std::size_t k = 0; k < cache.size(); ++k) merged.emplace_back(cache.keys()[k], cache.impulses()[k]);
+    std::stable_sort(merged.begin(), merged.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
+    merged.erase(std::unique(merged.begin(), merged.end(), [](const auto& p, const auto& q) { return p.first == q.first; }),
+                 merged.end());
+    std::vector<contact::ContactKey> keys(merged.size());
+    std::vector<Eigen::Vector3d> impulses(merged.size());
+    for (std::size_t k = 0; k < merged.size(); ++k) keys[k] = merged[k].first, impulses[k] = merged[k].second;
+    cache.store(keys.data(), impulses.data(), keys.size());
+  }
+  morton_sort();
+  ++times_.rebalances;
+  times_.rebalance += MPI_Wtime() - t0;
+}
+
+void BeadDomain::refresh_ghosts(const GranularStepper& stepper) {
+  const double t0 = MPI_Wtime();
+  RigidBodies& b = model_.bodies;
+  b.resize_spheres(owned_);
+  // The bounding box of every process's centres, and the largest radius and speed over all beads.
+  double mine[8] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY, 0.0, 0.0};
+  for (int i = 0; i < owned_; ++i) {
+    for (int d = 0; d < 3; ++d) mine[d] = std::min(mine[d], b.x[i][d]), mine[3 + d] = std::max(mine[3 + d], b.x[i][d]);
+    mine[6] = std::max(mine[6], b.radius[i]);
+    mine[7] = std::max(mine[7], b.v[i].norm());
+  }
+  boxes_.resize(8 * static_cast<std::size_t>(size_));
+  MPI_Allgather(mine, 8, MPI_DOUBLE, boxes_.data(), 8, MPI_DOUBLE, comm_);
+  double rmax = 0.0, vmax = 0.0;
+  for (int r = 0; r < size_; ++r) rmax = std::max(rmax, boxes_[8 * r + 6]), vmax = std::max(vmax, boxes_[8 * r + 7]);
+  // The stepper's activation margin (GranularStepper::step) over all beads, with room for its rounding.
+  const double h = stepper.parameters().h;
+  const double margin = h * (2.0 * vmax + h * model_.gravity.norm()) + 1e-9 * rmax;
+  const double slack = 1e-9 * (rmax + margin) + 1e-15;
+  send_lists_.resize(size_);
+  for (int r = 0; r < size_; ++r) send_lists_[r].clear();
+  for (int i = 0; i < owned_; ++i) {
+    const double reach = b.radius[i] + rmax + margin + slack;
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_) continue;
+      const double* box = &boxes_[8 * r];
+      double d2 = 0.0;
+      for (int d = 0; d < 3; ++d) {
+        const double e = std::max({box[d] - b.x[i][d], b.x[i][d] - box[3 + d], 0.0});
+        d2 += e * e;
+      }
+      if (d2 <= reach * reach) send_lists_[r].push_back(i);
+    }
+  }
+  send_counts_.assign(size_, 0);
+  send_.clear();
+  for (int r = 0; r < size_; ++r) {
+    send_counts_[r] = kBeadValues * static_cast<int>(send_lists_[r].size());
+    for (const std::int32_t i : send_lists_[r]) {
+      send_.resize(send_.size() + kBeadValues);
+      pack_bead(b, i, &send_[send_.size() - kBeadValues]);
+    }
+  }
+  all_to_all(comm_, MPI_DOUBLE, send_, send_counts_, recv_, recv_counts_);
+  times_.bytes_sent += static_cast<std::int64_t>(send_.size() * sizeof(double));
+  const int arrived = static_cast<int>(recv_.size() / kBeadValues);
+  b.resize_spheres(owned_ + arrived);
+  BeadOwnership& own = solve_.ownership();
+  own.owned = owned_;
+  own.ghost_rank.resize(arrived);
+  int k = 0;
+  for (int r = 0; r < size_; ++r)
+    for (int j = 0; j < recv_counts_[r] / kBeadValues; ++j, ++k) {
+      unpack_bead(b, owned_ + k, &recv_[static_cast<std::size_t>(kBeadValues) * k]);
+      own.ghost_rank[k] = r;
+    }
+  own.id = b.id.data();
+  times_.ghost_beads += arrived;
+  times_.ghosts += MPI_Wtime() - t0;
+}
+
+GatheredBeads BeadDomain::gather(int root) {
+  const RigidBodies& b = model_.bodies;
+  std::vector<double> mine(10 * static_cast<std::size_t>(owned_));
+  for (int i = 0; i < owned_; ++i) {
+    double* o = &mine[10 * static_cast<std::size_t>(i)];
+    o[0] = b.id[i];
+    for (int d = 0; d < 3; ++d) o[1 + d] = b.x[i][d], o[4 + d] = b.v[i][d], o[7 + d] = b.w[i][d];
+  }
+  std::vector<int> counts(size_), offsets(size_, 0);
+  const int my_count = static_cast<int>(mine.size());
+  MPI_Gather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_);
+  std::vector<double> all;
+  if (rank_ == root) {
+    for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+    all.resize(static_cast<std::size_t>(offsets[size_ - 1] + counts[size_ - 1]));
+  }
+  MPI_Gatherv(mine.data(), my_count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, root, comm_);
+  GatheredBeads g;
+  if (rank_ != root) return g;
+  const int n = static_cast<int>(all.size() / 10);
+  std::vector<std::pair<std::uint32_t, int>> order(n);
+  for (int k = 0; k < n; ++k) order[k] = {static_cast<std::uint32_t>(all[10 * k]), k};
+  std::sort(order.begin(), order.end());
+  for (const auto& [bead, k] : order) {
+    const double* o = &all[10 * static_cast<std::size_t>(k)];
+    g.id.push_back(bead);
+    g.x.emplace_back(o[1], o[2], o[3]);
+    g.v.emplace_back(o[4], o[5], o[6]);
+    g.w.emplace_back(o[7], o[8], o[9]);
+  }
+  return g;
+}
+
+}  // namespace talus::distributed

@@ -1,0 +1,99 @@
+#pragma once
+// A partitioned granular model over MPI processes (issue 15 item 1; docs/distributed.md, "The partitioned model").
+// Each process holds its own beads (those whose centre lay in its region at the last rebalance) followed by copies
+// of the other processes' beads within reach of them (ghosts), and steps that local model with the one granular
+// stepper (engine/granular/GranularStepper.hpp); the solve of the contacts between its beads and the ghosts is
+// shared with their owners (solvers/distributed/InterfaceNsgs.hpp). Memory and every phase of the step (detection,
+// assembly, solve, integration) are divided among the processes.
+//
+// Before each step (prepare_step):
+// - every `rebalance_every` steps, and at the first: the regions are recomputed by recursive coordinate bisection
+//   (RecursiveBisection.hpp) of all beads weighted by 1 + their contacts of the last step (every process gathers
+//   the centres, weights and ids, and derives the same regions); the beads outside their process's region move to
+//   the new owner with every contact-cache entry that names them, so their warm start survives; each process then
+//   sorts its beads along a Morton curve (the stepper's own re-sort stays off);
+// - every step: the ghosts are dropped and fetched anew. Process s receives a copy of bead i when the distance from
+//   i's centre to the bounding box of s's centres is at most r_i + r_max + margin, the step's activation margin
+//   over all beads (the stepper's formula, GranularStepper.hpp): every contact the step can activate between two
+//   beads of different processes then has both beads on both processes, with the same bits.
+// Ghosts are moved by the stepper's integration like the process's own beads; their copies are simply dropped.
+//
+// What a partitioned model refuses (unsupported() says which, to be checked before building one): capsules and
+// other non-spherical bodies, joints and user interactions, FE beams, drums and moving meshes, rolling resistance,
+// periodic boundaries, the generalized-α scheme, and solvers other than matrix_free and anderson. Fixed walls,
+// boxes, cones and fixed meshes are held by every process (each bead's contacts with them are its owner's).
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/Model.hpp"
+#include "engine/distributed/RecursiveBisection.hpp"
+#include "engine/granular/GranularStepper.hpp"
+#include "solvers/distributed/InterfaceNsgs.hpp"
+
+namespace talus::distributed {
+
+struct DomainTimes {
+  double ghosts = 0.0;     // ghost refresh (boxes, selection, exchange, copies), wall seconds
+  double rebalance = 0.0;  // regions, migration and Morton sort
+  std::int64_t ghost_beads = 0;   // ghosts received, summed over steps
+  std::int64_t migrated = 0;      // beads that left this process
+  std::int64_t bytes_sent = 0;    // by the refreshes and migrations
+  std::int64_t rebalances = 0;
+};
+
+// The beads of all processes, gathered to `root` in id order (outputs and tests).
+struct GatheredBeads {
+  std::vector<std::uint32_t> id;
+  std::vector<Eigen::Vector3d> x, v, w;
+};
+
+class BeadDomain {
+ public:
+  // Every process has built the same model (the whole scene): keeps this process's beads. The stepper must be
+  // built afterwards on `model` with GranularParameters::distributed = &solve and resort_every = 0
+  // (stepper_parameters). Throws std::invalid_argument with unsupported()'s reason.
+  BeadDomain(Model& model, InterfaceNsgs& solve, int rebalance_every = 50, MPI_Comm comm = MPI_COMM_WORLD);
+
+  // Why `model` stepped with `params` cannot be partitioned, or an empty string.
+  static std::string unsupported(const Model& model, const granular::GranularParameters& params);
+  // params as the stepper of a partitioned model needs them (the solve attached, the re-sort off).
+  granular::GranularParameters stepper_parameters(granular::GranularParameters params) const;
+
+  void prepare_step(granular::GranularStepper& stepper);
+
+  int owned() const { return owned_; }
+  int ghosts() const { return model_.bodies.spheres() - owned_; }
+  const RankRegions& regions() const { return regions_; }
+  DomainTimes& times() { return times_; }
+  // Beads over all processes (a sum over the processes; collective).
+  long total_beads();
+  // Collective: the own beads of every process, in id order, on root (empty elsewhere).
+  GatheredBeads gather(int root = 0);
+
+ private:
+  void rebalance(granular::GranularStepper* stepper);
+  void refresh_ghosts(const granular::GranularStepper& stepper);
+  void morton_sort();
+
+  Model& model_;
+  InterfaceNsgs& solve_;
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  int rebalance_every_ = 50;
+  int owned_ = 0;
+  long steps_ = 0;
+  RankRegions regions_;
+  DomainTimes times_;
+  // Scratch reused from step to step.
+  std::vector<double> send_, recv_, boxes_;
+  std::vector<int> send_counts_, recv_counts_, send_offsets_, recv_offsets_;
+  std::vector<std::vector<std::int32_t>> send_lists_;
+  std::vector<std::int32_t> order_;
+  std::vector<std::pair<std::uint64_t, std::int32_t>> sort_scratch_;
+  std::vector<char> permute_scratch_;
+};
+
+}  // namespace talus::distributed

@@ -1,0 +1,423 @@
+#include "solvers/distributed/InterfaceNsgs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "solvers/core/FrictionContactProblem.hpp"
+#include "solvers/distributed/FixedOrderSum.hpp"
+#include "solvers/matrixfree/IsotropicContactSolve.hpp"
+#include "solvers/matrixfree/MatrixFreeNsgs.hpp"
+
+namespace talus::distributed {
+
+using matrixfree::BodyArrays;
+using matrixfree::SweepContact;
+using matrixfree::SweepLayout;
+
+namespace {
+
+constexpr int kValuesPerBody = 6;  // v and ω
+constexpr int kTagRound = 11, kTagRefresh = 12, kTagImpulse = 13;
+
+double lap(double& t) {
+  const double now = MPI_Wtime(), d = now - t;
+  t = now;
+  return d;
+}
+
+}  // namespace
+
+InterfaceNsgs::InterfaceNsgs(MPI_Comm comm) : comm_(comm) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
+double InterfaceNsgs::common_margin(double local) {
+  double all = local;  // a maximum is exact whatever the order it is taken in
+  MPI_Allreduce(&local, &all, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  return all;
+}
+
+void InterfaceNsgs::classify(const std::vector<SweepContact>& contacts) {
+  const int n = static_cast<int>(contacts.size()), owned = own_.owned;
+  kind_.assign(n, kOther);
+  interior_.clear();
+  for (Pair& p : pairs_) p.contacts.clear(), p.beads.clear();
+  std::vector<int> pair_of(size_, -1);
+  for (std::size_t k = 0; k < pairs_.size(); ++k) pair_of[pairs_[k].rank] = static_cast<int>(k);
+  for (int i = 0; i < n; ++i) {
+    const SweepContact& c = contacts[i];
+    const bool ghost_a = c.a >= owned, ghost_b = c.b >= owned;
+    if (!ghost_a && !ghost_b) {
+      kind_[i] = kInterior;
+      interior_.push_back(i);
+      continue;
+    }
+    if (c.a < 0 || (ghost_a && ghost_b)) continue;  // another process's contact
+    const int ghost = ghost_a ? c.a : c.b;
+    const int s = own_.ghost_rank[ghost - owned];
+    if (pair_of[s] < 0) {
+      pair_of[s] = static_cast<int>(pairs_.size());
+      pairs_.push_back(Pair{s});
+    }
+    kind_[i] = rank_ < s ? kSwept : kPartner;
+    pairs_[pair_of[s]].contacts.push_back(i);
+  }
+  // Drop partners without contacts this step; keep the others in rank order.
+  pairs_.erase(std::remove_if(pairs_.begin(), pairs_.end(), [](const Pair& p) { return p.contacts.empty(); }),
+               pairs_.end());
+  std::sort(pairs_.begin(), pairs_.end(), [](const Pair& x, const Pair& y) { return x.rank < y.rank; });
+  const std::uint32_t* id = own_.id;
+  for (Pair& p : pairs_) {
+    p.sweeper = rank_ < p.rank;
+    // Both sides order the pair's contacts and beads by ids, which are the same on both.
+    sort_scratch_.clear();
+    for (const std::int32_t i : p.contacts) {
+      const std::uint64_t x = id[contacts[i].a], y = id[contacts[i].b];
+      sort_scratch_.emplace_back((std::min(x, y) << 32) | std::max(x, y), i);
+    }
+    std::sort(sort_scratch_.begin(), sort_scratch_.end());
+    for (std::size_t k = 0; k < sort_scratch_.size(); ++k) p.contacts[k] = sort_scratch_[k].second;
+    // The non-sweeping side's beads (ghosts at the sweeper, own beads at the partner).
+    sort_scratch_.clear();
+    for (const std::int32_t i : p.contacts) {
+      const SweepContact& c = contacts[i];
+      const std::int32_t theirs = p.sweeper ? (c.a >= owned ? c.a : c.b) : (c.a >= owned ? c.b : c.a);
+      sort_scratch_.emplace_back(id[theirs], theirs);
+    }
+    std::sort(sort_scratch_.begin(), sort_scratch_.end());
+    sort_scratch_.erase(std::unique(sort_scratch_.begin(), sort_scratch_.end()), sort_scratch_.end());
+    for (const auto& [key, bead] : sort_scratch_) p.beads.push_back(bead);
+  }
+  classified_ = contacts.size();
+  plan_rounds();
+  counted_ = static_cast<int>(interior_.size());
+  for (const Pair& p : pairs_)
+    if (p.sweeper) counted_ += static_cast<int>(p.contacts.size());
+}
+
+void InterfaceNsgs::plan_rounds() {
+  // The table of pair-contact counts, every process's row: the graph the rounds colour, and a check that both
+  // sides of each pair found the same contacts (the same count).
+  pair_count_.assign(size_, 0);
+  for (const Pair& p : pairs_) pair_count_[p.rank] = static_cast<int>(p.contacts.size());
+  all_counts_.resize(static_cast<std::size_t>(size_) * size_);
+  MPI_Allgather(pair_count_.data(), size_, MPI_INT, all_counts_.data(), size_, MPI_INT, comm_);
+  for (int r = 0; r < size_; ++r)
+    for (int s = r + 1; s < size_; ++s)
+      if (all_counts_[r * size_ + s] != all_counts_[s * size_ + r])
+        throw std::runtime_error("partitioned solve: process " + std::to_string(r) + " finds " +
+                                 std::to_string(all_counts_[r * size_ + s]) + " contacts between its beads and those of "
+                                 "process " + std::to_string(s) + ", which finds " +
+                                 std::to_string(all_counts_[s * size_ + r]) +
+                                 " (their copies of the beads or the step's margin differ)");
+  // Greedy edge colouring in rank order: the same rounds on every process.
+  std::vector<std::vector<char>> busy;  // busy[round][rank]
+  round_pair_.clear();
+  for (int r = 0; r < size_; ++r)
+    for (int s = r + 1; s < size_; ++s) {
+      if (all_counts_[r * size_ + s] == 0) continue;
+      int k = 0;
+      while (k < static_cast<int>(busy.size()) && (busy[k][r] || busy[k][s])) ++k;
+      if (k == static_cast<int>(busy.size())) {
+        busy.emplace_back(size_, 0);
+        round_pair_.push_back(-1);
+      }
+      busy[k][r] = busy[k][s] = 1;
+      if (r == rank_ || s == rank_) {
+        const int other = r == rank_ ? s : r;
+        for (std::size_t j = 0; j < pairs_.size(); ++j)
+          if (pairs_[j].rank == other) round_pair_[k] = static_cast<int>(j);
+      }
+    }
+  // The swept contacts in sweep order: round by round.
+  swept_.clear();
+  swept_start_.assign(pairs_.size(), 0);
+  for (const int j : round_pair_)
+    if (j >= 0 && pairs_[j].sweeper) {
+      swept_start_[j] = static_cast<int>(swept_.size());
+      swept_.insert(swept_.end(), pairs_[j].contacts.begin(), pairs_[j].contacts.end());
+    }
+}
+
+double InterfaceNsgs::contact_velocity_norm(const std::vector<SweepContact>& contacts, const BodyArrays& bodies,
+                                            double) {
+  classify(contacts);
+  double local = 0.0;
+  for (const std::int32_t i : interior_) local += matrixfree::contact_velocity(contacts[i], bodies).squaredNorm();
+  for (const std::int32_t i : swept_) local += matrixfree::contact_velocity(contacts[i], bodies).squaredNorm();
+  double total = 0.0;
+  fixed_order_sum(comm_, &local, 1, &total, reduce_scratch_);
+  return std::sqrt(total);
+}
+
+void InterfaceNsgs::pack(const std::vector<std::int32_t>& beads, const BodyArrays& bodies, std::vector<double>& out) {
+  out.resize(kValuesPerBody * beads.size());
+  double* o = out.data();
+  for (const std::int32_t i : beads) {
+    for (int d = 0; d < 3; ++d) o[d] = bodies.v[i][d], o[3 + d] = bodies.w[i][d];
+    o += kValuesPerBody;
+  }
+}
+
+void InterfaceNsgs::unpack(const std::vector<std::int32_t>& beads, const std::vector<double>& in,
+                           const BodyArrays& bodies) {
+  const double* o = in.data();
+  for (const std::int32_t i : beads) {
+    for (int d = 0; d < 3; ++d) bodies.v[i][d] = o[d], bodies.w[i][d] = o[3 + d];
+    o += kValuesPerBody;
+  }
+}
+
+template <class F>
+void InterfaceNsgs::round(int k, bool backward, const BodyArrays& bodies, F&& f) {
+  const int j = round_pair_[k];
+  if (j < 0) return;
+  Pair& p = pairs_[j];
+  double t = MPI_Wtime();
+  const int count = kValuesPerBody * static_cast<int>(p.beads.size());
+  if (p.sweeper) {
+    recv_.resize(count);
+    MPI_Recv(recv_.data(), count, MPI_DOUBLE, p.rank, kTagRound, comm_, MPI_STATUS_IGNORE);
+    unpack(p.beads, recv_, bodies);
+    times_.exchange += lap(t);
+    const int n = static_cast<int>(p.contacts.size()), base = swept_start_[j];
+    if (backward)
+      for (int m = n - 1; m >= 0; --m) f(p.contacts[m], static_cast<int>(interior_.size()) + base + m);
+    else
+      for (int m = 0; m < n; ++m) f(p.contacts[m], static_cast<int>(interior_.size()) + base + m);
+    times_.sweep += lap(t);
+    pack(p.beads, bodies, send_);
+    MPI_Send(send_.data(), count, MPI_DOUBLE, p.rank, kTagRound, comm_);
+  } else {
+    pack(p.beads, bodies, send_);
+    MPI_Send(send_.data(), count, MPI_DOUBLE, p.rank, kTagRound, comm_);
+    recv_.resize(count);
+    MPI_Recv(recv_.data(), count, MPI_DOUBLE, p.rank, kTagRound, comm_, MPI_STATUS_IGNORE);
+    unpack(p.beads, recv_, bodies);
+  }
+  times_.bytes_sent += static_cast<std::int64_t>(count * sizeof(double));
+  ++times_.messages;
+  times_.exchange += lap(t);
+}
+
+void InterfaceNsgs::refresh(const BodyArrays& bodies) {
+  refresh_buffers_.resize(pairs_.size());
+  requests_.resize(pairs_.size());
+  for (std::size_t j = 0; j < pairs_.size(); ++j) {
+    const Pair& p = pairs_[j];
+    std::vector<double>& buf = refresh_buffers_[j];
+    const int count = kValuesPerBody * static_cast<int>(p.beads.size());
+    if (p.sweeper) {
+      buf.resize(count);
+      MPI_Irecv(buf.data(), count, MPI_DOUBLE, p.rank, kTagRefresh, comm_, &requests_[j]);
+    } else {
+      pack(p.beads, bodies, buf);
+      MPI_Isend(buf.data(), count, MPI_DOUBLE, p.rank, kTagRefresh, comm_, &requests_[j]);
+      times_.bytes_sent += static_cast<std::int64_t>(count * sizeof(double));
+      ++times_.messages;
+    }
+  }
+  MPI_Waitall(static_cast<int>(pairs_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  for (std::size_t j = 0; j < pairs_.size(); ++j)
+    if (pairs_[j].sweeper) unpack(pairs_[j].beads, refresh_buffers_[j], bodies);
+}
+
+void InterfaceNsgs::send_impulses(std::vector<SweepContact>& contacts) {
+  // The sweeper's impulses become the partner's: both caches keep the same warm start.
+  refresh_buffers_.resize(pairs_.size());
+  requests_.resize(pairs_.size());
+  for (std::size_t j = 0; j < pairs_.size(); ++j) {
+    const Pair& p = pairs_[j];
+    std::vector<double>& buf = refresh_buffers_[j];
+    const int count = 3 * static_cast<int>(p.contacts.size());
+    buf.resize(count);
+    if (p.sweeper) {
+      for (std::size_t m = 0; m < p.contacts.size(); ++m)
+        for (int d = 0; d < 3; ++d) buf[3 * m + d] = contacts[p.contacts[m]].r[d];
+      MPI_Isend(buf.data(), count, MPI_DOUBLE, p.rank, kTagImpulse, comm_, &requests_[j]);
+      times_.bytes_sent += static_cast<std::int64_t>(count * sizeof(double));
+      ++times_.messages;
+    } else {
+      MPI_Irecv(buf.data(), count, MPI_DOUBLE, p.rank, kTagImpulse, comm_, &requests_[j]);
+    }
+  }
+  MPI_Waitall(static_cast<int>(pairs_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  for (std::size_t j = 0; j < pairs_.size(); ++j)
+    if (!pairs_[j].sweeper)
+      for (std::size_t m = 0; m < pairs_[j].contacts.size(); ++m)
+        contacts[pairs_[j].contacts[m]].r = Eigen::Vector3d(refresh_buffers_[j][3 * m], refresh_buffers_[j][3 * m + 1],
+                                                            refresh_buffers_[j][3 * m + 2]);
+}
+
+solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, const SweepLayout& L,
+                                          const BodyArrays& bodies, double q_norm,
+                                          const matrixfree::MatrixFreeParameters& p) {
+  if (p.nncg) throw std::invalid_argument("partitioned solve: NNCG is not spread over processes");
+  double t = MPI_Wtime();
+  const double start = t;
+  if (classified_ != contacts.size()) classify(contacts);  // contact_velocity_norm classified this step's
+  classified_ = static_cast<std::size_t>(-1);
+  times_.plan += lap(t);
+  ++times_.solves;
+  times_.contacts += counted_;
+  times_.interface_contacts += static_cast<std::int64_t>(swept_.size());
+  const int mine = static_cast<int>(interior_.size() + swept_.size());
+  const int rounds = static_cast<int>(round_pair_.size());
+  const bool relaxed = p.relaxation != 1.0;
+  const int threads = std::max(1, p.threads);
+  const int P = L.partitions, base = L.interface_begin(), n = static_cast<int>(contacts.size());
+
+  // One pass in sweep order (backward: reversed): the interior contacts, then the rounds; f(i, j) with j the
+  // contact's place among this process's (interior_, then swept_).
+  auto pass = [&](bool backward, auto&& f, bool parallel) {
+    auto interior = [&] {
+      double s = MPI_Wtime();
+      const int ni = static_cast<int>(interior_.size());
+      if (parallel && threads > 1 && P > 1) {
+        // Blocks share no bead: in parallel; interior_ is in sweep order, so a block's contacts are a range of it.
+        const int blocks_end = static_cast<int>(std::lower_bound(interior_.begin(), interior_.end(), base) - interior_.begin());
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (int q = 0; q < P; ++q) {
+          const int j0 = static_cast<int>(std::lower_bound(interior_.begin(), interior_.begin() + blocks_end, L.part_start[q]) - interior_.begin());
+          const int j1 = static_cast<int>(std::lower_bound(interior_.begin(), interior_.begin() + blocks_end, L.part_start[q + 1]) - interior_.begin());
+          if (backward)
+            for (int j = j1 - 1; j >= j0; --j) f(interior_[j], j);
+          else
+            for (int j = j0; j < j1; ++j) f(interior_[j], j);
+        }
+        if (backward)
+          for (int j = ni - 1; j >= blocks_end; --j) f(interior_[j], j);
+        else
+          for (int j = blocks_end; j < ni; ++j) f(interior_[j], j);
+      } else if (backward) {
+        for (int j = ni - 1; j >= 0; --j) f(interior_[j], j);
+      } else {
+        for (int j = 0; j < ni; ++j) f(interior_[j], j);
+      }
+      times_.sweep += lap(s);
+    };
+    if (backward) {
+      for (int k = rounds - 1; k >= 0; --k) round(k, true, bodies, f);
+      interior();
+    } else {
+      interior();
+      for (int k = 0; k < rounds; ++k) round(k, false, bodies, f);
+    }
+  };
+  auto residual_now = [&] {
+    double s = MPI_Wtime();
+    refresh(bodies);
+    times_.exchange += lap(s);
+    double local = 0.0;
+    auto add = [&](std::int32_t i) {
+      const Eigen::Vector3d u = matrixfree::contact_velocity(contacts[i], bodies);
+      local += solvers::contact_residual_squared(contacts[i].r.data(), u.data(), 3, contacts[i].mu);
+    };
+    for (const std::int32_t i : interior_) add(i);
+    for (const std::int32_t i : swept_) add(i);
+    times_.sweep += lap(s);
+    double total = 0.0;
+    fixed_order_sum(comm_, &local, 1, &total, reduce_scratch_);
+    times_.reduce += lap(s);
+    return std::sqrt(total) / (1.0 + q_norm);
+  };
+
+  // Anderson over this process's contacts, the Gram entries reduced over the processes (every one takes the same γ).
+  matrixfree::AndersonWorkspace aw;
+  bool anderson = p.anderson > 0 && n > 0;
+  const int m = std::clamp(p.anderson, 1, matrixfree::AndersonWorkspace::kMaxMemory);
+  const std::size_t stride = matrixfree::AndersonWorkspace::stride(m);
+  auto contact_at = [&](int j) { return j < static_cast<int>(interior_.size()) ? interior_[j] : swept_[j - interior_.size()]; };
+  if (anderson) {
+    aw.memory = m;
+    history_.resize(static_cast<std::size_t>(mine) * stride);
+    for (int j = 0; j < mine; ++j) history_[j * stride] = contacts[contact_at(j)].r;
+  }
+  auto anderson_step = [&] {
+    double s = MPI_Wtime();
+    const bool record = aw.has_last;
+    const int slot = aw.next, columns = record ? std::min(aw.stored + 1, m) : 0;
+    double local[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
+    for (int j = 0; j < mine; ++j) {
+      Eigen::Vector3d* x = &history_[j * stride];
+      Eigen::Vector3d* h = x + 3;
+      const Eigen::Vector3d g = contacts[contact_at(j)].r, f = g - x[0];
+      if (record) {
+        h[slot] = f - x[1];
+        h[m + slot] = g - x[2];
+        for (int c = 0; c < columns; ++c) local[c] += h[slot].dot(h[c]), local[m + c] += h[c].dot(f);
+      }
+      x[1] = f, x[2] = g;
+    }
+    times_.sweep += lap(s);
+    double sums[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
+    fixed_order_sum(comm_, local, 2 * m, sums, reduce_scratch_);
+    times_.reduce += lap(s);
+    matrixfree::anderson_coefficients(aw, sums, record, slot, columns);
+    if (aw.extrapolate) {
+      const int stored = aw.stored;
+      pass(false, [&](int i, int j) {
+        SweepContact& c = contacts[i];
+        Eigen::Vector3d* x = &history_[j * stride];
+        const Eigen::Vector3d* dg = x + 3 + m;
+        Eigen::Vector3d r = c.r;
+        for (int k = 0; k < stored; ++k) r -= aw.gamma[k] * dg[k];
+        matrixfree::project_isotropic(r, c.mu);
+        x[0] = r;
+        if (r == c.r) return;
+        matrixfree::push_impulse(c, r - c.r, bodies);
+        c.r = r;
+      }, false);
+    } else {
+      for (int j = 0; j < mine; ++j) history_[j * stride] = contacts[contact_at(j)].r;
+    }
+  };
+
+  solvers::SolverStats stats;
+  stats.counters.colours = rounds;
+  int sweeps = 0;
+  double residual = INFINITY;
+  bool done = false;
+  const int check_every = std::max(1, p.check_every);
+  int next_check = check_every, last_check = 0;
+  double last_residual = INFINITY;
+  auto check = [&] {
+    residual = residual_now();
+    done = !(residual > p.tolerance) || sweeps >= p.max_sweeps || !std::isfinite(residual);
+    if (anderson && sweeps == 0 && residual <= p.anderson_warm * p.tolerance) anderson = false;
+    if (anderson && residual > (1.0 - p.anderson_stall) * last_residual && std::isfinite(last_residual)) {
+      matrixfree::anderson_restart(aw);
+      if (aw.restarts >= p.anderson_restarts) anderson = false;
+    }
+    next_check = matrixfree::next_residual_check(sweeps, last_check, residual, last_residual, p.tolerance,
+                                                 check_every, p.max_sweeps);
+    last_check = sweeps, last_residual = residual;
+  };
+  // Every process takes part in every check and sweep (even one without contacts: the sums and rounds are
+  // collective), and all stop alike, on the common residual.
+  if (p.check_first) check();
+  while (!done) {
+    const bool backward = p.symmetric && sweeps % 2 == 1;
+    if (relaxed)
+      pass(backward, [&](int i, int) { matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation); }, true);
+    else
+      pass(backward, [&](int i, int) { matrixfree::sweep_update<false>(contacts[i], bodies, 1.0); }, true);
+    ++sweeps;
+    if (anderson && sweeps % std::max(1, p.anderson_every) == 0) anderson_step();
+    if (sweeps >= next_check) check();
+  }
+  times_.sweeps += sweeps;
+  double s = MPI_Wtime();
+  send_impulses(contacts);
+  times_.gather += lap(s);
+  matrixfree::set_solve_outcome(stats, sweeps, residual, p.tolerance,
+                                "partitioned NSGS (" + std::to_string(size_) + " processes)",
+                                std::to_string(sweeps) + " sweeps");
+  stats.seconds = MPI_Wtime() - start;
+  return stats;
+}
+
+}  // namespace talus::distributed

@@ -1,0 +1,111 @@
+#pragma once
+// The matrix-free friction-contact solve of a partitioned model (issue 15 items 1–2; engine/distributed/
+// BeadDomain.hpp): each process holds its own beads and copies ("ghosts") of the other processes' beads within
+// reach of them, finds the contacts among all of these, and solves only those touching one of its own beads.
+//
+// Which contact is whose:
+// - interior: no ghost (two own beads, or an own bead and an obstacle). Swept by this process in the sweep's own
+//   order (blocks in parallel over the threads, then the layout's interface colours), exactly as one process
+//   would sweep them (MatrixFreeNsgs.hpp);
+// - pair contact: an own bead and a ghost owned by process s. Both processes find it (the same positions, radii
+//   and margin: PartitionedSolve::common_margin), with the same frame and warm start: the cache keys and frames
+//   follow the beads' ids (GranularStepper's narrow phase), not their local indices. The lower of the two ranks
+//   sweeps it; the other keeps its copy only for the impulse it receives at the end;
+// - anything else (two ghosts, a ghost against an obstacle): belongs to another process and is left alone.
+//
+// The pair contacts between two processes are swept in one round, in the order of their ids, which both derive
+// alike: the partner sends the sweeper the velocities of its beads in those contacts, the sweeper updates the
+// contacts Gauss–Seidel style, and sends the beads back. Rounds are an edge colouring of the graph of processes
+// that share contacts (greedy, in rank order), so a process takes part in one pair per round; every process
+// derives the same rounds from the table of pair-contact counts, which it gathers at every solve and which also
+// checks that both sides of every pair found the same number of contacts. A sweep is then: interior contacts,
+// then the rounds in order; a process reading a bead always reads its current velocity. So it is a Gauss–Seidel
+// sweep of the whole problem in a fixed order, converging to the same solution as one process, and the same bits
+// from run to run for a fixed rank and thread count (not across rank counts: the order differs).
+//
+// The residual is the common one (FrictionContactProblem.hpp) over every contact once, the partial sums added by
+// the fixed tree of FixedOrderSum.hpp, and ‖q‖ likewise (contact_velocity_norm): the stopping test is that of one
+// process. Anderson acceleration (AndersonSweep.hpp) keeps the history of the contacts this process sweeps; its
+// Gram entries are reduced likewise, and the extrapolated impulses move the beads in the sweep's order, with the
+// same rounds. At the end each sweeper sends the pair contacts' impulses to the partner, so both caches agree.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "solvers/distributed/DistributedNsgs.hpp"
+#include "solvers/matrixfree/AndersonSweep.hpp"
+#include "solvers/matrixfree/PartitionedSolve.hpp"
+
+namespace talus::distributed {
+
+// What a partitioned model tells the solve about its local beads (set before every step).
+struct BeadOwnership {
+  int owned = 0;                      // beads [0, owned) are this process's, [owned, ...) ghosts
+  std::vector<int> ghost_rank;        // per ghost (index − owned): the process that owns it
+  const std::uint32_t* id = nullptr;  // every local bead's id, the same on every process
+};
+
+class InterfaceNsgs final : public matrixfree::PartitionedSolve {
+ public:
+  explicit InterfaceNsgs(MPI_Comm comm = MPI_COMM_WORLD);
+  int ranks() const override { return size_; }
+  int rank() const { return rank_; }
+  int min_sweep_blocks() const override { return 1; }
+  double common_margin(double local) override;
+  double contact_velocity_norm(const std::vector<matrixfree::SweepContact>& contacts,
+                               const matrixfree::BodyArrays& bodies, double local) override;
+  solvers::SolverStats solve(std::vector<matrixfree::SweepContact>& contacts, const matrixfree::SweepLayout& layout,
+                             const matrixfree::BodyArrays& bodies, double q_norm,
+                             const matrixfree::MatrixFreeParameters& p) override;
+
+  BeadOwnership& ownership() { return own_; }
+  SolveTimes& times() { return times_; }
+  // The last solve's contacts counted by this process: interior ones and the pair contacts it swept.
+  int counted_contacts() const { return counted_; }
+  // Whether contact i of the last solve is counted here (its impulse is this process's to report).
+  bool counts(int i) const { return kind_[i] == kInterior || kind_[i] == kSwept; }
+
+ private:
+  enum : std::uint8_t { kInterior = 0, kSwept = 1, kPartner = 2, kOther = 3 };
+  struct Pair {
+    int rank = 0;                        // the other process
+    bool sweeper = false;                // this process sweeps the pair's contacts
+    std::vector<std::int32_t> contacts;  // local contact indices, in the order of their bead ids
+    std::vector<std::int32_t> beads;     // the partner's beads in them (ghosts here when sweeper, own beads
+                                         // otherwise), in id order
+  };
+  void classify(const std::vector<matrixfree::SweepContact>& contacts);
+  void plan_rounds();
+  // The round's exchange of pair k's partner beads (sweeper: receive, sweep with f, send back; partner: send,
+  // receive); f(contact index, place in the Anderson history).
+  template <class F>
+  void round(int k, bool backward, const matrixfree::BodyArrays& bodies, F&& f);
+  void pack(const std::vector<std::int32_t>& beads, const matrixfree::BodyArrays& bodies, std::vector<double>& out);
+  void unpack(const std::vector<std::int32_t>& beads, const std::vector<double>& in,
+              const matrixfree::BodyArrays& bodies);
+  // Every sweeper gets its partners' current bead velocities (before a residual evaluation).
+  void refresh(const matrixfree::BodyArrays& bodies);
+  void send_impulses(std::vector<matrixfree::SweepContact>& contacts);
+
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  BeadOwnership own_;
+  SolveTimes times_;
+  std::vector<std::uint8_t> kind_;
+  std::size_t classified_ = static_cast<std::size_t>(-1);  // contact count classify() ran on
+  std::vector<Pair> pairs_;          // one per partner process, in rank order
+  std::vector<int> round_pair_;      // per round: the index in pairs_ of this process's pair, or −1
+  std::vector<int> pair_count_, all_counts_;
+  std::vector<std::int32_t> interior_;  // interior contacts, sweep order (the history's first part)
+  std::vector<std::int32_t> swept_;     // the pair contacts this process sweeps, round by round
+  std::vector<int> swept_start_;        // per pair: offset of its contacts in swept_ (sweeper pairs only)
+  int counted_ = 0;
+  std::vector<double> send_, recv_, reduce_scratch_;
+  std::vector<std::vector<double>> refresh_buffers_;
+  std::vector<MPI_Request> requests_;
+  std::vector<std::pair<std::uint64_t, std::int32_t>> sort_scratch_;
+  std::vector<Eigen::Vector3d> history_;  // Anderson, per contact swept here
+};
+
+}  // namespace talus::distributed

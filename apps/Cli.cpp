@@ -78,7 +78,7 @@ std::string summary(const Scene& s) {
 struct RunFlags {
   std::string scene, out, max_memory, restart;
   double t_end = 0.0, h = 0.0;
-  bool no_plot = false, quiet = false, overwrite = false;
+  bool no_plot = false, quiet = false, overwrite = false, replicated = false;
   std::vector<std::string> sets;
   std::string profile, dump_fclib;
   long dump_step = 0;
@@ -109,10 +109,12 @@ Scene load_with_overrides(const std::string& file, const std::vector<std::string
   return scene;
 }
 
-// Under mpirun (MpiLaunch.hpp), a large-path scene's solve is spread over the ranks; rank 0 keeps the outputs and
-// the log, the others write into their scratch folders. The ranks' time split is printed at the end.
-void spread_over_ranks(MpiLaunch& mpi, RunOptions& o) {
+// Under mpirun (MpiLaunch.hpp), a large-path scene is partitioned over the ranks (or, --replicated or where the
+// scene needs it, held whole by each with its solve spread); rank 0 keeps the outputs and the log, the others write
+// into their scratch folders. The ranks' time split is printed at the end.
+void spread_over_ranks(MpiLaunch& mpi, RunOptions& o, bool replicated) {
   o.distributed = mpi.solve();
+  if (!replicated) o.partition = mpi.partition();
   o.frame_piece = {mpi.rank(), mpi.size()};
   o.barrier = [&mpi] { mpi.barrier(); };
   if (mpi.rank() > 0) {
@@ -150,7 +152,7 @@ int run_command(const RunFlags& f) {
   options.dump_fclib = f.dump_fclib;
   options.dump_step = f.dump_step;
   options.plot = !f.no_plot;
-  if (scene.large_path && mpi.active()) spread_over_ranks(mpi, options);
+  if (scene.large_path && mpi.active()) spread_over_ranks(mpi, options, f.replicated);
   if (!scene.large_path) {
     if (mpi.size() > 1)
       throw std::invalid_argument("mpirun: " + f.scene + " is a single scene on the small path, which runs on one "
@@ -225,6 +227,10 @@ int cli_main(int argc, char** argv) {
   run->add_option("--t-end", run_flags.t_end, "override the scene's end time [s]")->check(CLI::PositiveNumber);
   run->add_option("--h", run_flags.h, "override the scene's time step [s]")->check(CLI::PositiveNumber);
   run->add_flag("--no-plot", run_flags.no_plot, "do not draw the figures (plot_run.py, render_snapshot.py)");
+  run->add_flag("--replicated", run_flags.replicated,
+                "under mpirun: every rank holds the whole model and only the contact solve is spread (the same bits "
+                "as one process with fixed partitions); by default a scene of beads and fixed walls is partitioned "
+                "(docs/distributed.md)");
   run->add_flag("--quiet", run_flags.quiet, "no progress nor summary (errors are still printed)");
   run->add_option("--set", run_flags.sets,
                   "override a key of the scene, e.g. --set integrator.h=1e-3 or, for granular scenes, "

@@ -38,6 +38,8 @@ class FrameSeries {
   // One frame of every series at the model's time. `contacts` index the bodies as they are now (empty lists when
   // they do not: after beads were removed, or a failed step undone).
   void write(const talus::Model& model, const FrameContacts& contacts, double h);
+  // A partitioned model: the next frames' piece holds this process's own beads, [0, own) (FramePiece::own).
+  void set_own_beads(int own) { piece_.own = own; }
 
   // staged: moves every file into place (after the earlier run's files were removed). Throws
   // std::runtime_error naming the file that could not be moved.

@@ -128,7 +128,8 @@ bool beads_have_materials(const Model& m) {
 void write_beads_vtp(const std::filesystem::path& file, const Model& m, const FrameContacts& fc, double h,
                      FramePiece piece) {
   const RigidBodies& b = m.bodies;
-  const int first = piece.begin(b.spheres()), n = piece.end(b.spheres()) - first;
+  const int first = piece.own >= 0 ? 0 : piece.begin(b.spheres());
+  const int n = piece.own >= 0 ? piece.own : piece.end(b.spheres()) - first;
   std::vector<Eigen::Vector3d> force;
   body_forces(m, fc, h, force);
   std::ofstream o = open_out(file);
@@ -327,14 +328,16 @@ void write_contacts_vtp(const std::filesystem::path& file, const Model& m, const
   enum Kind { Bead, General, Beam };
   std::vector<std::pair<Kind, int>> active;
   for (int k = 0; k < static_cast<int>(fc.beads.size()); ++k)
-    if (fc.beads[k].r[0] > 0.0) active.emplace_back(Bead, k);
+    if (fc.beads[k].r[0] > 0.0 && (!fc.counted || (*fc.counted)[k])) active.emplace_back(Bead, k);
   for (int k = 0; k < static_cast<int>(fc.general.size()); ++k)
     if (fc.general[k].r[0] > 0.0) active.emplace_back(General, k);
   for (int k = 0; k < static_cast<int>(fc.beams.size()); ++k)
     if (fc.beams[k].r[0] > 0.0) active.emplace_back(Beam, k);
   const int all = static_cast<int>(active.size());
-  active.erase(active.begin() + piece.end(all), active.end());
-  active.erase(active.begin(), active.begin() + piece.begin(all));
+  if (piece.own < 0) {  // a partitioned model's piece is what this process counts (above)
+    active.erase(active.begin() + piece.end(all), active.end());
+    active.erase(active.begin(), active.begin() + piece.begin(all));
+  }
   const int n = static_cast<int>(active.size());
   // A line per contact from body a's centre (an obstacle or a beam: the contact point) to body b's centre.
   auto centre = [&](BodyKind, int i) { return b.x[i]; };

@@ -46,6 +46,9 @@ struct FrameContacts {
   const std::vector<granular::SweepContact>& beads;
   const std::vector<granular::GeneralContact>& general;
   const std::vector<matrixfree::FlexibleContact>& beams;  // beads against FE beams
+  // A partitioned model (ModelPartition.hpp): the bead contacts this process reports (the contact network's piece);
+  // null: all of them.
+  const std::vector<char>* counted = nullptr;
 };
 
 // The stepper's last contacts, or none (no stepper: the small path, whose contacts are interactions; or

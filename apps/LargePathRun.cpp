@@ -20,6 +20,7 @@
 #include "apps/JsonOutput.hpp"
 #include "apps/LargePathRestart.hpp"
 #include "apps/LinearBeamCheck.hpp"
+#include "apps/ModelPartition.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/RunLoop.hpp"
 #include "apps/RunOutputs.hpp"
@@ -200,8 +201,40 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   std::ostream& log = o.log ? *o.log : silent;
 
   const fs::path out = o.out_dir.empty() ? fs::path("out") / name : o.out_dir;
+  const bool root = o.frame_piece.index == 0;  // the process that logs and keeps the outputs (under mpirun: rank 0)
+  // Under mpirun, a partitioned model where the scene allows it (ModelPartition.hpp): each process keeps its beads
+  // and fetches ghosts of its neighbours' before each step. Else every process holds the whole model and the
+  // bead contacts' solve is spread (DistributedNsgs.hpp).
+  ModelPartition* part = nullptr;
+  std::string whole_why;  // why a run under mpirun holds the whole model on every process
+  const long beads_in_scene = m.bodies.spheres();
+  // A scene that starts empty and fills by pours takes them from its first bead.
+  double bead_mass = m.bodies.spheres() > 0 ? m.bodies.mass[0] : 0.0;
+  double radius = m.bodies.spheres() > 0 ? m.bodies.radius[0] : 0.0;
+  if (o.partition) {
+    whole_why = !o.dump_fclib.empty() ? "--dump-fclib"
+                                      : o.partition->unsupported(m, p, !lp.pours.empty() || events.drop_time >= 0.0);
+    if (whole_why.empty()) {
+      part = o.partition;
+      p = part->begin(m, p);
+    }
+  }
   PhaseProfile profile(!o.profile.empty());
   GranularStepper stepper(m, p, &profile);
+  // A partitioned run's whole model, its contact forces and warm start, gathered on process 0 for the measures and
+  // the archive.
+  Model whole;
+  std::vector<ContactForce> whole_forces;
+  contact::ContactCache whole_cache;
+  std::vector<char> counted;  // the step's bead contacts this process reports (frames)
+  auto sum = [&](std::initializer_list<double*> values) {
+    if (!part) return;
+    std::vector<double> v;
+    for (double* x : values) v.push_back(*x);
+    part->sum(v.data(), static_cast<int>(v.size()));
+    int k = 0;
+    for (double* x : values) *x = v[k++];
+  };
   prepare_output_folder(out, o.overwrite, quiet, log);
   fs::create_directories(out);
   // Under mpirun the other ranks write their frame pieces into rank 0's folder, once it is prepared.
@@ -231,11 +264,8 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     log << "talus: " << restart << " holds no joint multipliers (an older archive): the joints' first step starts cold\n";
   const TerminateHandler terminate_handler;
 
-  // A scene that starts empty and fills by pours takes them from its first bead.
-  double bead_mass = m.bodies.spheres() > 0 ? m.bodies.mass[0] : 0.0;
-  double radius = m.bodies.spheres() > 0 ? m.bodies.radius[0] : 0.0;
   long poured = 0;
-  const long n0 = m.bodies.spheres(), n_capsules0 = m.bodies.capsules();
+  const long n0 = part ? beads_in_scene : m.bodies.spheres(), n_capsules0 = m.bodies.capsules();
   const double t0 = m.time;
   const long step0 = m.step;
   if (!quiet) {
@@ -243,7 +273,10 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
         << (m.bodies.capsules() > 0 ? std::to_string(m.bodies.capsules()) + " capsules, " : "") << m.walls.size()
         << " walls, h = " << p.h << ", t_end = " << t_end << ", threads = " << p.threads
         << ", tolerance = " << p.tolerance << '\n';
-    if (p.distributed) {
+    if (part) {
+      log << "talus: " << p.distributed->ranks() << " MPI ranks: the model is partitioned (each rank holds its beads "
+          << "and copies of its neighbours' near them; docs/distributed.md)\n";
+    } else if (p.distributed) {
       std::string whole;
       if (p.solver != GranularSolver::MatrixFree && p.solver != GranularSolver::Anderson)
         whole = "the " + granular_solver_name(p.solver) + " solver";
@@ -251,6 +284,9 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
         whole = "steps with capsule contacts, joints or rolling resistance";
       log << "talus: " << p.distributed->ranks() << " MPI ranks: the bead contacts' solve is spread over them"
           << (whole.empty() ? "" : "; " + whole + ": solved whole on every rank (docs/distributed.md)") << '\n';
+      if (!whole_why.empty())
+        log << "talus: every rank holds the whole model: " << whole_why << " cannot be partitioned yet "
+            << "(docs/distributed.md)\n";
     }
     if (t_final < t_end - 1e-6 * p.h)
       log << "talus: t_end is not a whole number of steps from t = " << t0 << ": the run ends at t = " << t_final << '\n';
@@ -331,6 +367,15 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   std::vector<MeasureRow> measures;
   std::vector<ContactForce> contact_forces;
   auto record_measures = [&] {
+    if (part) {
+      // Over all processes' beads and contacts, on process 0.
+      whole_forces.clear();
+      part->gather(whole, contacts_valid ? &stepper : nullptr, &whole_forces, nullptr, nullptr);
+      if (!root) return;
+      const std::optional<Region> region = fixed_region ? fixed_region : bulk_region(whole.bodies);
+      measures.push_back(measure_row(whole, whole_forces, region ? &*region : nullptr));
+      return;
+    }
     if (contacts_valid) granular_contact_forces(m, stepper, contact_forces);
     else contact_forces.clear();
     const std::optional<Region> region = fixed_region ? fixed_region : bulk_region(m.bodies);
@@ -341,22 +386,41 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     write_joint_rows();
     write_obstacle_rows();
     record_measures();
-    frames.write(m, frame_contacts(contacts_valid ? &stepper : nullptr), p.h);
+    FrameContacts fc = frame_contacts(contacts_valid ? &stepper : nullptr);
+    if (part) {
+      frames.set_own_beads(part->own_beads());
+      counted.assign(fc.beads.size(), 0);
+      for (std::size_t k = 0; k < counted.size(); ++k) counted[k] = part->counts_contact(static_cast<int>(k));
+      fc.counted = &counted;
+    }
+    frames.write(m, fc, p.h);
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
   };
   // The archive is written after the step's outflow (the frame shows the bodies before it, with the step's
   // contacts): it is the state the next step starts from.
   auto save_restart = [&] {
     const auto t0 = ProfileClock::now();
-    const StepperArchive state = stepper_archive(stepper);
     const ArchiveHeader header = large_path_header(name, p);
-    write_restart(out / "restart.h5", m, &state, &counters, &header, p.h);
+    if (part) {
+      // The whole model and the warm start of every contact, written by process 0: the archive of a one-process
+      // run, so any number of processes continues from it.
+      part->gather(whole, nullptr, nullptr, &stepper.contact_cache(), &whole_cache);
+      if (root) {
+        StepperArchive state;
+        state.cache = &whole_cache;
+        write_restart(out / "restart.h5", whole, &state, &counters, &header, p.h);
+      }
+    } else {
+      const StepperArchive state = stepper_archive(stepper);
+      write_restart(out / "restart.h5", m, &state, &counters, &header, p.h);
+    }
     written("restart.h5");
     restart_step = m.step;
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
   };
 
   long worst_sweeps = 0, total_sweeps = 0, steps = 0, beam_resolves = 0;
+  long beads_total = n0;  // beads of all processes (run.json), as of the last count
   std::string fclib_written;
   double worst_residual = 0.0, worst_penetration = 0.0;
   counters.dropped = counters.dropped || events.drop_time < 0;
@@ -411,7 +475,7 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     for (int q = 0; q < kPhaseCount; ++q) su.phase_seconds[q] = profile.total(static_cast<Phase>(q));
     su.frames = frames.frames();
     nlohmann::ordered_json& re = su.results;
-    re["beads_left"] = m.bodies.spheres();
+    re["beads_left"] = beads_total;
     re["capsules_left"] = m.bodies.capsules();
     re["worst_residual"] = worst_residual;
     re["mean_sweeps"] = steps ? double(total_sweeps) / steps : 0.0;
@@ -504,6 +568,20 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     if (!m.lti.empty()) beam_check.after_step(m, log);
     if (n_joints > 0) add_joint_impulses();
     if (!obstacles.empty()) {
+      if (part) {
+        // Each process's obstacle bodies hold the loads of the contacts it counts: summed over the processes.
+        RigidBodies& b = m.bodies;
+        std::vector<double> ft;
+        for (int k = 0; k < b.obstacles(); ++k)
+          for (const Eigen::Vector3d* v : {&b.force_of(b.obstacle_body(k)), &b.torque_of(b.obstacle_body(k))})
+            ft.insert(ft.end(), {v->x(), v->y(), v->z()});
+        part->sum(ft.data(), static_cast<int>(ft.size()));
+        for (int k = 0; k < b.obstacles(); ++k) {
+          const double* f = &ft[6 * static_cast<std::size_t>(k)];
+          b.force_of(b.obstacle_body(k)) = Eigen::Vector3d(f[0], f[1], f[2]);
+          b.torque_of(b.obstacle_body(k)) = Eigen::Vector3d(f[3], f[4], f[5]);
+        }
+      }
       add_obstacle_impulses(m, stepper, interval_loads);
       if (m.time >= 0.5 * (t0 + t_final)) add_obstacle_impulses(m, stepper, late_loads);
     }
@@ -537,10 +615,20 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
       remove_flags.assign(m.bodies.count(), 0);
       long gone = 0;
       double mass = 0.0;
-      for (int i = 0; i < m.bodies.spheres(); ++i)
+      // A partitioned model: each process removes its own beads (its ghosts are its neighbours').
+      const int candidates = part ? part->own_beads() : m.bodies.spheres();
+      for (int i = 0; i < candidates; ++i)
         if (m.bodies.x[i].z() < events.remove_below_z || m.bodies.x[i].x() > events.remove_beyond_x)
           remove_flags[i] = 1, ++gone, mass += m.bodies.mass[i];
-      if (gone > 0) m.bodies.remove(remove_flags), contacts_valid = false;
+      if (part) {
+        if (gone > 0) part->remove_own(remove_flags);
+        double all_gone = static_cast<double>(gone);
+        sum({&all_gone, &mass});
+        gone = static_cast<long>(all_gone);
+        if (gone > 0) contacts_valid = false;
+      } else if (gone > 0) {
+        m.bodies.remove(remove_flags), contacts_valid = false;
+      }
       // Capsules (the beads are already out, so only capsules go here).
       if (m.bodies.capsules() > 0)
         if (const double capsules = remove_escaped_bodies(m, events, remove_flags); capsules > 0) contacts_valid = false, mass += capsules;
@@ -567,7 +655,12 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   // A failed step leaves the model as it was (FailurePolicy::RollBack): what is written from here on is the
   // last good state.
   const LoopEnd end = run_steps(
-      m.step, planned, [&]() -> const StepReport& { return stepper.step(); }, [&] { return m.time; }, hooks);
+      m.step, planned,
+      [&]() -> const StepReport& {
+        if (part) part->prepare_step(stepper);
+        return stepper.step();
+      },
+      [&] { return m.time; }, hooks);
   rethrow_unless_step_failure(end);
   progress.finish();
   if (end.status == RunStatus::Interrupted) status = 130;
@@ -583,8 +676,20 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   if (o.barrier) o.barrier();  // every rank's pieces are in place before rank 0 lists and draws them
   if (restart_step != m.step) save_restart();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  const double ke = kinetic_energy(m.bodies, ShapeKind::Sphere);
-  ke_ratio = bead_mass > 0 ? ke / (std::max<long>(m.bodies.spheres(), 1) * bead_mass * 9.81 * radius) : 0.0;
+  double ke = 0.0, beads_left = m.bodies.spheres();
+  if (part) {
+    // Over the own beads of every process (the store also holds ghosts).
+    const RigidBodies& b = m.bodies;
+    for (int i = 0; i < part->own_beads(); ++i)
+      if (b.inv_mass[i] > 0.0) ke += 0.5 * b.mass[i] * b.v[i].squaredNorm() + 0.5 / b.inv_inertia[i] * b.w[i].squaredNorm();
+    beads_left = part->own_beads();
+    sum({&ke, &beads_left});
+    part->max(&worst_penetration, 1);
+  } else {
+    ke = kinetic_energy(m.bodies, ShapeKind::Sphere);
+  }
+  beads_total = static_cast<long>(beads_left);
+  ke_ratio = bead_mass > 0 ? ke / (std::max<long>(beads_total, 1) * bead_mass * 9.81 * radius) : 0.0;
 
   // Discharge rate: slope of the removed mass over the middle half of the outflow.
   const long removed = counters.removed;

@@ -1,10 +1,11 @@
 #pragma once
 // `mpirun -np R talus run SCENE` (issue 15): a process started by mpirun (OpenMPI's or MPICH's launcher sets
-// OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK) initialises MPI and hands the granular stepper the distributed
-// solve (solvers/distributed/DistributedNsgs.hpp). Every rank holds the whole model and steps it alike; each
-// writes its piece of every frame's beads and contacts into the output folder (apps/FrameSeries.hpp), rank 0
-// prints and writes the other outputs, and the other ranks write theirs into a scratch folder that is removed
-// afterwards. A talus
+// OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK) initialises MPI and offers the runner two ways to spread a
+// large-path scene: a partitioned model (ModelPartition.hpp: each rank holds its beads and ghosts of its
+// neighbours'), or the whole model on every rank with the bead contacts' solve spread (solvers/distributed/
+// DistributedNsgs.hpp). Each rank writes its piece of every frame's beads and contacts into the output folder
+// (apps/FrameSeries.hpp), rank 0 prints and writes the other outputs, and the other ranks write theirs into a
+// scratch folder that is removed afterwards. A talus
 // built without MPI, or started without mpirun, runs on one process as before.
 #include <filesystem>
 #include <memory>
@@ -15,6 +16,8 @@ class PartitionedSolve;
 }
 
 namespace talus::app {
+
+class ModelPartition;
 
 class MpiLaunch {
  public:
@@ -27,6 +30,8 @@ class MpiLaunch {
   int rank() const { return rank_; }
   int size() const { return size_; }
   matrixfree::PartitionedSolve* solve() const;
+  // The partitioned model of the run (ModelPartition.hpp); null without MPI.
+  ModelPartition* partition() const;
   // A folder of this process's own for the outputs ranks > 0 do not keep (created on first call).
   const std::filesystem::path& scratch_folder();
   // Collective: returns when every rank has called it (nothing without MPI).

@@ -30,6 +30,8 @@ class PartitionedSolve;
 
 namespace talus::app {
 
+class ModelPartition;  // apps/ModelPartition.hpp
+
 struct RunOptions {
   std::filesystem::path out_dir;            // empty: out/<scene name>
   std::ostream* log = nullptr;              // progress and messages; null = silent
@@ -56,6 +58,8 @@ struct RunOptions {
   // process's piece of every frame (FrameSeries.hpp), the folder the pieces go to when out_dir is a rank's scratch
   // folder, and a barrier every rank passes once the output folder is prepared and once the last frame is written.
   matrixfree::PartitionedSolve* distributed = nullptr;
+  // Under mpirun, a partitioned model (ModelPartition.hpp): used instead of `distributed` when the scene allows it.
+  ModelPartition* partition = nullptr;
   FramePiece frame_piece;
   std::filesystem::path frame_dir;
   std::function<void()> barrier;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -354,6 +355,114 @@ GatheredBeads BeadDomain::gather(int root) {
     g.w.emplace_back(o[7], o[8], o[9]);
   }
   return g;
+}
+
+void BeadDomain::remove_own(const std::vector<char>& flags) {
+  RigidBodies& b = model_.bodies;
+  b.resize_spheres(owned_);
+  std::vector<char> f(b.count(), 0);
+  for (int i = 0; i < owned_ && i < static_cast<int>(flags.size()); ++i) f[i] = flags[i];
+  b.remove(f);
+  owned_ = b.spheres();
+}
+
+void BeadDomain::gather_model(Model& whole, const GranularStepper* contacts_of, std::vector<ContactForce>* forces,
+                              const contact::ContactCache* cache_of, contact::ContactCache* cache, int root) {
+  const RigidBodies& b = model_.bodies;
+  auto gather_to_root = [&](const auto& send, auto& recv, MPI_Datatype type) {
+    std::vector<int> counts(size_), offsets(size_, 0);
+    const int count = static_cast<int>(send.size());
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_);
+    if (rank_ == root) {
+      for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+      recv.resize(static_cast<std::size_t>(offsets[size_ - 1] + counts[size_ - 1]));
+    }
+    MPI_Gatherv(send.data(), count, type, recv.data(), counts.data(), offsets.data(), type, root, comm_);
+  };
+  // The beads, whole.
+  std::vector<double> mine(static_cast<std::size_t>(kBeadValues) * owned_), beads;
+  for (int i = 0; i < owned_; ++i) pack_bead(b, i, &mine[static_cast<std::size_t>(kBeadValues) * i]);
+  gather_to_root(mine, beads, MPI_DOUBLE);
+  std::vector<std::pair<std::uint32_t, int>> order;  // (id, record), root
+  if (rank_ == root) {
+    const int n = static_cast<int>(beads.size() / kBeadValues);
+    for (int k = 0; k < n; ++k)
+      order.emplace_back(static_cast<std::uint32_t>(beads[static_cast<std::size_t>(kBeadValues) * k + 22]), k);
+    std::sort(order.begin(), order.end());
+    whole = model_;
+    whole.bodies.resize_spheres(0);
+    whole.bodies.resize_spheres(n);
+    for (int i = 0; i < n; ++i)
+      unpack_bead(whole.bodies, i, &beads[static_cast<std::size_t>(kBeadValues) * order[i].second]);
+  }
+  if (contacts_of && forces) {
+    // The forces of the contacts counted here: id a (or −1), id b, point, normal, force, gap.
+    const std::vector<matrixfree::SweepContact>& c = contacts_of->contacts();
+    const double inv_h = 1.0 / contacts_of->parameters().h;
+    std::vector<double> f, all;
+    for (int i = 0; i < static_cast<int>(c.size()); ++i) {
+      if (!solve_.counts_contact(i)) continue;
+      const Eigen::Vector3d R = c[i].r[0] * c[i].n + c[i].r[1] * c[i].t1 + c[i].r[2] * c[i].t2;
+      const Eigen::Vector3d point = b.x[c[i].b] - c[i].rb * c[i].n, force = R * inv_h;
+      const double gap = c[i].a >= 0 ? (b.x[c[i].b] - b.x[c[i].a]).norm() - b.radius[c[i].a] - b.radius[c[i].b]
+                                     : std::numeric_limits<double>::quiet_NaN();
+      f.insert(f.end(), {c[i].a >= 0 ? static_cast<double>(b.id[c[i].a]) : -1.0, static_cast<double>(b.id[c[i].b]),
+                         point.x(), point.y(), point.z(), c[i].n.x(), c[i].n.y(), c[i].n.z(), force.x(), force.y(),
+                         force.z(), gap});
+    }
+    gather_to_root(f, all, MPI_DOUBLE);
+    if (rank_ == root) {
+      auto index_of = [&](double id) {
+        const auto it = std::lower_bound(order.begin(), order.end(), std::make_pair(static_cast<std::uint32_t>(id), -1));
+        return static_cast<std::int32_t>(it - order.begin());
+      };
+      forces->clear();
+      for (std::size_t k = 0; k + 12 <= all.size(); k += 12) {
+        ContactForce cf;
+        cf.a = all[k] < 0 ? -1 : index_of(all[k]);
+        cf.b = index_of(all[k + 1]);
+        cf.point = Eigen::Vector3d(all[k + 2], all[k + 3], all[k + 4]);
+        cf.normal = Eigen::Vector3d(all[k + 5], all[k + 6], all[k + 7]);
+        cf.force = Eigen::Vector3d(all[k + 8], all[k + 9], all[k + 10]);
+        cf.gap = all[k + 11];
+        forces->push_back(cf);
+      }
+    }
+  }
+  if (cache_of && cache) {
+    // The entries naming an own bead (a pair contact comes from both of its processes, with the same impulse).
+    std::vector<std::uint32_t> own_ids(b.id.begin(), b.id.begin() + owned_);
+    std::sort(own_ids.begin(), own_ids.end());
+    std::vector<std::uint64_t> keys, all_keys;
+    std::vector<double> impulses, all_impulses;
+    for (std::size_t k = 0; k < cache_of->size(); ++k) {
+      std::uint32_t ids[2];
+      const int m = key_beads(cache_of->keys()[k], ids);
+      bool own = false;
+      for (int j = 0; j < m; ++j) own = own || std::binary_search(own_ids.begin(), own_ids.end(), ids[j]);
+      if (!own) continue;
+      keys.push_back(cache_of->keys()[k]);
+      const Eigen::Vector3d& r = cache_of->impulses()[k];
+      impulses.insert(impulses.end(), {r.x(), r.y(), r.z()});
+    }
+    gather_to_root(keys, all_keys, MPI_UINT64_T);
+    gather_to_root(impulses, all_impulses, MPI_DOUBLE);
+    if (rank_ == root) {
+      std::vector<std::pair<std::uint64_t, std::size_t>> by_key(all_keys.size());
+      for (std::size_t k = 0; k < all_keys.size(); ++k) by_key[k] = {all_keys[k], k};
+      std::sort(by_key.begin(), by_key.end());
+      by_key.erase(std::unique(by_key.begin(), by_key.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+                   by_key.end());
+      std::vector<contact::ContactKey> ks(by_key.size());
+      std::vector<Eigen::Vector3d> rs(by_key.size());
+      for (std::size_t k = 0; k < by_key.size(); ++k) {
+        ks[k] = by_key[k].first;
+        const std::size_t j = by_key[k].second;
+        rs[k] = Eigen::Vector3d(all_impulses[3 * j], all_impulses[3 * j + 1], all_impulses[3 * j + 2]);
+      }
+      cache->store(ks.data(), rs.data(), ks.size());
+    }
+  }
 }
 
 }  // namespace talus::distributed

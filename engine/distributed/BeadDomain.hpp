@@ -28,7 +28,9 @@
 #include <string>
 #include <vector>
 
+#include "contact/ContactCache.hpp"
 #include "engine/Model.hpp"
+#include "engine/analysis/ContactForces.hpp"
 #include "engine/distributed/RecursiveBisection.hpp"
 #include "engine/granular/GranularStepper.hpp"
 #include "solvers/distributed/InterfaceNsgs.hpp"
@@ -72,6 +74,17 @@ class BeadDomain {
   long total_beads();
   // Collective: the own beads of every process, in id order, on root (empty elsewhere).
   GatheredBeads gather(int root = 0);
+  // Collective: on root, `whole` becomes this process's model with the beads of every process (all their fields, in
+  // id order) and no ghosts; with `contacts_of`, `forces` its last step's contact forces indexed into `whole` (each
+  // contact once: engine/analysis/ContactForces.hpp; the step's contacts must still index the beads); with
+  // `cache_of`, `cache` the entries of that cache naming an own bead of some process (what a one-process run's
+  // archive holds; the copies of a pair contact on its two processes hold the same impulse). Elsewhere they are
+  // left alone. The restart archive and the measures of a partitioned run are written from them.
+  void gather_model(Model& whole, const granular::GranularStepper* contacts_of, std::vector<ContactForce>* forces,
+                    const contact::ContactCache* cache_of, contact::ContactCache* cache, int root = 0);
+  // Removes the own beads whose flag is set (flags over at least [0, owned()): outflow); the ghosts go too (the
+  // next prepare_step fetches them again).
+  void remove_own(const std::vector<char>& flags);
 
  private:
   void rebalance(granular::GranularStepper* stepper);

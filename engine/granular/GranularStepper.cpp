@@ -1136,7 +1136,14 @@ const GranularStepReport& GranularStepper::step() {
   // this step on them, about those positions (ObstacleBodies.hpp).
   place_obstacle_bodies(m_, m_.time, h);
   static const RollingContacts no_rolling;
-  set_obstacle_loads(m_, contacts_, keys_, has_rolling_ ? rolling_ : no_rolling, obstacle_slots_, general_, h);
+  if (params_.distributed) {
+    // A partitioned model holds other processes' contacts with obstacles too (ghost beads'): their owners report them.
+    counted_slots_.clear();
+    for (const int s : obstacle_slots_)
+      if (params_.distributed->counts_contact(s)) counted_slots_.push_back(s);
+  }
+  set_obstacle_loads(m_, contacts_, keys_, has_rolling_ ? rolling_ : no_rolling,
+                     params_.distributed ? counted_slots_ : obstacle_slots_, general_, h);
   if (profile_) profile_->count_step();
   report_.time = m_.time;
   report_.step = m_.step;

@@ -286,6 +286,7 @@ class GranularStepper {
   std::vector<SweepContact> contacts_;
   std::vector<contact::ContactKey> keys_;
   std::vector<int> obstacle_slots_;  // the slots of contacts_ against an obstacle (a < 0), in layout order
+  std::vector<int> counted_slots_;   // with a distributed solve: those of obstacle_slots_ this process reports
   std::vector<double> gaps_;
   std::vector<Eigen::Vector3d> world_impulses_;
   contact::ContactCache cache_;

@@ -65,6 +65,10 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   int counted_contacts() const { return counted_; }
   // Whether contact i of the last solve is counted here (its impulse is this process's to report).
   bool counts(int i) const { return kind_[i] == kInterior || kind_[i] == kSwept; }
+  bool counts_contact(int i) const override { return i >= 0 && i < static_cast<int>(kind_.size()) && counts(i); }
+  // Whether contact i touches one of this process's beads (its impulse is known here: counted, or a pair contact
+  // the partner swept).
+  bool touches_own(int i) const { return kind_[i] != kOther; }
 
  private:
   enum : std::uint8_t { kInterior = 0, kSwept = 1, kPartner = 2, kOther = 3 };

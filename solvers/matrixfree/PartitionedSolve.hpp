@@ -41,6 +41,12 @@ class PartitionedSolve {
     (void)contacts, (void)bodies;
     return local;
   }
+  // Whether contact i of the last solve is this process's to report (the loads it puts on obstacles, say): every
+  // contact of a whole model; in a partitioned model, each contact on one process only.
+  virtual bool counts_contact(int i) const {
+    (void)i;
+    return true;
+  }
   // Plain sweeps (p.anderson = 0) or Anderson-accelerated ones; relaxation and symmetric sweeps as in
   // MatrixFreeParameters. NNCG, capsules, joints and rolling resistance are not spread (the stepper solves
   // those steps on every process alike).

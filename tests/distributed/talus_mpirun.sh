@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# `mpirun -np R talus run SCENE` end to end (issue 15 item 5), run by ctest: the README's scene for 0.05 s with
-# plain sweeps and four sweep blocks, once on one process and once on 1, 2 and 3 ranks. The restart archives must
-# hold the same bits (h5 datasets compared one by one), the frames written in pieces by the ranks put together
-# are the one-process frames, rank 0 alone writes the other outputs and prints the ranks' time split, and no rank
-# leaves its scratch folder behind. A run stopped at T/2 on two ranks and restarted on
-# three ends in the one-process run's bits too.
+# `mpirun -np R talus run SCENE` end to end (issue 15 items 1, 4 and 5), run by ctest.
+# Replicated (--replicated: every rank holds the whole model): the README's scene for 0.05 s with plain sweeps and
+# four sweep blocks, once on one process and once on 1, 2 and 3 ranks. The restart archives must hold the same
+# bits (h5 datasets compared one by one), the frames written in pieces by the ranks put together are the
+# one-process frames, rank 0 alone writes the other outputs and prints the ranks' time split, and no rank leaves
+# its scratch folder behind. A run stopped at T/2 on two ranks and restarted on three ends in the one-process
+# run's bits too.
+# Partitioned (the default): the same scene with its own settings on 2 and 3 ranks. The folder checks as one run's;
+# the frames' pieces hold every bead exactly once; the archive, written whole by rank 0, holds the one-process
+# run's beads (same ids) and contacts, with positions within 1e-6 m and velocities within 1e-3 m/s (the solver's
+# tolerance, as the sweep order differs); a run stopped at T/2 on two ranks continues on one process and on three
+# to the same state.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
 talus=$1; mpirun=$2; python=$3; src=$4
@@ -14,7 +20,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TMPDIR="$work"
 args=(run "$src/examples/bead_stack.yaml" --set t_end=0.05 --set partitions=4 --set solver=matrix_free --no-plot --overwrite)
 "$talus" "${args[@]}" --out "$work/one" 2> "$work/one.log"
 for r in 1 2 3; do
-  "$mpirun" --oversubscribe --bind-to none -np "$r" "$talus" "${args[@]}" --out "$work/ranks$r" 2> "$work/ranks$r.log"
+  "$mpirun" --oversubscribe --bind-to none -np "$r" "$talus" "${args[@]}" --replicated --out "$work/ranks$r" 2> "$work/ranks$r.log"
   grep -q "distributed solve over $r ranks" "$work/ranks$r.log" || { echo "ranks $r: no time split in the log"; cat "$work/ranks$r.log"; exit 1; }
   n=$(grep -c "^talus: bead_stack" "$work/ranks$r.log")
   [ "$n" = 1 ] || { echo "ranks $r: $n ranks printed the run's header (expected rank 0 only)"; exit 1; }
@@ -57,8 +63,8 @@ print(f"{ranks}: {len(frames)} frames, the one-process frames once their pieces 
 PY
 done
 # Restartable on another rank count: to 0.025 s on two ranks, then on to 0.05 s on three: the one-process run's bits.
-"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${args[@]}" --set t_end=0.025 --out "$work/half" 2> "$work/half.log"
-"$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${args[@]}" --set restart="$work/half/restart.h5" \
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${args[@]}" --replicated --set t_end=0.025 --out "$work/half" 2> "$work/half.log"
+"$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${args[@]}" --replicated --set restart="$work/half/restart.h5" \
   --out "$work/rest" 2> "$work/rest.log" || { cat "$work/rest.log"; exit 1; }
 "$python" - "$work/one/restart.h5" "$work/rest/restart.h5" <<'PY'
 import sys, h5py, numpy as np
@@ -68,3 +74,64 @@ for n in ("beads/x", "beads/v", "beads/w", "contacts/cache/keys", "contacts/cach
         sys.exit(f"restarted on 3 ranks from 2: {n} differs from the one-process run")
 print("2 ranks to T/2, then 3 ranks to T: the one-process run's bits")
 PY
+
+# The partitioned model.
+pargs=(run "$src/examples/bead_stack.yaml" --set t_end=0.05 --no-plot --overwrite)
+"$talus" "${pargs[@]}" --out "$work/pone" 2> "$work/pone.log"
+compare_archive() {  # ARCHIVE WHAT: the one-process run's beads and contacts, to the solver's tolerance
+  "$python" - "$work/pone/restart.h5" "$1" "$2" <<'PY'
+import sys, h5py, numpy as np
+def load(path):
+    f = h5py.File(path, "r")
+    ids = f["beads/id"][()]
+    o = np.argsort(ids)
+    return ids[o], f["beads/x"][()][o], f["beads/v"][()][o], f["beads/w"][()][o] * f["beads/radius"][()][o, None], \
+        set(f["contacts/cache/keys"][()].tolist())
+a, b = load(sys.argv[1]), load(sys.argv[2])
+what = sys.argv[3]
+if len(a[0]) != len(b[0]) or (a[0] != b[0]).any():
+    sys.exit(f"{what}: the archive holds other beads than the one-process run's ({len(b[0])} against {len(a[0])})")
+dx, dv, dw = (float(np.abs(a[k] - b[k]).max()) for k in (1, 2, 3))
+if not (dx <= 1e-6 and dv <= 1e-3 and dw <= 1e-3):
+    sys.exit(f"{what}: positions differ by {dx:.3g} m, velocities by {dv:.3g} m/s, surface speeds by {dw:.3g} m/s")
+if len(a[4] ^ b[4]) > 0.01 * len(a[4]):
+    sys.exit(f"{what}: {len(a[4] ^ b[4])} of {len(a[4])} contacts differ from the one-process run's")
+print(f"{what}: {len(b[0])} beads, {len(b[4])} contacts; positions within {dx:.2g} m, velocities {dv:.2g} m/s")
+PY
+}
+for r in 2 3; do
+  "$mpirun" --oversubscribe --bind-to none -np "$r" "$talus" "${pargs[@]}" --out "$work/part$r" 2> "$work/part$r.log" \
+    || { cat "$work/part$r.log"; exit 1; }
+  grep -q "the model is partitioned" "$work/part$r.log" || { echo "partitioned, $r ranks: not partitioned"; cat "$work/part$r.log"; exit 1; }
+  grep -q "partitioned over $r ranks" "$work/part$r.log" || { echo "partitioned, $r ranks: no time split"; exit 1; }
+  left=$(find "$work" -maxdepth 1 -name 'talus-rank*' | wc -l)
+  [ "$left" = 0 ] || { echo "partitioned, $r ranks: $left scratch folders left behind"; exit 1; }
+  "$python" "$src/scripts/check_granular_outputs.py" "$work/part$r" > /dev/null
+  compare_archive "$work/part$r/restart.h5" "partitioned, $r ranks"
+  "$python" - "$work/part$r" <<'PY'
+import os, re, sys, glob
+# Every frame's bead pieces hold each bead once: the ids of the pieces put together are those of the first frame.
+folder = sys.argv[1]
+def ids(path):
+    text = open(path).read()
+    m = re.search(r'<DataArray[^>]*Name="id"[^>]*>(.*?)</DataArray>', text, re.S)
+    return [int(float(v)) for v in m.group(1).split()]
+frames = sorted(glob.glob(os.path.join(folder, "beads_[0-9][0-9][0-9][0-9][0-9].pvtp")))
+if not frames:
+    sys.exit(f"{folder}: no frame written in pieces")
+first = None
+for f in frames:
+    pieces = re.findall(r'<Piece\s+Source="([^"]+)"', open(f).read())
+    got = sum((ids(os.path.join(folder, p)) for p in pieces), [])
+    if len(got) != len(set(got)) or (first is not None and sorted(got) != first):
+        sys.exit(f"{f}: {len(got)} beads in the pieces, {len(set(got))} distinct, {len(first or got)} expected")
+    first = first or sorted(got)
+print(f"{folder}: {len(frames)} frames, every bead in one piece")
+PY
+done
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${pargs[@]}" --set t_end=0.025 --out "$work/phalf" 2> "$work/phalf.log"
+"$talus" "${pargs[@]}" --set restart="$work/phalf/restart.h5" --out "$work/prest1" 2> "$work/prest1.log"
+compare_archive "$work/prest1/restart.h5" "partitioned on 2 ranks to T/2, then one process"
+"$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${pargs[@]}" --set restart="$work/phalf/restart.h5" \
+  --out "$work/prest3" 2> "$work/prest3.log" || { cat "$work/prest3.log"; exit 1; }
+compare_archive "$work/prest3/restart.h5" "partitioned on 2 ranks to T/2, then 3 ranks"

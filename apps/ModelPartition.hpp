@@ -1,0 +1,45 @@
+#pragma once
+// The runner's view of a partitioned model under mpirun (issue 15 item 1; apps/MpiLaunch.cpp builds it over
+// engine/distributed/BeadDomain.hpp and solvers/distributed/InterfaceNsgs.hpp). Every process has loaded the whole
+// scene; the partition keeps this process's beads, fetches the ghosts before each step, and gives the runner what
+// it needs to report the run as one run: sums and maxima over the processes, and the whole model on process 0 for
+// the restart archive and the measures. This header knows no MPI, so the runner builds without it.
+#include <string>
+#include <vector>
+
+#include "contact/ContactCache.hpp"
+#include "engine/Model.hpp"
+#include "engine/analysis/ContactForces.hpp"
+#include "engine/granular/GranularStepper.hpp"
+
+namespace talus::app {
+
+class ModelPartition {
+ public:
+  virtual ~ModelPartition() = default;
+  // Why this scene cannot be partitioned (the run then holds the whole model on every process and spreads only
+  // the solve), or an empty string. adds_beads: the scene pours beads or drops a ball during the run.
+  virtual std::string unsupported(const Model& model, const granular::GranularParameters& params,
+                                  bool adds_beads) const = 0;
+  // Keeps this process's beads of `model`; returns the parameters its stepper takes.
+  virtual granular::GranularParameters begin(Model& model, const granular::GranularParameters& params) = 0;
+  // Before each step: the regions rebalanced every so often, the ghosts fetched.
+  virtual void prepare_step(granular::GranularStepper& stepper) = 0;
+  virtual int own_beads() const = 0;
+  // Whether contact i of the stepper's last step is this process's to report (each contact once over all).
+  virtual bool counts_contact(int i) const = 0;
+  // Removes the own beads flagged (flags over [0, own_beads()): outflow).
+  virtual void remove_own(const std::vector<char>& flags) = 0;
+  // In place: the sum or the largest over the processes, the same bits on every process (collective).
+  virtual void sum(double* values, int n) = 0;
+  virtual void max(double* values, int n) = 0;
+  // Collective: on process 0, `whole` becomes the model with every process's beads (id order); with `contacts_of`
+  // (whose last step's contacts still index the beads), `forces` that step's contact forces indexed into `whole`;
+  // with `cache_of` (a stepper's warm start), `cache` its entries over all processes. Elsewhere nothing is written.
+  virtual void gather(Model& whole, const granular::GranularStepper* contacts_of, std::vector<ContactForce>* forces,
+                      const contact::ContactCache* cache_of, contact::ContactCache* cache) = 0;
+  // Collective: where the processes' time went (the partitioned domain and the solve): the text on process 0.
+  virtual std::string summary() = 0;
+};
+
+}  // namespace talus::app

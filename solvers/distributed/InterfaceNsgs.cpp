@@ -43,7 +43,7 @@ double InterfaceNsgs::common_margin(double local) {
 void InterfaceNsgs::classify(const std::vector<SweepContact>& contacts) {
   const int n = static_cast<int>(contacts.size()), owned = own_.owned;
   kind_.assign(n, kOther);
-  interior_.clear();
+  interior_count_ = 0;
   for (Pair& p : pairs_) p.contacts.clear(), p.beads.clear();
   std::vector<int> pair_of(size_, -1);
   for (std::size_t k = 0; k < pairs_.size(); ++k) pair_of[pairs_[k].rank] = static_cast<int>(k);
@@ -52,7 +52,7 @@ void InterfaceNsgs::classify(const std::vector<SweepContact>& contacts) {
     const bool ghost_a = c.a >= owned, ghost_b = c.b >= owned;
     if (!ghost_a && !ghost_b) {
       kind_[i] = kInterior;
-      interior_.push_back(i);
+      ++interior_count_;
       continue;
     }
     if (c.a < 0 || (ghost_a && ghost_b)) continue;  // another process's contact
@@ -93,7 +93,7 @@ void InterfaceNsgs::classify(const std::vector<SweepContact>& contacts) {
   }
   classified_ = contacts.size();
   plan_rounds();
-  counted_ = static_cast<int>(interior_.size());
+  counted_ = interior_count_;
   for (const Pair& p : pairs_)
     if (p.sweeper) counted_ += static_cast<int>(p.contacts.size());
 }
@@ -146,8 +146,7 @@ double InterfaceNsgs::contact_velocity_norm(const std::vector<SweepContact>& con
                                             double) {
   classify(contacts);
   double local = 0.0;
-  for (const std::int32_t i : interior_) local += matrixfree::contact_velocity(contacts[i], bodies).squaredNorm();
-  for (const std::int32_t i : swept_) local += matrixfree::contact_velocity(contacts[i], bodies).squaredNorm();
+  for_mine([&](int i, int) { local += matrixfree::contact_velocity(contacts[i], bodies).squaredNorm(); });
   double total = 0.0;
   fixed_order_sum(comm_, &local, 1, &total, reduce_scratch_);
   return std::sqrt(total);
@@ -185,9 +184,9 @@ void InterfaceNsgs::round(int k, bool backward, const BodyArrays& bodies, F&& f)
     times_.exchange += lap(t);
     const int n = static_cast<int>(p.contacts.size()), base = swept_start_[j];
     if (backward)
-      for (int m = n - 1; m >= 0; --m) f(p.contacts[m], static_cast<int>(interior_.size()) + base + m);
+      for (int m = n - 1; m >= 0; --m) f(p.contacts[m], static_cast<int>(kind_.size()) + base + m);
     else
-      for (int m = 0; m < n; ++m) f(p.contacts[m], static_cast<int>(interior_.size()) + base + m);
+      for (int m = 0; m < n; ++m) f(p.contacts[m], static_cast<int>(kind_.size()) + base + m);
     times_.sweep += lap(t);
     pack(p.beads, bodies, send_);
     MPI_Send(send_.data(), count, MPI_DOUBLE, p.rank, kTagRound, comm_);
@@ -264,38 +263,36 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
   ++times_.solves;
   times_.contacts += counted_;
   times_.interface_contacts += static_cast<std::int64_t>(swept_.size());
-  const int mine = static_cast<int>(interior_.size() + swept_.size());
+  const int n = static_cast<int>(contacts.size());
+  const int slots = n + static_cast<int>(swept_.size());  // Anderson history: interior contact i at i, swept m at n + m
   const int rounds = static_cast<int>(round_pair_.size());
   const bool relaxed = p.relaxation != 1.0;
   const int threads = std::max(1, p.threads);
-  const int P = L.partitions, base = L.interface_begin(), n = static_cast<int>(contacts.size());
+  const int P = L.partitions, base = L.interface_begin();
 
-  // One pass in sweep order (backward: reversed): the interior contacts, then the rounds; f(i, j) with j the
-  // contact's place among this process's (interior_, then swept_).
+  // One pass in sweep order (backward: reversed): the interior contacts, then the rounds; f(i, slot) with slot the
+  // contact's place in the Anderson history. The interior contacts are visited in place (most contacts of a
+  // process are), skipping the others.
   auto pass = [&](bool backward, auto&& f, bool parallel) {
     auto interior = [&] {
       double s = MPI_Wtime();
-      const int ni = static_cast<int>(interior_.size());
-      if (parallel && threads > 1 && P > 1) {
-        // Blocks share no bead: in parallel; interior_ is in sweep order, so a block's contacts are a range of it.
-        const int blocks_end = static_cast<int>(std::lower_bound(interior_.begin(), interior_.end(), base) - interior_.begin());
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int q = 0; q < P; ++q) {
-          const int j0 = static_cast<int>(std::lower_bound(interior_.begin(), interior_.begin() + blocks_end, L.part_start[q]) - interior_.begin());
-          const int j1 = static_cast<int>(std::lower_bound(interior_.begin(), interior_.begin() + blocks_end, L.part_start[q + 1]) - interior_.begin());
-          if (backward)
-            for (int j = j1 - 1; j >= j0; --j) f(interior_[j], j);
-          else
-            for (int j = j0; j < j1; ++j) f(interior_[j], j);
+      auto range = [&](int a, int e) {
+        if (backward) {
+          for (int i = e - 1; i >= a; --i)
+            if (kind_[i] == kInterior) f(i, i);
+        } else {
+          for (int i = a; i < e; ++i)
+            if (kind_[i] == kInterior) f(i, i);
         }
-        if (backward)
-          for (int j = ni - 1; j >= blocks_end; --j) f(interior_[j], j);
-        else
-          for (int j = blocks_end; j < ni; ++j) f(interior_[j], j);
-      } else if (backward) {
-        for (int j = ni - 1; j >= 0; --j) f(interior_[j], j);
+      };
+      if (parallel && threads > 1 && P > 1) {
+        // The blocks share no bead: in parallel; then the interface colours in order.
+        if (backward) range(base, n);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (int q = 0; q < P; ++q) range(L.part_start[q], L.part_start[q + 1]);
+        if (!backward) range(base, n);
       } else {
-        for (int j = 0; j < ni; ++j) f(interior_[j], j);
+        range(0, n);
       }
       times_.sweep += lap(s);
     };
@@ -316,8 +313,7 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
       const Eigen::Vector3d u = matrixfree::contact_velocity(contacts[i], bodies);
       local += solvers::contact_residual_squared(contacts[i].r.data(), u.data(), 3, contacts[i].mu);
     };
-    for (const std::int32_t i : interior_) add(i);
-    for (const std::int32_t i : swept_) add(i);
+    for_mine([&](int i, int) { add(i); });
     times_.sweep += lap(s);
     double total = 0.0;
     fixed_order_sum(comm_, &local, 1, &total, reduce_scratch_);
@@ -327,31 +323,30 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
 
   // Anderson over this process's contacts, the Gram entries reduced over the processes (every one takes the same γ).
   matrixfree::AndersonWorkspace aw;
-  bool anderson = p.anderson > 0 && n > 0;
+  bool anderson = p.anderson > 0;
   const int m = std::clamp(p.anderson, 1, matrixfree::AndersonWorkspace::kMaxMemory);
   const std::size_t stride = matrixfree::AndersonWorkspace::stride(m);
-  auto contact_at = [&](int j) { return j < static_cast<int>(interior_.size()) ? interior_[j] : swept_[j - interior_.size()]; };
   if (anderson) {
     aw.memory = m;
-    history_.resize(static_cast<std::size_t>(mine) * stride);
-    for (int j = 0; j < mine; ++j) history_[j * stride] = contacts[contact_at(j)].r;
+    history_.resize(static_cast<std::size_t>(slots) * stride);
+    for_mine([&](int i, int j) { history_[j * stride] = contacts[i].r; });
   }
   auto anderson_step = [&] {
     double s = MPI_Wtime();
     const bool record = aw.has_last;
     const int slot = aw.next, columns = record ? std::min(aw.stored + 1, m) : 0;
     double local[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
-    for (int j = 0; j < mine; ++j) {
+    for_mine([&](int i, int j) {
       Eigen::Vector3d* x = &history_[j * stride];
       Eigen::Vector3d* h = x + 3;
-      const Eigen::Vector3d g = contacts[contact_at(j)].r, f = g - x[0];
+      const Eigen::Vector3d g = contacts[i].r, f = g - x[0];
       if (record) {
         h[slot] = f - x[1];
         h[m + slot] = g - x[2];
         for (int c = 0; c < columns; ++c) local[c] += h[slot].dot(h[c]), local[m + c] += h[c].dot(f);
       }
       x[1] = f, x[2] = g;
-    }
+    });
     times_.sweep += lap(s);
     double sums[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
     fixed_order_sum(comm_, local, 2 * m, sums, reduce_scratch_);
@@ -372,7 +367,7 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
         c.r = r;
       }, false);
     } else {
-      for (int j = 0; j < mine; ++j) history_[j * stride] = contacts[contact_at(j)].r;
+      for_mine([&](int i, int j) { history_[j * stride] = contacts[i].r; });
     }
   };
 

@@ -91,6 +91,15 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   // Every sweeper gets its partners' current bead velocities (before a residual evaluation).
   void refresh(const matrixfree::BodyArrays& bodies);
   void send_impulses(std::vector<matrixfree::SweepContact>& contacts);
+  // g(contact, Anderson slot) over this process's contacts: the interior ones in sweep order (slot = index),
+  // then the swept pair contacts round by round (slot = contacts + place).
+  template <class G>
+  void for_mine(G&& g) const {
+    const int n = static_cast<int>(kind_.size());
+    for (int i = 0; i < n; ++i)
+      if (kind_[i] == kInterior) g(i, i);
+    for (int k = 0; k < static_cast<int>(swept_.size()); ++k) g(swept_[k], n + k);
+  }
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
@@ -101,7 +110,7 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   std::vector<Pair> pairs_;          // one per partner process, in rank order
   std::vector<int> round_pair_;      // per round: the index in pairs_ of this process's pair, or −1
   std::vector<int> pair_count_, all_counts_;
-  std::vector<std::int32_t> interior_;  // interior contacts, sweep order (the history's first part)
+  int interior_count_ = 0;
   std::vector<std::int32_t> swept_;     // the pair contacts this process sweeps, round by round
   std::vector<int> swept_start_;        // per pair: offset of its contacts in swept_ (sweeper pairs only)
   int counted_ = 0;

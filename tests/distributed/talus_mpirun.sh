@@ -10,7 +10,8 @@
 # the frames' pieces hold every bead exactly once; the archive, written whole by rank 0, holds the one-process
 # run's beads (same ids) and contacts, with positions within 1e-6 m and velocities within 1e-3 m/s (the solver's
 # tolerance, as the sweep order differs); a run stopped at T/2 on two ranks continues on one process and on three
-# to the same state.
+# to the same state. The silo's outflow on two ranks: the beads left and removed add up to the scene's, in run.json,
+# discharge.csv and the archive.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
 talus=$1; mpirun=$2; python=$3; src=$4
@@ -135,3 +136,20 @@ compare_archive "$work/prest1/restart.h5" "partitioned on 2 ranks to T/2, then o
 "$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${pargs[@]}" --set restart="$work/phalf/restart.h5" \
   --out "$work/prest3" 2> "$work/prest3.log" || { cat "$work/prest3.log"; exit 1; }
 compare_archive "$work/prest3/restart.h5" "partitioned on 2 ranks to T/2, then 3 ranks"
+# Outflow on a partitioned model: each rank removes its own beads; none lost or counted twice.
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" run "$src/examples/silo.yaml" --set t_end=0.3 --no-plot \
+  --overwrite --out "$work/silo2" 2> "$work/silo2.log" || { cat "$work/silo2.log"; exit 1; }
+grep -q "the model is partitioned" "$work/silo2.log" || { echo "silo, 2 ranks: not partitioned"; exit 1; }
+"$python" "$src/scripts/check_granular_outputs.py" "$work/silo2" > /dev/null
+"$python" - "$work/silo2" <<'PY'
+import json, sys, h5py, csv
+folder = sys.argv[1]
+r = json.load(open(f"{folder}/run.json"))["results"]
+left, removed = r["beads_left"], r["removed_beads"]
+rows = list(csv.reader(open(f"{folder}/discharge.csv")))[1:]
+held = len(h5py.File(f"{folder}/restart.h5", "r")["beads/id"])
+if removed <= 0 or left + removed != 1000 or int(rows[-1][1]) != removed or held != left:
+    sys.exit(f"silo on 2 ranks: {left} beads left + {removed} removed (discharge.csv: {rows[-1][1]}; archive: {held}), "
+             "expected 1000 in all")
+print(f"silo on 2 ranks: {left} beads left, {removed} removed, 1000 in all")
+PY

@@ -117,6 +117,7 @@ void spread_over_ranks(MpiLaunch& mpi, RunOptions& o, bool replicated) {
   if (!replicated) o.partition = mpi.partition();
   o.frame_piece = {mpi.rank(), mpi.size()};
   o.barrier = [&mpi] { mpi.barrier(); };
+  o.any_rank = [&mpi](bool mine) { return mpi.any(mine); };
   if (mpi.rank() > 0) {
     o.frame_dir = o.out_dir;  // its frame pieces go beside rank 0's
     o.out_dir = mpi.scratch_folder();

@@ -550,7 +550,10 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   ProgressMeter progress(log, o.tty, !quiet, t_final);
   double next_frame = m.time + frame_every;
   LoopHooks hooks;
-  hooks.stop = [&] { return (o.stop && o.stop->load(std::memory_order_relaxed)) || g_terminate.load(std::memory_order_relaxed); };
+  hooks.stop = [&] {
+    const bool mine = (o.stop && o.stop->load(std::memory_order_relaxed)) || g_terminate.load(std::memory_order_relaxed);
+    return o.any_rank ? o.any_rank(mine) : mine;
+  };
   hooks.before_step = [&] {
     if (!counters.dropped && m.time >= events.drop_time - 1e-12) {
       m.bodies.add_sphere(events.drop_position, events.drop_radius, events.drop_density, events.drop_velocity);

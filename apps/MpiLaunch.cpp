@@ -132,6 +132,13 @@ void MpiLaunch::barrier() const {
   if (active()) MPI_Barrier(MPI_COMM_WORLD);
 }
 
+bool MpiLaunch::any(bool mine) const {
+  if (!active()) return mine;
+  int flag = mine ? 1 : 0, all = 0;
+  MPI_Allreduce(&flag, &all, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  return all != 0;
+}
+
 std::string MpiLaunch::summary() {
   if (!active()) return {};
   if (state_->partition->used()) return state_->partition->summary();
@@ -180,6 +187,8 @@ matrixfree::PartitionedSolve* MpiLaunch::solve() const { return nullptr; }
 ModelPartition* MpiLaunch::partition() const { return nullptr; }
 
 void MpiLaunch::barrier() const {}
+
+bool MpiLaunch::any(bool mine) const { return mine; }
 
 std::string MpiLaunch::summary() { return {}; }
 

@@ -36,6 +36,8 @@ class MpiLaunch {
   const std::filesystem::path& scratch_folder();
   // Collective: returns when every rank has called it (nothing without MPI).
   void barrier() const;
+  // Collective: whether `mine` is true on any rank (mine without MPI).
+  bool any(bool mine) const;
   // Collective (every rank calls it): where the ranks' solve time went; the text on rank 0, empty elsewhere.
   std::string summary();
 

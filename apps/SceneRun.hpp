@@ -63,6 +63,9 @@ struct RunOptions {
   FramePiece frame_piece;
   std::filesystem::path frame_dir;
   std::function<void()> barrier;
+  // Under mpirun: whether any rank asks to stop (collective: every rank calls it once before each step), so that
+  // an interrupt ends every rank after the same step instead of leaving the others waiting in the solve.
+  std::function<bool(bool)> any_rank;
 };
 
 struct RunResult {

@@ -7,8 +7,8 @@
 
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/distributed/FixedOrderSum.hpp"
-#include "solvers/matrixfree/IsotropicContactSolve.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
+#include "solvers/matrixfree/SweepSchedule.hpp"
 
 namespace talus::distributed {
 
@@ -323,7 +323,7 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
 
   // Anderson over this process's contacts, the Gram entries reduced over the processes (every one takes the same γ).
   matrixfree::AndersonWorkspace aw;
-  bool anderson = p.anderson > 0;
+  const bool anderson = p.anderson > 0;
   const int m = std::clamp(p.anderson, 1, matrixfree::AndersonWorkspace::kMaxMemory);
   const std::size_t stride = matrixfree::AndersonWorkspace::stride(m);
   if (anderson) {
@@ -337,15 +337,7 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
     const int slot = aw.next, columns = record ? std::min(aw.stored + 1, m) : 0;
     double local[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
     for_mine([&](int i, int j) {
-      Eigen::Vector3d* x = &history_[j * stride];
-      Eigen::Vector3d* h = x + 3;
-      const Eigen::Vector3d g = contacts[i].r, f = g - x[0];
-      if (record) {
-        h[slot] = f - x[1];
-        h[m + slot] = g - x[2];
-        for (int c = 0; c < columns; ++c) local[c] += h[slot].dot(h[c]), local[m + c] += h[c].dot(f);
-      }
-      x[1] = f, x[2] = g;
+      matrixfree::anderson_record(&history_[j * stride], contacts[i].r, m, record, slot, columns, local);
     });
     times_.sweep += lap(s);
     double sums[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
@@ -353,19 +345,7 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
     times_.reduce += lap(s);
     matrixfree::anderson_coefficients(aw, sums, record, slot, columns);
     if (aw.extrapolate) {
-      const int stored = aw.stored;
-      pass(false, [&](int i, int j) {
-        SweepContact& c = contacts[i];
-        Eigen::Vector3d* x = &history_[j * stride];
-        const Eigen::Vector3d* dg = x + 3 + m;
-        Eigen::Vector3d r = c.r;
-        for (int k = 0; k < stored; ++k) r -= aw.gamma[k] * dg[k];
-        matrixfree::project_isotropic(r, c.mu);
-        x[0] = r;
-        if (r == c.r) return;
-        matrixfree::push_impulse(c, r - c.r, bodies);
-        c.r = r;
-      }, false);
+      pass(false, [&](int i, int j) { matrixfree::anderson_move(contacts[i], &history_[j * stride], aw, bodies); }, false);
     } else {
       for_mine([&](int i, int j) { history_[j * stride] = contacts[i].r; });
     }
@@ -373,37 +353,23 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
 
   solvers::SolverStats stats;
   stats.counters.colours = rounds;
-  int sweeps = 0;
-  double residual = INFINITY;
-  bool done = false;
-  const int check_every = std::max(1, p.check_every);
-  int next_check = check_every, last_check = 0;
-  double last_residual = INFINITY;
-  auto check = [&] {
-    residual = residual_now();
-    done = !(residual > p.tolerance) || sweeps >= p.max_sweeps || !std::isfinite(residual);
-    if (anderson && sweeps == 0 && residual <= p.anderson_warm * p.tolerance) anderson = false;
-    if (anderson && residual > (1.0 - p.anderson_stall) * last_residual && std::isfinite(last_residual)) {
-      matrixfree::anderson_restart(aw);
-      if (aw.restarts >= p.anderson_restarts) anderson = false;
-    }
-    next_check = matrixfree::next_residual_check(sweeps, last_check, residual, last_residual, p.tolerance,
-                                                 check_every, p.max_sweeps);
-    last_check = sweeps, last_residual = residual;
-  };
+  matrixfree::SweepSchedule sc(p, anderson);  // the one-process solve's stopping rule
+  auto check = [&] { sc.checked(residual_now(), p, aw); };
   // Every process takes part in every check and sweep (even one without contacts: the sums and rounds are
   // collective), and all stop alike, on the common residual.
   if (p.check_first) check();
-  while (!done) {
-    const bool backward = p.symmetric && sweeps % 2 == 1;
+  while (!sc.done) {
+    const bool backward = p.symmetric && sc.sweeps % 2 == 1;
     if (relaxed)
       pass(backward, [&](int i, int) { matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation); }, true);
     else
       pass(backward, [&](int i, int) { matrixfree::sweep_update<false>(contacts[i], bodies, 1.0); }, true);
-    ++sweeps;
-    if (anderson && sweeps % std::max(1, p.anderson_every) == 0) anderson_step();
-    if (sweeps >= next_check) check();
+    ++sc.sweeps;
+    if (sc.extrapolate_now(p)) anderson_step();
+    if (sc.check_due()) check();
   }
+  const int sweeps = sc.sweeps;
+  const double residual = sc.residual;
   times_.sweeps += sweeps;
   double s = MPI_Wtime();
   send_impulses(contacts);

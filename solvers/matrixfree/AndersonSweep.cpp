@@ -67,20 +67,8 @@ void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, co
 #pragma omp for schedule(static)
   for (int k = 0; k < blocks; ++k) {
     double sums[2 * AndersonWorkspace::kMaxMemory] = {};
-    for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i) {
-      Eigen::Vector3d* x = &w.history[static_cast<std::size_t>(i) * stride];  // r_k, f_{k−1}, G(r_{k−1}), ΔF, ΔG
-      Eigen::Vector3d* h = x + 3;
-      const Eigen::Vector3d g = contacts[i].r, f = g - x[0];
-      if (record) {
-        h[slot] = f - x[1];
-        h[m + slot] = g - x[2];
-        for (int j = 0; j < columns; ++j) {
-          sums[j] += h[slot].dot(h[j]);
-          sums[m + j] += h[j].dot(f);
-        }
-      }
-      x[1] = f, x[2] = g;
-    }
+    for (int i = k * kBlock, e = std::min(n, (k + 1) * kBlock); i < e; ++i)  // record: r_k, f_{k−1}, G(r_{k−1}), ΔF, ΔG
+      anderson_record(&w.history[static_cast<std::size_t>(i) * stride], contacts[i].r, m, record, slot, columns, sums);
     std::copy(sums, sums + 2 * m, w.block_sums.begin() + static_cast<std::ptrdiff_t>(k) * 2 * m);
   }
 #pragma omp single
@@ -93,19 +81,7 @@ void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, co
   // r ← proj_K(G(r) − ΔG γ), the beads moved by the change; r is the next sweep's start. The interior of each
   // block, then the interface colours: the same conflict-free order as the sweep.
   if (w.extrapolate) {
-    const int stored = w.stored;
-    auto move = [&](int i) {
-      SweepContact& c = contacts[i];
-      Eigen::Vector3d* x = &w.history[static_cast<std::size_t>(i) * stride];
-      const Eigen::Vector3d* dg = x + 3 + m;
-      Eigen::Vector3d r = c.r;
-      for (int j = 0; j < stored; ++j) r -= w.gamma[j] * dg[j];
-      project_isotropic(r, c.mu);
-      x[0] = r;
-      if (r == c.r) return;  // open contacts stay open: no bead to move
-      push_impulse(c, r - c.r, beads);
-      c.r = r;
-    };
+    auto move = [&](int i) { anderson_move(contacts[i], &w.history[static_cast<std::size_t>(i) * stride], w, beads); };
     const ContactColours& ic = L.interface;
 #pragma omp for schedule(dynamic, 1)
     for (int q = 0; q < L.partitions; ++q)

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "solvers/matrixfree/BodyArrays.hpp"
+#include "solvers/matrixfree/IsotropicContactSolve.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
 #include "solvers/matrixfree/SweepPartition.hpp"
 
@@ -62,6 +63,37 @@ inline void anderson_restart(AndersonWorkspace& work) {
 // contact; record: a difference was recorded into ring slot `slot`): sets gram, gamma, stored, next, extrapolate
 // and has_last. Shared by anderson_step and the distributed sweep (solvers/distributed/DistributedNsgs.cpp).
 void anderson_coefficients(AndersonWorkspace& work, const double* sums, bool record, int slot, int columns);
+
+// One contact's part of a record after a sweep (x: its history record; g = G(r), its impulse now): the new
+// differences into ring slot `slot` when `record`, and their terms of the new Gram row and of ΔFᵀf added to
+// sums[0..columns) and sums[m..m + columns). The one step of anderson_step and of the distributed sweeps
+// (solvers/distributed/), so that all sum the same terms in the same order.
+inline void anderson_record(Eigen::Vector3d* x, const Eigen::Vector3d& g, int m, bool record, int slot, int columns,
+                            double* sums) {
+  Eigen::Vector3d* h = x + 3;
+  const Eigen::Vector3d f = g - x[0];
+  if (record) {
+    h[slot] = f - x[1];
+    h[m + slot] = g - x[2];
+    for (int j = 0; j < columns; ++j) {
+      sums[j] += h[slot].dot(h[j]);
+      sums[m + j] += h[j].dot(f);
+    }
+  }
+  x[1] = f, x[2] = g;
+}
+
+// One contact moved to the extrapolated impulse proj_K(G(r) − ΔG γ) (x: its record), its bodies with it.
+inline void anderson_move(SweepContact& c, Eigen::Vector3d* x, const AndersonWorkspace& w, const BodyArrays& bodies) {
+  const Eigen::Vector3d* dg = x + 3 + w.memory;
+  Eigen::Vector3d r = c.r;
+  for (int j = 0; j < w.stored; ++j) r -= w.gamma[j] * dg[j];
+  project_isotropic(r, c.mu);
+  x[0] = r;
+  if (r == c.r) return;  // open contacts stay open: no bead to move
+  push_impulse(c, r - c.r, bodies);
+  c.r = r;
+}
 
 // After a sweep, inside the solver's parallel region (every thread calls it): records the sweep in the history
 // and, once there is one, moves the impulses to the extrapolated point and the beads with them.

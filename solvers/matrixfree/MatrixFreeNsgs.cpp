@@ -12,6 +12,7 @@
 #include "solvers/matrixfree/IsotropicContactSolve.hpp"
 #include "solvers/matrixfree/JointSweep.hpp"
 #include "solvers/matrixfree/RollingResistance.hpp"
+#include "solvers/matrixfree/SweepSchedule.hpp"
 #include "solvers/core/FrictionContactProblem.hpp"
 
 namespace talus::matrixfree {
@@ -242,17 +243,9 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
   solvers::SolverStats stats;
   stats.counters.colours = layout.interface_colours();
   work.block_sums.assign((contacts.size() + kBlock - 1) / kBlock, 0.0);
-  int sweeps = 0;
   const bool empty = contacts.empty() && (!general || general->empty()) && !joints;
-  double residual = empty ? 0.0 : INFINITY;
-  bool done = empty;
-  const int check_every = std::max(1, p.check_every);
-  // Residual checks (next_residual_check): a check costs about one sweep, so checking every sweep would double
-  // the cost, and checking rarely overshoots.
-  int next_check = check_every, last_check = 0;
   work.residual_checks = 0;
   work.history.clear();
-  double last_residual = INFINITY;
   const bool relaxed = p.relaxation != 1.0;
   const double omega = p.relaxation;
   if (p.nncg) {
@@ -261,36 +254,32 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
     for (std::size_t i = 0; i < contacts.size(); ++i) work.nncg_previous[i] = contacts[i].r;
     work.nncg_delta = 0.0;
   }
-  bool anderson = p.anderson > 0 && !p.nncg && (!general || general->empty()) && !joints && !roll && !contacts.empty();
+  const bool anderson = p.anderson > 0 && !p.nncg && (!general || general->empty()) && !joints && !roll && !contacts.empty();
   if (anderson) anderson_begin(contacts, p.anderson, work.anderson);
   work.anderson.restarts = 0;
+  // Residual checks (SweepSchedule.hpp, next_residual_check): a check costs about one sweep, so checking every
+  // sweep would double the cost, and checking rarely overshoots.
+  SweepSchedule s(p, anderson);
+  if (empty) s.residual = 0.0, s.done = true;
   auto check = [&] {
     residual_blocks(contacts, beads, work.block_sums, roll);
     if (general) general_residual_blocks(*general);
 #pragma omp single
     {
-      residual = total(work.block_sums, q_norm,
-                       (general ? general_squared_error(*general) : 0.0) + (joints ? joint_squared_velocity(*joints) : 0.0));
-      done = !(residual > p.tolerance) || sweeps >= p.max_sweeps || !std::isfinite(residual);
+      s.checked(total(work.block_sums, q_norm,
+                      (general ? general_squared_error(*general) : 0.0) + (joints ? joint_squared_velocity(*joints) : 0.0)),
+                p, work.anderson);
       ++work.residual_checks;
       if (work.record_history)
-        work.history.push_back({sweeps, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                                residual});
-      if (anderson && sweeps == 0 && residual <= p.anderson_warm * p.tolerance) anderson = false;
-      if (anderson && residual > (1.0 - p.anderson_stall) * last_residual && std::isfinite(last_residual)) {
-        anderson_restart(work.anderson);
-        if (work.anderson.restarts >= p.anderson_restarts) anderson = false;
-      }
-      next_check = next_residual_check(sweeps, last_check, residual, last_residual, p.tolerance, check_every,
-                                       p.max_sweeps);
-      last_check = sweeps, last_residual = residual;
+        work.history.push_back({s.sweeps, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                                s.residual});
     }
   };
 #pragma omp parallel num_threads(p.threads) if (p.threads > 1)
   {
-    if (p.check_first && !done) check();
-    while (!done) {
-      const bool backward = p.symmetric && sweeps % 2 == 1;
+    if (p.check_first && !s.done) check();
+    while (!s.done) {
+      const bool backward = p.symmetric && s.sweeps % 2 == 1;
       if (roll && relaxed)
         sweep<true, true>(contacts, layout, beads, omega, backward, roll);
       else if (roll)
@@ -303,12 +292,12 @@ solvers::SolverStats solve_matrix_free(std::vector<SweepContact>& contacts, cons
       if (joints) sweep_joints(*joints);
       if (p.nncg) nncg_step(contacts, layout, beads, work);
 #pragma omp single
-      ++sweeps;
-      if (anderson && sweeps % p.anderson_every == 0) anderson_step(contacts, layout, beads, work.anderson);
-      if (sweeps >= next_check) check();
+      ++s.sweeps;
+      if (s.extrapolate_now(p)) anderson_step(contacts, layout, beads, work.anderson);
+      if (s.check_due()) check();
     }
   }
-  set_solve_outcome(stats, sweeps, residual, p.tolerance, "matrix-free NSGS", std::to_string(sweeps) + " sweeps");
+  set_solve_outcome(stats, s.sweeps, s.residual, p.tolerance, "matrix-free NSGS", std::to_string(s.sweeps) + " sweeps");
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;
 }

@@ -8,7 +8,7 @@
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/distributed/FixedOrderSum.hpp"
 #include "solvers/matrixfree/AndersonSweep.hpp"
-#include "solvers/matrixfree/SweepSchedule.hpp"
+#include "solvers/distributed/SpreadSweep.hpp"
 
 namespace talus::distributed {
 
@@ -156,7 +156,6 @@ solvers::SolverStats DistributedNsgs::solve(std::vector<SweepContact>& contacts,
   owned_contacts_.insert(owned_contacts_.end(), plan_.mine.begin(), plan_.mine.end());
   const int owned = static_cast<int>(owned_contacts_.size());
 
-  const bool relaxed = p.relaxation != 1.0;
   const int threads = std::max(1, p.threads);
   // One pass over this rank's contacts in sweep order (forward or backward), with the plan's exchanges after the
   // interior and after each colour; f(i, j) with j the contact's place in owned_contacts_.
@@ -218,54 +217,18 @@ solvers::SolverStats DistributedNsgs::solve(std::vector<SweepContact>& contacts,
     return std::sqrt(total) / (1.0 + q_norm);
   };
 
-  // Anderson (AndersonSweep.hpp) over this rank's contacts, the Gram entries reduced over the ranks.
-  matrixfree::AndersonWorkspace aw;
-  const bool anderson = p.anderson > 0 && !contacts.empty();
-  const int m = std::clamp(p.anderson, 1, matrixfree::AndersonWorkspace::kMaxMemory);
-  const std::size_t stride = matrixfree::AndersonWorkspace::stride(m);
-  if (anderson) {
-    aw.memory = m;
-    history_.resize(static_cast<std::size_t>(owned) * stride);
-    for (int j = 0; j < owned; ++j) history_[j * stride] = contacts[owned_contacts_[j]].r;
-  }
-  auto anderson_step = [&] {
-    double s = MPI_Wtime();
-    const bool record = aw.has_last;
-    const int slot = aw.next, columns = record ? std::min(aw.stored + 1, m) : 0;
-    double local[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
-    for (int j = 0; j < owned; ++j)
-      matrixfree::anderson_record(&history_[j * stride], contacts[owned_contacts_[j]].r, m, record, slot, columns, local);
-    times_.sweep += lap(s);
-    double sums[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
-    reduce_sums(local, 2 * m, sums);
-    times_.reduce += lap(s);
-    matrixfree::anderson_coefficients(aw, sums, record, slot, columns);
-    if (aw.extrapolate) {
-      pass(false, [&](int i, int j) { matrixfree::anderson_move(contacts[i], &history_[j * stride], aw, bodies); }, false);
-    } else {
-      for (int j = 0; j < owned; ++j) history_[j * stride] = contacts[owned_contacts_[j]].r;
-    }
+  // The loop (SpreadSweep.hpp): Anderson over this rank's contacts (interior, then interface), history by place.
+  auto for_mine = [&](auto&& g) {
+    for (int j = 0; j < owned; ++j) g(owned_contacts_[j], j);
   };
-
+  const matrixfree::SweepSchedule sc = spread_sweeps(
+      contacts, bodies, p, p.anderson > 0 && !contacts.empty(), contacts.empty(), static_cast<std::size_t>(owned),
+      history_, times_, pass, for_mine, residual_now,
+      [&](const double* local, int n, double* total) { reduce_sums(local, n, total); });
   solvers::SolverStats stats;
   stats.counters.colours = nc;
-  matrixfree::SweepSchedule sc(p, anderson);  // the one-process solve's stopping rule
-  if (contacts.empty()) sc.residual = 0.0, sc.done = true;
-  auto check = [&] { sc.checked(residual_now(), p, aw); };
-  if (p.check_first && !sc.done) check();
-  while (!sc.done) {
-    const bool backward = p.symmetric && sc.sweeps % 2 == 1;
-    if (relaxed)
-      pass(backward, [&](int i, int) { matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation); }, true);
-    else
-      pass(backward, [&](int i, int) { matrixfree::sweep_update<false>(contacts[i], bodies, 1.0); }, true);
-    ++sc.sweeps;
-    if (sc.extrapolate_now(p)) anderson_step();
-    if (sc.check_due()) check();
-  }
   const int sweeps = sc.sweeps;
   const double residual = sc.residual;
-  times_.sweeps += sweeps;
   double s = MPI_Wtime();
   gather(contacts, L, bodies);
   times_.gather += lap(s);

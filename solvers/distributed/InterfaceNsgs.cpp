@@ -4,11 +4,12 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/distributed/FixedOrderSum.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
-#include "solvers/matrixfree/SweepSchedule.hpp"
+#include "solvers/distributed/SpreadSweep.hpp"
 
 namespace talus::distributed {
 
@@ -60,7 +61,9 @@ void InterfaceNsgs::classify(const std::vector<SweepContact>& contacts) {
     const int s = own_.ghost_rank[ghost - owned];
     if (pair_of[s] < 0) {
       pair_of[s] = static_cast<int>(pairs_.size());
-      pairs_.push_back(Pair{s});
+      Pair fresh;
+      fresh.rank = s;
+      pairs_.push_back(std::move(fresh));
     }
     kind_[i] = rank_ < s ? kSwept : kPartner;
     pairs_[pair_of[s]].contacts.push_back(i);
@@ -266,7 +269,6 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
   const int n = static_cast<int>(contacts.size());
   const int slots = n + static_cast<int>(swept_.size());  // Anderson history: interior contact i at i, swept m at n + m
   const int rounds = static_cast<int>(round_pair_.size());
-  const bool relaxed = p.relaxation != 1.0;
   const int threads = std::max(1, p.threads);
   const int P = L.partitions, base = L.interface_begin();
 
@@ -321,56 +323,16 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
     return std::sqrt(total) / (1.0 + q_norm);
   };
 
-  // Anderson over this process's contacts, the Gram entries reduced over the processes (every one takes the same γ).
-  matrixfree::AndersonWorkspace aw;
-  const bool anderson = p.anderson > 0;
-  const int m = std::clamp(p.anderson, 1, matrixfree::AndersonWorkspace::kMaxMemory);
-  const std::size_t stride = matrixfree::AndersonWorkspace::stride(m);
-  if (anderson) {
-    aw.memory = m;
-    history_.resize(static_cast<std::size_t>(slots) * stride);
-    for_mine([&](int i, int j) { history_[j * stride] = contacts[i].r; });
-  }
-  auto anderson_step = [&] {
-    double s = MPI_Wtime();
-    const bool record = aw.has_last;
-    const int slot = aw.next, columns = record ? std::min(aw.stored + 1, m) : 0;
-    double local[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
-    for_mine([&](int i, int j) {
-      matrixfree::anderson_record(&history_[j * stride], contacts[i].r, m, record, slot, columns, local);
-    });
-    times_.sweep += lap(s);
-    double sums[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
-    fixed_order_sum(comm_, local, 2 * m, sums, reduce_scratch_);
-    times_.reduce += lap(s);
-    matrixfree::anderson_coefficients(aw, sums, record, slot, columns);
-    if (aw.extrapolate) {
-      pass(false, [&](int i, int j) { matrixfree::anderson_move(contacts[i], &history_[j * stride], aw, bodies); }, false);
-    } else {
-      for_mine([&](int i, int j) { history_[j * stride] = contacts[i].r; });
-    }
-  };
-
+  // The loop (SpreadSweep.hpp). Every process takes part in every check and sweep, even one without contacts
+  // (the sums and rounds are collective), and all stop alike, on the common residual.
+  const matrixfree::SweepSchedule sc = spread_sweeps(
+      contacts, bodies, p, p.anderson > 0, false, static_cast<std::size_t>(slots), history_, times_, pass,
+      [&](auto&& g) { for_mine(g); }, residual_now,
+      [&](const double* local, int n, double* total) { fixed_order_sum(comm_, local, n, total, reduce_scratch_); });
   solvers::SolverStats stats;
   stats.counters.colours = rounds;
-  matrixfree::SweepSchedule sc(p, anderson);  // the one-process solve's stopping rule
-  auto check = [&] { sc.checked(residual_now(), p, aw); };
-  // Every process takes part in every check and sweep (even one without contacts: the sums and rounds are
-  // collective), and all stop alike, on the common residual.
-  if (p.check_first) check();
-  while (!sc.done) {
-    const bool backward = p.symmetric && sc.sweeps % 2 == 1;
-    if (relaxed)
-      pass(backward, [&](int i, int) { matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation); }, true);
-    else
-      pass(backward, [&](int i, int) { matrixfree::sweep_update<false>(contacts[i], bodies, 1.0); }, true);
-    ++sc.sweeps;
-    if (sc.extrapolate_now(p)) anderson_step();
-    if (sc.check_due()) check();
-  }
   const int sweeps = sc.sweeps;
   const double residual = sc.residual;
-  times_.sweeps += sweeps;
   double s = MPI_Wtime();
   send_impulses(contacts);
   times_.gather += lap(s);

@@ -1,0 +1,79 @@
+#pragma once
+// The sweep loop of the solves spread over processes (DistributedNsgs.cpp: the whole model on every process;
+// InterfaceNsgs.cpp: a partitioned model). Each solve says how its contacts are visited; the loop is the
+// one-process rule (solvers/matrixfree/SweepSchedule.hpp) with Anderson acceleration (AndersonSweep.hpp) over this
+// process's contacts, its Gram entries summed over the processes so that every process takes the same γ.
+//   pass(backward, f, parallel)  this process's contacts in sweep order, f(contact, slot), with the exchanges the
+//                                sweep needs (parallel: its threads may share the interior contacts)
+//   for_mine(g)                  the same contacts in a fixed order, g(contact, slot), without exchanges
+//   residual()                   the common residual (collective)
+//   reduce(local, n, total)      sums over the processes, the same bits on every one (collective)
+// `slots` bounds the slots; `history` is the Anderson records' storage, reused from solve to solve.
+#include <mpi.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "solvers/distributed/SolveTimes.hpp"
+#include "solvers/matrixfree/AndersonSweep.hpp"
+#include "solvers/matrixfree/MatrixFreeNsgs.hpp"
+#include "solvers/matrixfree/SweepSchedule.hpp"
+
+namespace talus::distributed {
+
+template <class Pass, class ForMine, class Residual, class Reduce>
+matrixfree::SweepSchedule spread_sweeps(std::vector<matrixfree::SweepContact>& contacts,
+                                        const matrixfree::BodyArrays& bodies, const matrixfree::MatrixFreeParameters& p,
+                                        bool anderson, bool nothing_to_solve, std::size_t slots,
+                                        std::vector<Eigen::Vector3d>& history, SolveTimes& times, Pass&& pass,
+                                        ForMine&& for_mine, Residual&& residual, Reduce&& reduce) {
+  auto lap = [](double& t) {
+    const double now = MPI_Wtime(), d = now - t;
+    t = now;
+    return d;
+  };
+  matrixfree::AndersonWorkspace aw;
+  const int m = std::clamp(p.anderson, 1, matrixfree::AndersonWorkspace::kMaxMemory);
+  const std::size_t stride = matrixfree::AndersonWorkspace::stride(m);
+  if (anderson) {
+    aw.memory = m;
+    history.resize(slots * stride);
+    for_mine([&](int i, int j) { history[j * stride] = contacts[i].r; });
+  }
+  auto anderson_step = [&] {
+    double s = MPI_Wtime();
+    const bool record = aw.has_last;
+    const int slot = aw.next, columns = record ? std::min(aw.stored + 1, m) : 0;
+    double local[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
+    for_mine([&](int i, int j) {
+      matrixfree::anderson_record(&history[j * stride], contacts[i].r, m, record, slot, columns, local);
+    });
+    times.sweep += lap(s);
+    double sums[2 * matrixfree::AndersonWorkspace::kMaxMemory] = {};
+    reduce(local, 2 * m, sums);
+    times.reduce += lap(s);
+    matrixfree::anderson_coefficients(aw, sums, record, slot, columns);
+    if (aw.extrapolate)
+      pass(false, [&](int i, int j) { matrixfree::anderson_move(contacts[i], &history[j * stride], aw, bodies); }, false);
+    else
+      for_mine([&](int i, int j) { history[j * stride] = contacts[i].r; });
+  };
+  matrixfree::SweepSchedule sc(p, anderson);  // the one-process solve's stopping rule
+  if (nothing_to_solve) sc.residual = 0.0, sc.done = true;
+  auto check = [&] { sc.checked(residual(), p, aw); };
+  if (p.check_first && !sc.done) check();
+  while (!sc.done) {
+    const bool backward = p.symmetric && sc.sweeps % 2 == 1;
+    if (p.relaxation != 1.0)
+      pass(backward, [&](int i, int) { matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation); }, true);
+    else
+      pass(backward, [&](int i, int) { matrixfree::sweep_update<false>(contacts[i], bodies, 1.0); }, true);
+    ++sc.sweeps;
+    if (sc.extrapolate_now(p)) anderson_step();
+    if (sc.check_due()) check();
+  }
+  times.sweeps += sc.sweeps;
+  return sc;
+}
+
+}  // namespace talus::distributed

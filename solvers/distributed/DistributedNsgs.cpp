@@ -9,25 +9,13 @@
 #include "solvers/distributed/FixedOrderSum.hpp"
 #include "solvers/matrixfree/AndersonSweep.hpp"
 #include "solvers/distributed/SpreadSweep.hpp"
+#include "solvers/distributed/VelocityMessages.hpp"
 
 namespace talus::distributed {
 
 using matrixfree::BodyArrays;
 using matrixfree::SweepContact;
 using matrixfree::SweepLayout;
-
-namespace {
-
-constexpr int kValuesPerBody = 6;  // v and ω
-
-// Wall-clock seconds since t, then t = now.
-double lap(double& t) {
-  const double now = MPI_Wtime(), d = now - t;
-  t = now;
-  return d;
-}
-
-}  // namespace
 
 DistributedNsgs::DistributedNsgs(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
@@ -49,24 +37,13 @@ void DistributedNsgs::exchange(int phase, const BodyArrays& bodies) {
   }
   for (std::size_t j = 0; j < send.size(); ++j) {
     std::vector<double>& buf = send_buffers_[j];
-    buf.resize(kValuesPerBody * send[j].bodies.size());
-    double* o = buf.data();
-    for (const std::int32_t i : send[j].bodies) {
-      for (int d = 0; d < 3; ++d) o[d] = bodies.v[i][d], o[3 + d] = bodies.w[i][d];
-      o += kValuesPerBody;
-    }
+    pack_velocities(send[j].bodies, bodies, buf);
     MPI_Isend(buf.data(), static_cast<int>(buf.size()), MPI_DOUBLE, send[j].rank, phase, comm_, &requests_[q++]);
     times_.bytes_sent += static_cast<std::int64_t>(buf.size() * sizeof(double));
     ++times_.messages;
   }
   MPI_Waitall(q, requests_.data(), MPI_STATUSES_IGNORE);
-  for (std::size_t j = 0; j < recv.size(); ++j) {
-    const double* o = recv_buffers_[j].data();
-    for (const std::int32_t i : recv[j].bodies) {
-      for (int d = 0; d < 3; ++d) bodies.v[i][d] = o[d], bodies.w[i][d] = o[3 + d];
-      o += kValuesPerBody;
-    }
-  }
+  for (std::size_t j = 0; j < recv.size(); ++j) unpack_velocities(recv[j].bodies, recv_buffers_[j].data(), bodies);
 }
 
 void DistributedNsgs::reduce_sums(const double* local, int n, double* total) {

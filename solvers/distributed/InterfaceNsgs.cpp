@@ -10,6 +10,7 @@
 #include "solvers/distributed/FixedOrderSum.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
 #include "solvers/distributed/SpreadSweep.hpp"
+#include "solvers/distributed/VelocityMessages.hpp"
 
 namespace talus::distributed {
 
@@ -19,14 +20,7 @@ using matrixfree::SweepLayout;
 
 namespace {
 
-constexpr int kValuesPerBody = 6;  // v and ω
 constexpr int kTagRound = 11, kTagRefresh = 12, kTagImpulse = 13;
-
-double lap(double& t) {
-  const double now = MPI_Wtime(), d = now - t;
-  t = now;
-  return d;
-}
 
 }  // namespace
 
@@ -155,24 +149,6 @@ double InterfaceNsgs::contact_velocity_norm(const std::vector<SweepContact>& con
   return std::sqrt(total);
 }
 
-void InterfaceNsgs::pack(const std::vector<std::int32_t>& beads, const BodyArrays& bodies, std::vector<double>& out) {
-  out.resize(kValuesPerBody * beads.size());
-  double* o = out.data();
-  for (const std::int32_t i : beads) {
-    for (int d = 0; d < 3; ++d) o[d] = bodies.v[i][d], o[3 + d] = bodies.w[i][d];
-    o += kValuesPerBody;
-  }
-}
-
-void InterfaceNsgs::unpack(const std::vector<std::int32_t>& beads, const std::vector<double>& in,
-                           const BodyArrays& bodies) {
-  const double* o = in.data();
-  for (const std::int32_t i : beads) {
-    for (int d = 0; d < 3; ++d) bodies.v[i][d] = o[d], bodies.w[i][d] = o[3 + d];
-    o += kValuesPerBody;
-  }
-}
-
 template <class F>
 void InterfaceNsgs::round(int k, bool backward, const BodyArrays& bodies, F&& f) {
   const int j = round_pair_[k];
@@ -183,7 +159,7 @@ void InterfaceNsgs::round(int k, bool backward, const BodyArrays& bodies, F&& f)
   if (p.sweeper) {
     recv_.resize(count);
     MPI_Recv(recv_.data(), count, MPI_DOUBLE, p.rank, kTagRound, comm_, MPI_STATUS_IGNORE);
-    unpack(p.beads, recv_, bodies);
+    unpack_velocities(p.beads, recv_.data(), bodies);
     times_.exchange += lap(t);
     const int n = static_cast<int>(p.contacts.size()), base = swept_start_[j];
     if (backward)
@@ -191,14 +167,14 @@ void InterfaceNsgs::round(int k, bool backward, const BodyArrays& bodies, F&& f)
     else
       for (int m = 0; m < n; ++m) f(p.contacts[m], static_cast<int>(kind_.size()) + base + m);
     times_.sweep += lap(t);
-    pack(p.beads, bodies, send_);
+    pack_velocities(p.beads, bodies, send_);
     MPI_Send(send_.data(), count, MPI_DOUBLE, p.rank, kTagRound, comm_);
   } else {
-    pack(p.beads, bodies, send_);
+    pack_velocities(p.beads, bodies, send_);
     MPI_Send(send_.data(), count, MPI_DOUBLE, p.rank, kTagRound, comm_);
     recv_.resize(count);
     MPI_Recv(recv_.data(), count, MPI_DOUBLE, p.rank, kTagRound, comm_, MPI_STATUS_IGNORE);
-    unpack(p.beads, recv_, bodies);
+    unpack_velocities(p.beads, recv_.data(), bodies);
   }
   times_.bytes_sent += static_cast<std::int64_t>(count * sizeof(double));
   ++times_.messages;
@@ -216,7 +192,7 @@ void InterfaceNsgs::refresh(const BodyArrays& bodies) {
       buf.resize(count);
       MPI_Irecv(buf.data(), count, MPI_DOUBLE, p.rank, kTagRefresh, comm_, &requests_[j]);
     } else {
-      pack(p.beads, bodies, buf);
+      pack_velocities(p.beads, bodies, buf);
       MPI_Isend(buf.data(), count, MPI_DOUBLE, p.rank, kTagRefresh, comm_, &requests_[j]);
       times_.bytes_sent += static_cast<std::int64_t>(count * sizeof(double));
       ++times_.messages;
@@ -224,7 +200,7 @@ void InterfaceNsgs::refresh(const BodyArrays& bodies) {
   }
   MPI_Waitall(static_cast<int>(pairs_.size()), requests_.data(), MPI_STATUSES_IGNORE);
   for (std::size_t j = 0; j < pairs_.size(); ++j)
-    if (pairs_[j].sweeper) unpack(pairs_[j].beads, refresh_buffers_[j], bodies);
+    if (pairs_[j].sweeper) unpack_velocities(pairs_[j].beads, refresh_buffers_[j].data(), bodies);
 }
 
 void InterfaceNsgs::send_impulses(std::vector<SweepContact>& contacts) {

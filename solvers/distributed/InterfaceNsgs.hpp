@@ -85,9 +85,6 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   // receive); f(contact index, place in the Anderson history).
   template <class F>
   void round(int k, bool backward, const matrixfree::BodyArrays& bodies, F&& f);
-  void pack(const std::vector<std::int32_t>& beads, const matrixfree::BodyArrays& bodies, std::vector<double>& out);
-  void unpack(const std::vector<std::int32_t>& beads, const std::vector<double>& in,
-              const matrixfree::BodyArrays& bodies);
   // Every sweeper gets its partners' current bead velocities (before a residual evaluation).
   void refresh(const matrixfree::BodyArrays& bodies);
   void send_impulses(std::vector<matrixfree::SweepContact>& contacts);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "solvers/distributed/SolveTimes.hpp"
+#include "solvers/distributed/VelocityMessages.hpp"
 #include "solvers/matrixfree/AndersonSweep.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
 #include "solvers/matrixfree/SweepSchedule.hpp"
@@ -27,11 +28,6 @@ matrixfree::SweepSchedule spread_sweeps(std::vector<matrixfree::SweepContact>& c
                                         bool anderson, bool nothing_to_solve, std::size_t slots,
                                         std::vector<Eigen::Vector3d>& history, SolveTimes& times, Pass&& pass,
                                         ForMine&& for_mine, Residual&& residual, Reduce&& reduce) {
-  auto lap = [](double& t) {
-    const double now = MPI_Wtime(), d = now - t;
-    t = now;
-    return d;
-  };
   matrixfree::AndersonWorkspace aw;
   const int m = std::clamp(p.anderson, 1, matrixfree::AndersonWorkspace::kMaxMemory);
   const std::size_t stride = matrixfree::AndersonWorkspace::stride(m);

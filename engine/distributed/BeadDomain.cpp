@@ -74,6 +74,36 @@ void all_to_all(MPI_Comm comm, MPI_Datatype type, const std::vector<T>& send, co
   MPI_Alltoallv(send.data(), counts.data(), so.data(), type, recv.data(), recv_counts.data(), ro.data(), type, comm);
 }
 
+// Every process's `send` gathered on root, in rank order (recv: resized on root only; collective).
+template <class T>
+void gather_to_root(MPI_Comm comm, int root, MPI_Datatype type, const std::vector<T>& send, std::vector<T>& recv) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::vector<int> counts(size), offsets(size, 0);
+  const int count = static_cast<int>(send.size());
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm);
+  if (rank == root) {
+    for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+    recv.resize(static_cast<std::size_t>(offsets[size - 1] + counts[size - 1]));
+  }
+  MPI_Gatherv(send.data(), count, type, recv.data(), counts.data(), offsets.data(), type, root, comm);
+}
+
+// The beads of lists[r] packed for process r, one list after the other (counts[r]: values for r).
+void pack_for_ranks(const RigidBodies& b, const std::vector<std::vector<std::int32_t>>& lists,
+                    std::vector<double>& send, std::vector<int>& counts) {
+  send.clear();
+  counts.assign(lists.size(), 0);
+  for (std::size_t r = 0; r < lists.size(); ++r) {
+    counts[r] = kBeadValues * static_cast<int>(lists[r].size());
+    for (const std::int32_t i : lists[r]) {
+      send.resize(send.size() + kBeadValues);
+      pack_bead(b, i, &send[send.size() - kBeadValues]);
+    }
+  }
+}
+
 }  // namespace
 
 std::string BeadDomain::unsupported(const Model& m, const GranularParameters& p) {
@@ -189,16 +219,9 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
     destination[b.id[i]] = r;
     leave[i] = 1;
   }
-  std::vector<int> bead_counts(size_, 0);
-  send_.clear();
-  for (int r = 0; r < size_; ++r) {
-    bead_counts[r] = kBeadValues * static_cast<int>(leaving[r].size());
-    for (const std::int32_t i : leaving[r]) {
-      send_.resize(send_.size() + kBeadValues);
-      pack_bead(b, i, &send_[send_.size() - kBeadValues]);
-    }
-    times_.migrated += static_cast<std::int64_t>(leaving[r].size());
-  }
+  std::vector<int> bead_counts;
+  pack_for_ranks(b, leaving, send_, bead_counts);
+  times_.migrated += static_cast<std::int64_t>(send_.size() / kBeadValues);
   contact::ContactCache* caches[1] = {stepper ? &stepper->contact_cache() : nullptr};
   std::vector<std::vector<std::uint64_t>> keys_to(size_);
   std::vector<std::vector<double>> impulses_to(size_);
@@ -297,15 +320,7 @@ void BeadDomain::refresh_ghosts(const GranularStepper& stepper) {
       if (d2 <= reach * reach) send_lists_[r].push_back(i);
     }
   }
-  send_counts_.assign(size_, 0);
-  send_.clear();
-  for (int r = 0; r < size_; ++r) {
-    send_counts_[r] = kBeadValues * static_cast<int>(send_lists_[r].size());
-    for (const std::int32_t i : send_lists_[r]) {
-      send_.resize(send_.size() + kBeadValues);
-      pack_bead(b, i, &send_[send_.size() - kBeadValues]);
-    }
-  }
+  pack_for_ranks(b, send_lists_, send_, send_counts_);
   all_to_all(comm_, MPI_DOUBLE, send_, send_counts_, recv_, recv_counts_);
   times_.bytes_sent += static_cast<std::int64_t>(send_.size() * sizeof(double));
   const int arrived = static_cast<int>(recv_.size() / kBeadValues);
@@ -332,15 +347,8 @@ GatheredBeads BeadDomain::gather(int root) {
     o[0] = b.id[i];
     for (int d = 0; d < 3; ++d) o[1 + d] = b.x[i][d], o[4 + d] = b.v[i][d], o[7 + d] = b.w[i][d];
   }
-  std::vector<int> counts(size_), offsets(size_, 0);
-  const int my_count = static_cast<int>(mine.size());
-  MPI_Gather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_);
   std::vector<double> all;
-  if (rank_ == root) {
-    for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-    all.resize(static_cast<std::size_t>(offsets[size_ - 1] + counts[size_ - 1]));
-  }
-  MPI_Gatherv(mine.data(), my_count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, root, comm_);
+  gather_to_root(comm_, root, MPI_DOUBLE, mine, all);
   GatheredBeads g;
   if (rank_ != root) return g;
   const int n = static_cast<int>(all.size() / 10);
@@ -369,20 +377,10 @@ void BeadDomain::remove_own(const std::vector<char>& flags) {
 void BeadDomain::gather_model(Model& whole, const GranularStepper* contacts_of, std::vector<ContactForce>* forces,
                               const contact::ContactCache* cache_of, contact::ContactCache* cache, int root) {
   const RigidBodies& b = model_.bodies;
-  auto gather_to_root = [&](const auto& send, auto& recv, MPI_Datatype type) {
-    std::vector<int> counts(size_), offsets(size_, 0);
-    const int count = static_cast<int>(send.size());
-    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_);
-    if (rank_ == root) {
-      for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-      recv.resize(static_cast<std::size_t>(offsets[size_ - 1] + counts[size_ - 1]));
-    }
-    MPI_Gatherv(send.data(), count, type, recv.data(), counts.data(), offsets.data(), type, root, comm_);
-  };
   // The beads, whole.
   std::vector<double> mine(static_cast<std::size_t>(kBeadValues) * owned_), beads;
   for (int i = 0; i < owned_; ++i) pack_bead(b, i, &mine[static_cast<std::size_t>(kBeadValues) * i]);
-  gather_to_root(mine, beads, MPI_DOUBLE);
+  gather_to_root(comm_, root, MPI_DOUBLE, mine, beads);
   std::vector<std::pair<std::uint32_t, int>> order;  // (id, record), root
   if (rank_ == root) {
     const int n = static_cast<int>(beads.size() / kBeadValues);
@@ -410,7 +408,7 @@ void BeadDomain::gather_model(Model& whole, const GranularStepper* contacts_of, 
                          point.x(), point.y(), point.z(), c[i].n.x(), c[i].n.y(), c[i].n.z(), force.x(), force.y(),
                          force.z(), gap});
     }
-    gather_to_root(f, all, MPI_DOUBLE);
+    gather_to_root(comm_, root, MPI_DOUBLE, f, all);
     if (rank_ == root) {
       auto index_of = [&](double id) {
         const auto it = std::lower_bound(order.begin(), order.end(), std::make_pair(static_cast<std::uint32_t>(id), -1));
@@ -445,8 +443,8 @@ void BeadDomain::gather_model(Model& whole, const GranularStepper* contacts_of, 
       const Eigen::Vector3d& r = cache_of->impulses()[k];
       impulses.insert(impulses.end(), {r.x(), r.y(), r.z()});
     }
-    gather_to_root(keys, all_keys, MPI_UINT64_T);
-    gather_to_root(impulses, all_impulses, MPI_DOUBLE);
+    gather_to_root(comm_, root, MPI_UINT64_T, keys, all_keys);
+    gather_to_root(comm_, root, MPI_DOUBLE, impulses, all_impulses);
     if (rank_ == root) {
       std::vector<std::pair<std::uint64_t, std::size_t>> by_key(all_keys.size());
       for (std::size_t k = 0; k < all_keys.size(); ++k) by_key[k] = {all_keys[k], k};

@@ -78,7 +78,7 @@ std::string summary(const Scene& s) {
 struct RunFlags {
   std::string scene, out, max_memory, restart;
   double t_end = 0.0, h = 0.0;
-  bool no_plot = false, quiet = false, overwrite = false, replicated = false;
+  bool no_plot = false, quiet = false, overwrite = false, replicated = false, whole_restart = false;
   std::vector<std::string> sets;
   std::string profile, dump_fclib;
   long dump_step = 0;
@@ -153,6 +153,7 @@ int run_command(const RunFlags& f) {
   options.dump_fclib = f.dump_fclib;
   options.dump_step = f.dump_step;
   options.plot = !f.no_plot;
+  options.whole_restart = f.whole_restart;
   if (scene.large_path && mpi.active()) spread_over_ranks(mpi, options, f.replicated);
   if (!scene.large_path) {
     if (mpi.size() > 1)
@@ -232,6 +233,9 @@ int cli_main(int argc, char** argv) {
                 "under mpirun: every rank holds the whole model and only the contact solve is spread (the same bits "
                 "as one process with fixed partitions); by default a scene of beads and fixed walls is partitioned "
                 "(docs/distributed.md)");
+  run->add_flag("--whole-restart", run_flags.whole_restart,
+                "under mpirun with a partitioned model: rank 0 gathers the whole model into one self-contained "
+                "restart.h5, instead of each rank writing its piece beside an index restart.h5 (docs/distributed.md)");
   run->add_flag("--quiet", run_flags.quiet, "no progress nor summary (errors are still printed)");
   run->add_option("--set", run_flags.sets,
                   "override a key of the scene, e.g. --set integrator.h=1e-3 or, for granular scenes, "

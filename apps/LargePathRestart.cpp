@@ -17,25 +17,91 @@ namespace {
 using Path = std::filesystem::path;
 using contact::ContactKey;
 
-void write_cache(hid_t parent, const char* name, const contact::ContactCache& cache, const char* what, const Path& f) {
+constexpr const char* kCacheWhat = "contacts, every kind (contact/ContactKey.hpp)";
+
+std::string keys_description(const char* what) {
+  return std::string("cache keys of the ") + what + " (contact/ContactCache.hpp), strictly increasing";
+}
+constexpr const char* kImpulsesUnits = "N s";
+constexpr const char* kImpulsesDescription = "impulse of each contact over the last step, world frame";
+
+void write_cache_rows(hid_t parent, const char* name, const ContactKey* keys, const std::vector<Eigen::Vector3d>& impulses,
+                      const char* what, const Path& f) {
   ArchiveGroup g(parent, name, true, f, "/contacts/");
   ArchiveWriter w{g.id, std::string("/contacts/") + name + "/", f, {}};
-  w.dataset("keys", H5T_STD_U64LE, H5T_NATIVE_UINT64, cache.keys().data(), cache.size(), 1, "1",
-            std::string("cache keys of the ") + what + " (contact/ContactCache.hpp), strictly increasing");
-  w.vectors("impulses", cache.impulses(), "N s", "impulse of each contact over the last step, world frame");
+  w.dataset("keys", H5T_STD_U64LE, H5T_NATIVE_UINT64, keys, impulses.size(), 1, "1", keys_description(what));
+  w.vectors("impulses", impulses, kImpulsesUnits, kImpulsesDescription);
 }
 
-CacheContent read_cache_content(const ArchiveReader& r) {
+void write_cache(hid_t parent, const char* name, const contact::ContactCache& cache, const char* what, const Path& f) {
+  write_cache_rows(parent, name, cache.keys().data(), cache.impulses(), what, f);
+}
+
+// `pieced`: an archive in pieces, whose entries follow one another piece by piece: put in key order first (the
+// pieces hold disjoint entries, so the keys must still be distinct).
+CacheContent read_cache_content(const ArchiveReader& r, bool pieced = false) {
   CacheContent c;
   const hsize_t k = r.rows("keys");
   r.read("keys", k, 1, H5T_NATIVE_UINT64, c.keys);
-  for (hsize_t i = 1; i < k; ++i)
-    if (!(c.keys[i - 1] < c.keys[i]))
-      r.fail("keys", "row " + std::to_string(i) + " is not above the previous one (expected strictly increasing keys)");
   const std::vector<double> x = r.finite_doubles("impulses", k, 3);
   c.impulses.resize(k);
   for (hsize_t i = 0; i < k; ++i) c.impulses[i] = {x[3 * i], x[3 * i + 1], x[3 * i + 2]};
+  if (pieced) {
+    std::vector<std::pair<ContactKey, hsize_t>> order(k);
+    for (hsize_t i = 0; i < k; ++i) order[i] = {c.keys[i], i};
+    std::sort(order.begin(), order.end());
+    CacheContent sorted;
+    sorted.keys.resize(k), sorted.impulses.resize(k);
+    for (hsize_t i = 0; i < k; ++i) sorted.keys[i] = order[i].first, sorted.impulses[i] = c.impulses[order[i].second];
+    c = std::move(sorted);
+  }
+  for (hsize_t i = 1; i < k; ++i)
+    if (!(c.keys[i - 1] < c.keys[i]))
+      r.fail("keys", (pieced ? "key " + std::to_string(c.keys[i]) + " appears twice (expected each contact in one piece)"
+                             : "row " + std::to_string(i) + " is not above the previous one (expected strictly increasing keys)"));
   return c;
+}
+
+// An archive in pieces: every piece named by /pieces is beside the index, belongs to it (the same clock) and holds
+// the rows the index maps (a missing piece would read as fill values). Returns whether the archive is in pieces.
+bool check_pieces(hid_t f, const Path& file) {
+  if (!has_link(f, "pieces")) return false;
+  ArchiveGroup g(f, "pieces", false, file);
+  const ArchiveReader r{g.id, "/pieces/", file};
+  const std::vector<std::string> files = read_text_list(g.id, "files", file);
+  const auto beads = r.integers("beads", files.size(), "one per piece (/pieces/files)");
+  const auto entries = r.integers("entries", files.size(), "one per piece (/pieces/files)");
+  const ArchiveReader root{f, "/", file};
+  const auto clock = root.doubles("clock", root.rows("clock"), 1);
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    const std::string what = "piece " + std::to_string(k) + " (" + files[k] + ")";
+    const Path name(files[k]);
+    if (name.empty() || name.has_parent_path() || name.is_absolute())
+      r.fail("files", what + " is not a file name beside the index");
+    const Path piece = file.parent_path() / name;
+    if (!std::filesystem::is_regular_file(piece))
+      r.fail("files", what + ": no such file beside the index (an archive in pieces is restart.h5 with every piece it "
+                             "names, copied together)");
+    read_archive(piece, [&](hid_t pf) {
+      const ArchiveReader pr{pf, "/", piece};
+      const auto pc = pr.doubles("clock", pr.rows("clock"), 1);
+      if (pc.size() < 2 || clock.size() < 2 || pc[0] != clock[0] || pc[1] != clock[1])
+        r.fail("files", what + " holds step " + (pc.size() > 1 ? ArchiveReader::num(pc[1]) : "?") + " at t = " +
+                            (pc.empty() ? "?" : ArchiveReader::num(pc[0])) + ", the index step " +
+                            (clock.size() > 1 ? ArchiveReader::num(clock[1]) : "?") +
+                            " (expected the pieces written with this index)");
+      ArchiveGroup b(pf, "beads", false, piece);
+      const hsize_t n = ArchiveReader{b.id, "/beads/", piece}.rows("radius");
+      ArchiveGroup c(pf, "contacts", false, piece);
+      ArchiveGroup cc(c.id, "cache", false, piece, "/contacts/");
+      const hsize_t e = ArchiveReader{cc.id, "/contacts/cache/", piece}.rows("keys");
+      if (n != static_cast<hsize_t>(beads[k]) || e != static_cast<hsize_t>(entries[k]))
+        r.fail("files", what + " holds " + std::to_string(n) + " beads and " + std::to_string(e) +
+                            " contacts, the index " + std::to_string(beads[k]) + " and " + std::to_string(entries[k]) +
+                            " (expected the pieces written with this index)");
+    });
+  }
+  return true;
 }
 
 Eigen::Vector3d row3(const std::vector<double>& a, hsize_t i) { return {a[3 * i], a[3 * i + 1], a[3 * i + 2]}; }
@@ -46,35 +112,75 @@ std::vector<T> slice(const std::vector<T>& a, int begin, int end) {
   return std::vector<T>(a.begin() + begin, a.begin() + end);
 }
 
-// The material ids of bodies [begin, end), only when one is not the default "bead": an archive of a scene
-// without materials stays what it was before materials existed (and an archive without them reads back as
-// all "bead"). The description names the table the ids index.
-void write_materials(ArchiveWriter& w, const RigidBodies& all, int begin, int end, const std::vector<std::string>& names) {
-  bool any = false;
-  for (int i = begin; i < end; ++i) any = any || all.material[i] != kBeadMaterial;
-  if (!any) return;
+// The material ids of bodies [begin, end), only when one is not the default "bead" (or `always`: every piece of
+// an archive in pieces writes them when one piece has to): an archive of a scene without materials stays what it
+// was before materials existed (and an archive without them reads back as all "bead"). The description names the
+// table the ids index.
+std::string material_description(const std::vector<std::string>& names) {
   std::string table;
   for (std::size_t k = 0; k < names.size(); ++k) table += (k ? ", " : "") + std::to_string(k) + " " + names[k];
-  w.dataset("material", H5T_STD_U8LE, H5T_NATIVE_UINT8, all.material.data() + begin, end - begin, 1, "1",
-            "material ids into the scene's table (" + table + ")");
+  return "material ids into the scene's table (" + table + ")";
 }
 
-// The sphere group of the one store.
-void write_bead_group(ArchiveWriter& w, const RigidBodies& all, const std::vector<std::string>& names) {
-  RigidBodies b;
-  const int e = all.spheres();
-  b.x = slice(all.x, 0, e), b.v = slice(all.v, 0, e), b.w = slice(all.w, 0, e), b.radius = slice(all.radius, 0, e);
-  b.mass = slice(all.mass, 0, e), b.inv_mass = slice(all.inv_mass, 0, e), b.inv_inertia = slice(all.inv_inertia, 0, e);
-  b.id = slice(all.id, 0, e);
-  w.vectors("x", b.x, "m", "bead centres, world frame");
-  w.vectors("v", b.v, "m/s", "bead velocities, world frame");
-  w.vectors("w", b.w, "rad/s", "bead angular velocities, world frame");
-  w.scalars("radius", b.radius, "m", "bead radii");
-  w.scalars("mass", b.mass, "kg", "bead masses");
-  w.scalars("inv_mass", b.inv_mass, "1/kg", "inverse masses (0: fixed bead)");
-  w.scalars("inv_inertia", b.inv_inertia, "1/(kg m^2)", "inverse moments of inertia (0: fixed bead)");
-  w.ids("id", b.id, "stable bead ids (contact cache keys use them)");
-  write_materials(w, all, 0, e, names);
+void write_materials(ArchiveWriter& w, const RigidBodies& all, int begin, int end, const std::vector<std::string>& names,
+                     bool always = false) {
+  bool any = always;
+  for (int i = begin; i < end; ++i) any = any || all.material[i] != kBeadMaterial;
+  if (!any) return;
+  w.dataset("material", H5T_STD_U8LE, H5T_NATIVE_UINT8, all.material.data() + begin, end - begin, 1, "1",
+            material_description(names));
+}
+
+// The bead group's datasets (the sphere group of the store): name, columns, units, what it holds.
+struct BeadDataset {
+  const char* name;
+  int cols;
+  const char* units;
+  const char* description;
+};
+constexpr BeadDataset kBeadDatasets[] = {
+    {"x", 3, "m", "bead centres, world frame"},
+    {"v", 3, "m/s", "bead velocities, world frame"},
+    {"w", 3, "rad/s", "bead angular velocities, world frame"},
+    {"radius", 1, "m", "bead radii"},
+    {"mass", 1, "kg", "bead masses"},
+    {"inv_mass", 1, "1/kg", "inverse masses (0: fixed bead)"},
+    {"inv_inertia", 1, "1/(kg m^2)", "inverse moments of inertia (0: fixed bead)"},
+    {"id", 1, "1", "stable bead ids (contact cache keys use them)"},
+};
+
+// The first `count` spheres of the one store (all of them, or a partitioned model's own beads).
+void write_bead_group(ArchiveWriter& w, const RigidBodies& all, int count, const std::vector<std::string>& names,
+                      bool always_materials = false) {
+  for (const BeadDataset& d : kBeadDatasets) {
+    const std::string name = d.name;
+    std::vector<double>& buf = w.buf;
+    buf.resize(static_cast<std::size_t>(d.cols) * count);
+    for (int i = 0; i < count; ++i) {
+      const double* row = name == "x"   ? all.x[i].data()
+                          : name == "v" ? all.v[i].data()
+                          : name == "w" ? all.w[i].data()
+                                        : nullptr;
+      if (row) {
+        for (int c = 0; c < 3; ++c) buf[3 * static_cast<std::size_t>(i) + c] = row[c];
+      } else {
+        buf[i] = name == "radius"     ? all.radius[i]
+                 : name == "mass"     ? all.mass[i]
+                 : name == "inv_mass" ? all.inv_mass[i]
+                 : name == "inv_inertia" ? all.inv_inertia[i]
+                                         : static_cast<double>(all.id[i]);
+      }
+    }
+    w.matrix(d.name, buf.data(), static_cast<hsize_t>(count), static_cast<hsize_t>(d.cols), d.units, d.description);
+  }
+  write_materials(w, all, 0, count, names, always_materials);
+}
+
+// The index's bead group: every dataset virtual, over the pieces.
+void write_virtual_beads(ArchiveWriter& w, const ArchivePieces& p, const std::vector<std::string>& names) {
+  for (const BeadDataset& d : kBeadDatasets)
+    w.virtual_rows(d.name, H5T_IEEE_F64LE, p.files, p.beads, static_cast<hsize_t>(d.cols), d.units, d.description);
+  if (p.material) w.virtual_rows("material", H5T_STD_U8LE, p.files, p.beads, 1, "1", material_description(names));
 }
 
 // The capsule group of the one store.
@@ -240,8 +346,35 @@ void restore_stepper(const RestartExtras& x, granular::GranularStepper& s) {
     s.restore_beam_accelerations(x.beam_a, x.beam_vdot);
 }
 
+std::string restart_piece_name(long step, int rank) {
+  return "restart_s" + std::to_string(step) + "_p" + std::to_string(rank) + ".h5";
+}
+
+void write_restart_piece(const Path& file, const talus::Model& local, int own, const CacheContent& cache, bool material,
+                         const ArchiveHeader& header, double h) {
+  for (int i = 0; i < own; ++i)
+    if (!local.bodies.x[i].allFinite() || !local.bodies.v[i].allFinite() || !local.bodies.w[i].allFinite())
+      throw std::runtime_error("restart archive " + file.string() + ": not written: the state is not finite (bead " +
+                               std::to_string(local.bodies.id[i]) + ")");
+  write_archive(file, [&](hid_t f) {
+    ArchiveHeader head = header;
+    head.path = "large";
+    write_header(f, head, file);
+    write_text_list(f, "piece_of", {kRestartFile},
+                    "this file is one process's piece of the archive named here (read that archive, not this piece)", file);
+    {
+      ArchiveGroup g(f, "beads", true, file);
+      ArchiveWriter w{g.id, "/beads/", file, {}};
+      write_bead_group(w, local.bodies, own, local.materials.names, material);
+    }
+    write_clock(f, file, local.time, local.step, h, local.bodies.next_id[0], local.bodies.next_id[1]);
+    ArchiveGroup g(f, "contacts", true, file);
+    write_cache_rows(g.id, "cache", cache.keys.data(), cache.impulses, kCacheWhat, file);
+  });
+}
+
 void write_restart(const Path& file, const talus::Model& m, const StepperArchive* st, const RunCounters* counters,
-                   const ArchiveHeader* header, double h) {
+                   const ArchiveHeader* header, double h, const ArchivePieces* pieces) {
   if (const std::string bad = granular::non_finite_body(m); !bad.empty())
     throw std::runtime_error("restart archive " + file.string() + ": not written: the state is not finite (" + bad + ")");
   write_archive(file, [&](hid_t f) {
@@ -251,7 +384,8 @@ void write_restart(const Path& file, const talus::Model& m, const StepperArchive
     {
       ArchiveGroup g(f, "beads", true, file);
       ArchiveWriter w{g.id, "/beads/", file, {}};
-      write_bead_group(w, m.bodies, m.materials.names);
+      if (pieces) write_virtual_beads(w, *pieces, m.materials.names);
+      else write_bead_group(w, m.bodies, m.bodies.spheres(), m.materials.names);
     }
     if (m.bodies.capsules() > 0) {
       ArchiveGroup g(f, "capsules", true, file);
@@ -259,9 +393,23 @@ void write_restart(const Path& file, const talus::Model& m, const StepperArchive
       write_capsule_group(w, m.bodies, m.materials.names);
     }
     write_clock(f, file, m.time, m.step, h, m.bodies.next_id[0], m.bodies.next_id[1]);
-    if (st && st->cache) {
+    if (pieces) {
       ArchiveGroup g(f, "contacts", true, file);
-      write_cache(g.id, "cache", *st->cache, "contacts, every kind (contact/ContactKey.hpp)", file);
+      ArchiveGroup c(g.id, "cache", true, file, "/contacts/");
+      ArchiveWriter w{c.id, "/contacts/cache/", file, {}};
+      w.virtual_rows("keys", H5T_STD_U64LE, pieces->files, pieces->entries, 1, "1",
+                     keys_description(kCacheWhat) + " within each piece (/pieces)");
+      w.virtual_rows("impulses", H5T_IEEE_F64LE, pieces->files, pieces->entries, 3, kImpulsesUnits, kImpulsesDescription);
+      ArchiveGroup pg(f, "pieces", true, file);
+      ArchiveWriter pw{pg.id, "/pieces/", file, {}};
+      write_text_list(pg.id, "files", pieces->files, "the pieces of this archive, one per process, beside it", file);
+      std::vector<long long> beads(pieces->beads.begin(), pieces->beads.end()),
+          entries(pieces->entries.begin(), pieces->entries.end());
+      pw.integers("beads", beads, "1", "rows of /beads in each piece");
+      pw.integers("entries", entries, "1", "rows of /contacts/cache in each piece");
+    } else if (st && st->cache) {
+      ArchiveGroup g(f, "contacts", true, file);
+      write_cache(g.id, "cache", *st->cache, kCacheWhat, file);
       if (st->position_cache)
         write_cache(g.id, "position_cache", *st->position_cache, "contacts' position corrections (generalized-α)", file);
       if (st->rolling_cache && st->rolling_cache->size() > 0)
@@ -322,12 +470,26 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
   read_archive(file, [&](hid_t f) {
     const ArchiveHeader header = read_header(f, file);
     expect_path(header, "large", file);
+    if (has_link(f, "piece_of"))
+      throw std::runtime_error("restart archive " + file.string() + ": is one process's piece of the archive " +
+                               (file.parent_path() / read_text_list(f, "piece_of", file).at(0)).string() +
+                               " (expected that archive, which names all its pieces)");
     if (!has_link(f, "beads"))
       throw std::runtime_error("restart archive " + file.string() + ": no group /beads (a truncated archive)");
+    const bool pieced = check_pieces(f, file);
     RigidBodies b;
     {
       ArchiveGroup g(f, "beads", false, file);
       read_bead_group(ArchiveReader{g.id, "/beads/", file}, b, m.materials.count());
+    }
+    if (pieced) {
+      // The pieces' beads follow one another process by process: id order, as a one-process archive of the same
+      // state holds them (apps/RestartPieces.hpp).
+      std::vector<std::int32_t> order(static_cast<std::size_t>(b.spheres()));
+      for (int i = 0; i < b.spheres(); ++i) order[i] = i;
+      std::sort(order.begin(), order.end(), [&](std::int32_t x, std::int32_t y) { return b.id[x] < b.id[y]; });
+      std::vector<char> scratch;
+      b.permute_spheres(order, scratch);
     }
     if (has_link(f, "capsules")) {
       ArchiveGroup g(f, "capsules", false, file);
@@ -358,7 +520,7 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
       ArchiveGroup g(f, "contacts", false, file);
       auto read_cache = [&](const char* name) {
         ArchiveGroup c(g.id, name, false, file, "/contacts/");
-        return read_cache_content(ArchiveReader{c.id, std::string("/contacts/") + name + "/", file});
+        return read_cache_content(ArchiveReader{c.id, std::string("/contacts/") + name + "/", file}, pieced);
       };
       // An archive of the two caches with their older keys (before the one key scheme): translated and merged.
       auto read_legacy = [&](const char* beads, const char* capsules) {

@@ -83,13 +83,36 @@ struct RestartExtras {
 // generalized-α).
 void restore_stepper(const RestartExtras& extras, granular::GranularStepper& stepper);
 
+// A partitioned run's archive in pieces (issue 15 item 4; docs/distributed.md, "Restart archives"): each process
+// writes its own beads and its share of the warm start to a piece, restart_sSTEP_pK.h5 beside restart.h5, and
+// process 0 writes restart.h5 as an index. The index holds everything else (clock, counters, header) and, as
+// HDF5 virtual datasets, /beads/* and /contacts/cache/*: read through the index, the pieces' rows follow one
+// another in process order, so h5py and every reader of restart.h5 see one archive. /pieces/{files, beads,
+// entries} name each piece and its rows; read_restart checks that every piece is there and belongs to the index
+// (same clock, same rows) before reading, then puts the beads in id order and the entries in key order: the
+// archive of a one-process run of the same state, which any number of processes continues.
+struct ArchivePieces {
+  std::vector<std::string> files;     // one per process, relative to the index's folder
+  std::vector<hsize_t> beads, entries;  // rows of each piece's /beads and /contacts/cache
+  bool material = false;              // every piece writes /beads/material (some bead is not "bead")
+};
+// The piece of process `rank` of the archive of step `step`.
+std::string restart_piece_name(long step, int rank);
+// A piece: the first `own` beads of `local` (a partitioned model's own beads; the ghosts after them are left out)
+// and `cache` (this process's share of the warm start, keys increasing), with the clock and header of the index.
+void write_restart_piece(const std::filesystem::path& file, const talus::Model& local, int own, const CacheContent& cache,
+                         bool material, const ArchiveHeader& header, double h);
+
 // Refuses (std::runtime_error naming the file) a model with a non-finite value: a restart archive never holds NaN.
 // A group's material dataset (uint8, ids into the scene's Model::materials) is written only when one of its
 // bodies is not "bead", so the archive of a scene without materials is what it was before they existed; read
 // back, an absent one means "bead", and the scene's table must hold every id. `header`: null for an archive of
 // the model alone (its scene and scheme unnamed).
+// `pieces`: the index of an archive in pieces (above): the beads and the cache come from the pieces, and the
+// model's own beads and `stepper`'s cache are not written.
 void write_restart(const std::filesystem::path& file, const talus::Model& model, const StepperArchive* stepper = nullptr,
-                   const RunCounters* counters = nullptr, const ArchiveHeader* header = nullptr, double h = 0.0);
+                   const RunCounters* counters = nullptr, const ArchiveHeader* header = nullptr, double h = 0.0,
+                   const ArchivePieces* pieces = nullptr);
 // Replaces model's beads, capsules (none when the archive has none), beams' state, time and step by the
 // archive's, and fills `extras` when given. The archive is validated before anything is replaced: a large-path
 // archive, finite values, positive radii and masses, consistent sizes, unique ids below the next id, a finite

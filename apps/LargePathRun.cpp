@@ -21,6 +21,7 @@
 #include "apps/LargePathRestart.hpp"
 #include "apps/LinearBeamCheck.hpp"
 #include "apps/ModelPartition.hpp"
+#include "apps/RestartPieces.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/RunLoop.hpp"
 #include "apps/RunOutputs.hpp"
@@ -235,6 +236,9 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     int k = 0;
     for (double* x : values) *x = v[k++];
   };
+  // Every process has read the scene (and any restart archive, perhaps in pieces in this folder) before process 0
+  // clears the folder.
+  if (o.barrier) o.barrier();
   prepare_output_folder(out, o.overwrite, quiet, log);
   fs::create_directories(out);
   // Under mpirun the other ranks write their frame pieces into rank 0's folder, once it is prepared.
@@ -398,10 +402,19 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   };
   // The archive is written after the step's outflow (the frame shows the bodies before it, with the step's
   // contacts): it is the state the next step starts from.
+  PiecedRestart pieced{out, o.frame_piece.index, o.frame_piece.count, {}};
+  if (!root) pieced.dir = frames_out;  // rank 0's folder
   auto save_restart = [&] {
     const auto t0 = ProfileClock::now();
     const ArchiveHeader header = large_path_header(name, p);
-    if (part) {
+    if (part && !o.whole_restart) {
+      // Each process writes its piece, process 0 the index (apps/RestartPieces.hpp): no process holds the whole model.
+      const std::vector<std::string> files =
+          write_pieced_restart(pieced, *part, m, stepper.contact_cache(), counters, header, p.h);
+      outputs.erase(std::remove_if(outputs.begin(), outputs.end(), [](const std::string& f) { return is_restart_piece(f); }),
+                    outputs.end());
+      for (const std::string& f : files) written(f);
+    } else if (part) {
       // The whole model and the warm start of every contact, written by process 0: the archive of a one-process
       // run, so any number of processes continues from it.
       part->gather(whole, nullptr, nullptr, &stepper.contact_cache(), &whole_cache);

@@ -38,6 +38,10 @@ class ModelPartition {
   // with `cache_of` (a stepper's warm start), `cache` its entries over all processes. Elsewhere nothing is written.
   virtual void gather(Model& whole, const granular::GranularStepper* contacts_of, std::vector<ContactForce>* forces,
                       const contact::ContactCache* cache_of, contact::ContactCache* cache) = 0;
+  // This process's share of the warm start `cache_of` in a restart archive in pieces (apps/RestartPieces.hpp):
+  // each entry in exactly one process's share.
+  virtual void piece_cache(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,
+                           std::vector<Eigen::Vector3d>& impulses) const = 0;
   // Collective: where the processes' time went (the partitioned domain and the solve): the text on process 0.
   virtual std::string summary() = 0;
 };

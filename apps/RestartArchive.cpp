@@ -230,6 +230,15 @@ ArchiveGroup::ArchiveGroup(hid_t parent, const char* name, bool create, const fs
 
 bool has_link(hid_t parent, const char* name) { return H5Lexists(parent, name, H5P_DEFAULT) > 0; }
 
+void write_text_list(hid_t obj, const char* name, const std::vector<std::string>& values, const char* description,
+                     const fs::path& file) {
+  text_list_dataset(obj, name, values, description, file);
+}
+
+std::vector<std::string> read_text_list(hid_t obj, const char* name, const fs::path& file) {
+  return read_text_dataset(obj, name, file);
+}
+
 void ArchiveWriter::dataset(const char* name, hid_t file_type, hid_t mem_type, const void* data, hsize_t rows,
                             hsize_t cols, const char* units, const std::string& description) {
   const hsize_t dims[2] = {rows, cols};
@@ -244,6 +253,49 @@ void ArchiveWriter::dataset(const char* name, hid_t file_type, hid_t mem_type, c
   try {
     text_attribute(d, "units", units, file, path + name);
     text_attribute(d, "description", description, file, path + name);
+  } catch (...) {
+    H5Dclose(d);
+    throw;
+  }
+  H5Dclose(d);
+}
+
+void ArchiveWriter::virtual_rows(const char* name, hid_t file_type, const std::vector<std::string>& files,
+                                 const std::vector<hsize_t>& rows, hsize_t cols, const char* units,
+                                 const std::string& description) {
+  hsize_t total = 0;
+  for (hsize_t r : rows) total += r;
+  const int rank = cols == 1 ? 1 : 2;
+  const hsize_t dims[2] = {total, cols};
+  const hid_t space = H5Screate_simple(rank, dims, nullptr);
+  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  const std::string source = path + name;
+  herr_t s = 0;
+  if (H5Tget_class(file_type) == H5T_FLOAT) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    s = H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan);
+  } else {
+    const unsigned long long none = std::numeric_limits<unsigned long long>::max();
+    s = H5Pset_fill_value(dcpl, H5T_NATIVE_ULLONG, &none);
+  }
+  hsize_t at = 0;
+  for (std::size_t k = 0; k < files.size() && s >= 0; ++k) {
+    if (rows[k] == 0) continue;  // an empty piece maps nothing
+    const hsize_t piece[2] = {rows[k], cols}, start[2] = {at, 0};
+    const hid_t src = H5Screate_simple(rank, piece, nullptr);
+    s = H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, piece, nullptr);
+    if (s >= 0) s = H5Pset_virtual(dcpl, space, files[k].c_str(), source.c_str(), src);
+    H5Sclose(src);
+    at += rows[k];
+  }
+  if (s >= 0) s = H5Sselect_all(space);
+  const hid_t d = s < 0 ? -1 : H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  if (d < 0) check(-1, file, "create the virtual dataset " + source);
+  try {
+    text_attribute(d, "units", units, file, source);
+    text_attribute(d, "description", description, file, source);
   } catch (...) {
     H5Dclose(d);
     throw;

@@ -67,6 +67,12 @@ ArchiveHeader read_header(hid_t f, const std::filesystem::path& file);
 // path". `path`: "small" or "large".
 void expect_path(const ArchiveHeader& header, const char* path, const std::filesystem::path& file);
 
+// A list of strings as a dataset of `obj` (variable-length UTF-8) with its units ("1") and description, and read
+// back (refused, naming the archive, when it is not text).
+void write_text_list(hid_t obj, const char* name, const std::vector<std::string>& values, const char* description,
+                     const std::filesystem::path& file);
+std::vector<std::string> read_text_list(hid_t obj, const char* name, const std::filesystem::path& file);
+
 // An HDF5 group created or opened, closed on scope exit. `where`: the parent's path ("/", "/contacts/").
 struct ArchiveGroup {
   hid_t id = -1;
@@ -91,6 +97,11 @@ struct ArchiveWriter {
               const std::string& description) {
     dataset(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, rows, cols, units, description);
   }
+  // A virtual dataset (an archive in pieces, apps/LargePathRestart.hpp): its rows are those of the dataset at the
+  // same path (path + name) in each file of `files` (relative to this archive's folder), rows[k] from file k, one
+  // after the other. Rows no piece supplies read as NaN (doubles) or 2^64 − 1 (integers), which the readers refuse.
+  void virtual_rows(const char* name, hid_t file_type, const std::vector<std::string>& files,
+                    const std::vector<hsize_t>& rows, hsize_t cols, const char* units, const std::string& description);
   void integers(const char* name, const std::vector<long long>& x, const char* units, const std::string& description) {
     dataset(name, H5T_STD_I64LE, H5T_NATIVE_LLONG, x.data(), x.size(), 1, units, description);
   }

@@ -77,9 +77,14 @@ void remove_partial_files_from_signal_handler() noexcept {
     if (slot.used.load()) ::unlink(slot.path);
 }
 
+bool is_restart_piece(const std::string& name) {
+  static const std::regex piece(R"(restart_s[0-9]+_p[0-9]+\.h5)");
+  return std::regex_match(name, piece);
+}
+
 bool is_run_file(const std::string& name) {
   const auto& names = run_file_names();
-  return std::find(names.begin(), names.end(), name) != names.end() || is_frame(name);
+  return std::find(names.begin(), names.end(), name) != names.end() || is_frame(name) || is_restart_piece(name);
 }
 
 std::vector<std::string> earlier_run_files(const fs::path& dir) {

@@ -64,6 +64,8 @@ class RunOutputs {
 // A file that runs of either kind write (time series, run summaries, restart archives, ParaView series,
 // figures), by name.
 bool is_run_file(const std::string& name);
+// A process's piece of a partitioned run's restart archive, restart_sSTEP_pK.h5 (apps/RestartPieces.hpp).
+bool is_restart_piece(const std::string& name);
 // The files in `dir` that belong to an earlier run (single-scene or granular), by name.
 std::vector<std::string> earlier_run_files(const std::filesystem::path& dir);
 

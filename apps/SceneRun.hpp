@@ -60,6 +60,9 @@ struct RunOptions {
   matrixfree::PartitionedSolve* distributed = nullptr;
   // Under mpirun, a partitioned model (ModelPartition.hpp): used instead of `distributed` when the scene allows it.
   ModelPartition* partition = nullptr;
+  // A partitioned model's restart archive: in pieces, one per process (false: apps/RestartPieces.hpp), or gathered
+  // whole by process 0 into one self-contained restart.h5 (true: --whole-restart).
+  bool whole_restart = false;
   FramePiece frame_piece;
   std::filesystem::path frame_dir;
   std::function<void()> barrier;

@@ -11,7 +11,7 @@ the Chrome trace-event JSON parses and its events are complete ("ph": "X") event
 duration. The folder holds one run and nothing stale (issue 12): no temporary .NAME.tmp file, no frame that no
 .pvd names, a frame written in pieces (MPI) is a .pvtp index whose pieces exist and hold the declared arrays,
 run.json is strict JSON (no bare NaN) of a large-path run whose "files" list is exactly the run's files present,
-and restart.h5 exists. Prints one line per directory and exits 1 on the first problem.
+and restart.h5 exists (with, for a partitioned MPI run, its pieces restart_sSTEP_pK.h5 of one step only). Prints one line per directory and exits 1 on the first problem.
 
 Usage: check_granular_outputs.py OUT_DIR [OUT_DIR ...] [--trace FILE ...]
 """
@@ -19,6 +19,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -177,12 +178,18 @@ def check_dir(out):
             fail("%s/%s: a temporary file left by a killed run" % (out, f))
     if not os.path.isfile(os.path.join(out, "restart.h5")):
         fail("%s: no restart.h5" % out)
+    # A partitioned MPI run's archive in pieces: restart.h5 indexes restart_sSTEP_pK.h5, one per rank, all of one step.
+    archive_pieces = sorted(f for f in os.listdir(out) if re.fullmatch(r"restart_s[0-9]+_p[0-9]+\.h5", f))
+    piece_steps = sorted({f.split("_")[1] for f in archive_pieces})
+    if len(piece_steps) > 1:
+        fail("%s: restart pieces of %d archives (%s): an earlier archive's pieces were left behind" % (
+            out, len(piece_steps), ", ".join(piece_steps)))
     if "files" in summary:
         listed = set(summary["files"])
         missing = sorted(f for f in listed if not os.path.isfile(os.path.join(out, f)))
         if missing:
             fail("%s: run.json lists %s, missing" % (out, ", ".join(missing[:5])))
-        unlisted = sorted(os.path.basename(v) for v in vtps + pvtps if os.path.basename(v) not in listed)
+        unlisted = sorted(os.path.basename(v) for v in vtps + pvtps + archive_pieces if os.path.basename(v) not in listed)
         if unlisted:
             fail("%s: frames of another run beside this one: %s" % (out, ", ".join(unlisted[:5])))
     print("%s: %d pvd, %d vtp frames%s ok%s; %s, %d steps, worst residual %.2g, max penetration %.2g r" % (

@@ -374,6 +374,23 @@ void BeadDomain::remove_own(const std::vector<char>& flags) {
   owned_ = b.spheres();
 }
 
+void BeadDomain::piece_cache_entries(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,
+                                     std::vector<Eigen::Vector3d>& impulses) const {
+  const RigidBodies& b = model_.bodies;
+  std::vector<std::uint32_t> own_ids(b.id.begin(), b.id.begin() + owned_);
+  std::sort(own_ids.begin(), own_ids.end());
+  keys.clear(), impulses.clear();
+  for (std::size_t k = 0; k < cache_of.size(); ++k) {
+    std::uint32_t ids[2];
+    const int m = key_beads(cache_of.keys()[k], ids);
+    if (m == 0) continue;  // no bead: not in a partitioned model
+    const std::uint32_t first = m == 2 ? std::min(ids[0], ids[1]) : ids[0];
+    if (!std::binary_search(own_ids.begin(), own_ids.end(), first)) continue;
+    keys.push_back(cache_of.keys()[k]);
+    impulses.push_back(cache_of.impulses()[k]);
+  }
+}
+
 void BeadDomain::gather_model(Model& whole, const GranularStepper* contacts_of, std::vector<ContactForce>* forces,
                               const contact::ContactCache* cache_of, contact::ContactCache* cache, int root) {
   const RigidBodies& b = model_.bodies;

@@ -82,6 +82,11 @@ class BeadDomain {
   // left alone. The restart archive and the measures of a partitioned run are written from them.
   void gather_model(Model& whole, const granular::GranularStepper* contacts_of, std::vector<ContactForce>* forces,
                     const contact::ContactCache* cache_of, contact::ContactCache* cache, int root = 0);
+  // This process's share of the warm start in a restart archive in pieces (apps/LargePathRestart.hpp): the entries
+  // of `cache_of` whose smallest bead id is an own bead's. A pair contact's entry is on both its processes (with
+  // the same impulse); this way each entry is written once over all processes. Keys increasing, as in the cache.
+  void piece_cache_entries(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,
+                           std::vector<Eigen::Vector3d>& impulses) const;
   // Removes the own beads whose flag is set (flags over at least [0, owned()): outflow); the ghosts go too (the
   // next prepare_step fetches them again).
   void remove_own(const std::vector<char>& flags);

@@ -7,10 +7,11 @@
 # its scratch folder behind. A run stopped at T/2 on two ranks and restarted on three ends in the one-process
 # run's bits too.
 # Partitioned (the default): the same scene with its own settings on 2 and 3 ranks. The folder checks as one run's;
-# the frames' pieces hold every bead exactly once; the archive, written whole by rank 0, holds the one-process
-# run's beads (same ids) and contacts, with positions within 1e-6 m and velocities within 1e-3 m/s (the solver's
-# tolerance, as the sweep order differs); a run stopped at T/2 on two ranks continues on one process and on three
-# to the same state. The silo's outflow on two ranks: the beads left and removed add up to the scene's, in run.json,
+# the frames' pieces hold every bead exactly once; the archive, written in pieces (one per rank, indexed by
+# restart.h5), holds the one-process run's beads (same ids) and contacts, with positions within 1e-6 m and
+# velocities within 1e-3 m/s (the solver's tolerance, as the sweep order differs), and is bit for bit the archive
+# rank 0 gathers whole with --whole-restart; a run stopped at T/2 on two ranks continues on one process and on
+# three to the same state, from the pieces as from the whole archive; a piece alone or a missing piece is refused. The silo's outflow on two ranks: the beads left and removed add up to the scene's, in run.json,
 # discharge.csv and the archive.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
@@ -130,9 +131,56 @@ for f in frames:
 print(f"{folder}: {len(frames)} frames, every bead in one piece")
 PY
 done
+# The archive in pieces (the partitioned default): each rank's restart_sSTEP_pK.h5 beside rank 0's index restart.h5.
+# Read through the index, the pieces are the archive rank 0 gathers whole with --whole-restart, bit for bit once in
+# id and key order.
+"$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${pargs[@]}" --whole-restart --out "$work/part3w" 2> "$work/part3w.log" \
+  || { cat "$work/part3w.log"; exit 1; }
+same_state() {  # ARCHIVE ARCHIVE WHAT: the same beads and warm start, bit for bit, whatever their order in the files
+  "$python" - "$1" "$2" "$3" <<'PY'
+import sys, h5py, numpy as np
+def load(path):
+    f = h5py.File(path, "r")
+    i, k = np.argsort(f["beads/id"][()]), f["contacts/cache/keys"][()]
+    o = np.argsort(k)
+    out = {n: f["beads/" + n][()][i] for n in ("id", "x", "v", "w", "radius", "mass", "inv_mass", "inv_inertia")}
+    out.update(keys=k[o], impulses=f["contacts/cache/impulses"][()][o], clock=f["clock"][()])
+    return out, ("pieces" in f)
+(a, pa), (b, pb) = load(sys.argv[1]), load(sys.argv[2])
+bad = [n for n in a if not np.array_equal(a[n], b[n])]
+if bad:
+    sys.exit(f"{sys.argv[3]}: {', '.join(bad)} differ")
+print(f"{sys.argv[3]}: the same {len(a['id'])} beads and {len(a['keys'])} contacts, bit for bit"
+      f" ({'pieces' if pa else 'whole'} against {'pieces' if pb else 'whole'})")
+PY
+}
+"$python" - "$work/part3" <<'PY'
+import os, sys, h5py
+folder = sys.argv[1]
+f = h5py.File(f"{folder}/restart.h5", "r")
+files = [x.decode() if isinstance(x, bytes) else x for x in f["pieces/files"][()]]
+on_disk = sorted(n for n in os.listdir(folder) if n.startswith("restart_s"))
+if len(files) != 3 or sorted(files) != on_disk or f["beads/id"].shape[0] != sum(f["pieces/beads"][()]):
+    sys.exit(f"{folder}: the index names {files}, the folder holds {on_disk}")
+print(f"{folder}: restart.h5 indexes {len(files)} pieces, the only ones in the folder")
+PY
+same_state "$work/part3/restart.h5" "$work/part3w/restart.h5" "partitioned on 3 ranks: pieces and --whole-restart"
 "$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${pargs[@]}" --set t_end=0.025 --out "$work/phalf" 2> "$work/phalf.log"
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${pargs[@]}" --set t_end=0.025 --whole-restart --out "$work/phalfw" \
+  2> "$work/phalfw.log"
 "$talus" "${pargs[@]}" --set restart="$work/phalf/restart.h5" --out "$work/prest1" 2> "$work/prest1.log"
+"$talus" "${pargs[@]}" --set restart="$work/phalfw/restart.h5" --out "$work/prest1w" 2> "$work/prest1w.log"
 compare_archive "$work/prest1/restart.h5" "partitioned on 2 ranks to T/2, then one process"
+same_state "$work/prest1/restart.h5" "$work/prest1w/restart.h5" "one process from the pieces and from the whole archive"
+# A piece read alone, and an index whose piece is gone, are refused naming the file.
+if "$talus" "${pargs[@]}" --set restart="$work/phalf/restart_s25_p1.h5" --out "$work/bad1" 2> "$work/bad1.log"; then
+  echo "a restart from one piece was accepted"; exit 1; fi
+grep -q "is one process's piece of the archive" "$work/bad1.log" || { cat "$work/bad1.log"; exit 1; }
+mv "$work/phalf/restart_s25_p1.h5" "$work/piece.h5"
+if "$talus" "${pargs[@]}" --set restart="$work/phalf/restart.h5" --out "$work/bad2" 2> "$work/bad2.log"; then
+  echo "a restart with a piece missing was accepted"; exit 1; fi
+grep -q "piece 1 (restart_s25_p1.h5): no such file beside the index" "$work/bad2.log" || { cat "$work/bad2.log"; exit 1; }
+mv "$work/piece.h5" "$work/phalf/restart_s25_p1.h5"
 "$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${pargs[@]}" --set restart="$work/phalf/restart.h5" \
   --out "$work/prest3" 2> "$work/prest3.log" || { cat "$work/prest3.log"; exit 1; }
 compare_archive "$work/prest3/restart.h5" "partitioned on 2 ranks to T/2, then 3 ranks"

@@ -9,6 +9,7 @@
 
 #include "contact/ContactKey.hpp"
 #include "engine/granular/SpaceFillingCurve.hpp"
+#include "solvers/distributed/FixedOrderSum.hpp"
 
 namespace talus::distributed {
 
@@ -104,6 +105,26 @@ void pack_for_ranks(const RigidBodies& b, const std::vector<std::vector<std::int
   }
 }
 
+// The bisection's reductions over the processes: sums by the fixed tree (the same bits on every process), least
+// values by MPI_MIN (exact).
+class SpreadReductions final : public PointReductions {
+ public:
+  SpreadReductions(MPI_Comm comm, std::vector<double>& scratch) : comm_(comm), scratch_(scratch) {}
+  void sum(double* values, int n) override {
+    fixed_order_sum(comm_, values, n, values, scratch_);
+    ++calls;
+  }
+  void min(double* values, int n) override {
+    MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MIN, comm_);
+    ++calls;
+  }
+  std::int64_t calls = 0;
+
+ private:
+  MPI_Comm comm_;
+  std::vector<double>& scratch_;
+};
+
 }  // namespace
 
 std::string BeadDomain::unsupported(const Model& m, const GranularParameters& p) {
@@ -142,7 +163,8 @@ BeadDomain::BeadDomain(Model& model, InterfaceNsgs& solve, int rebalance_every, 
   // Every process holds the same beads: the same regions without a message; keep this process's.
   const int n = b.spheres();
   std::vector<double> w(n, 1.0);
-  regions_ = bisect(b.x.data(), w.data(), b.id.data(), n, size_);
+  WholeReductions whole;
+  regions_ = bisect(b.x.data(), w.data(), n, size_, whole);
   std::vector<char> leave(b.count(), 0);
   for (int i = 0; i < n; ++i) leave[i] = regions_.owner(b.x[i]) != rank_;
   b.remove(leave);
@@ -180,32 +202,17 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
   const double t0 = MPI_Wtime();
   RigidBodies& b = model_.bodies;
   b.resize_spheres(owned_);  // drop the ghosts: only own beads move
-  // Weights: 1 + the last step's contacts per own bead (the solve's work follows the contacts).
-  std::vector<double> mine(5 * static_cast<std::size_t>(owned_));
-  std::vector<double> contacts_of(owned_, 1.0);
+  // Weights: 1 + the last step's contacts per own bead (the solve's work follows the contacts). The planes come
+  // from reductions over the processes (RecursiveBisection.hpp): no centre is sent.
+  std::vector<double> weight(owned_, 1.0);
   if (stepper)
     for (const matrixfree::SweepContact& c : stepper->contacts()) {
-      if (c.a >= 0 && c.a < owned_) contacts_of[c.a] += 1.0;
-      if (c.b < owned_) contacts_of[c.b] += 1.0;
+      if (c.a >= 0 && c.a < owned_) weight[c.a] += 1.0;
+      if (c.b < owned_) weight[c.b] += 1.0;
     }
-  for (int i = 0; i < owned_; ++i) {
-    double* o = &mine[5 * static_cast<std::size_t>(i)];
-    o[0] = b.x[i][0], o[1] = b.x[i][1], o[2] = b.x[i][2], o[3] = contacts_of[i], o[4] = b.id[i];
-  }
-  std::vector<int> counts(size_), offsets(size_, 0);
-  const int my_count = 5 * owned_;
-  MPI_Allgather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
-  for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-  std::vector<double> all(static_cast<std::size_t>(offsets[size_ - 1] + counts[size_ - 1]));
-  MPI_Allgatherv(mine.data(), my_count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, comm_);
-  const int total = static_cast<int>(all.size() / 5);
-  std::vector<Eigen::Vector3d> x(total);
-  std::vector<double> w(total);
-  std::vector<std::uint32_t> id(total);
-  for (int k = 0; k < total; ++k)
-    x[k] = Eigen::Vector3d(all[5 * k], all[5 * k + 1], all[5 * k + 2]), w[k] = all[5 * k + 3],
-    id[k] = static_cast<std::uint32_t>(all[5 * k + 4]);
-  regions_ = bisect(x.data(), w.data(), id.data(), total, size_);
+  SpreadReductions reduce(comm_, sum_scratch_);
+  regions_ = bisect(b.x.data(), weight.data(), owned_, size_, reduce);
+  times_.bisection_reductions += reduce.calls;
 
   // The beads that leave, by destination, with the cache entries that name them (an entry naming beads bound for
   // two processes goes to both).

@@ -8,10 +8,10 @@
 //
 // Before each step (prepare_step):
 // - every `rebalance_every` steps, and at the first: the regions are recomputed by recursive coordinate bisection
-//   (RecursiveBisection.hpp) of all beads weighted by 1 + their contacts of the last step (every process gathers
-//   the centres, weights and ids, and derives the same regions); the beads outside their process's region move to
-//   the new owner with every contact-cache entry that names them, so their warm start survives; each process then
-//   sorts its beads along a Morton curve (the stepper's own re-sort stays off);
+//   (RecursiveBisection.hpp) of all beads weighted by 1 + their contacts of the last step; no centre is sent, the
+//   planes come from reductions over the processes, and every process derives the same regions. The beads outside
+//   their process's region move to the new owner with every contact-cache entry that names them, so their warm
+//   start survives; each process then sorts its beads along a Morton curve (the stepper's own re-sort stays off);
 // - every step: the ghosts are dropped and fetched anew. Process s receives a copy of bead i when the distance from
 //   i's centre to the bounding box of s's centres is at most r_i + r_max + margin, the step's activation margin
 //   over all beads (the stepper's formula, GranularStepper.hpp): every contact the step can activate between two
@@ -44,6 +44,7 @@ struct DomainTimes {
   std::int64_t migrated = 0;      // beads that left this process
   std::int64_t bytes_sent = 0;    // by the refreshes and migrations
   std::int64_t rebalances = 0;
+  std::int64_t bisection_reductions = 0;  // collective reductions that placed the regions' planes
 };
 
 // The beads of all processes, gathered to `root` in id order (outputs and tests).
@@ -106,7 +107,7 @@ class BeadDomain {
   RankRegions regions_;
   DomainTimes times_;
   // Scratch reused from step to step.
-  std::vector<double> send_, recv_, boxes_;
+  std::vector<double> send_, recv_, boxes_, sum_scratch_;
   std::vector<int> send_counts_, recv_counts_, send_offsets_, recv_offsets_;
   std::vector<std::vector<std::int32_t>> send_lists_;
   std::vector<std::int32_t> order_;

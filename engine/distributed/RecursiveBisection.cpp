@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
+#include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace talus::distributed {
@@ -19,67 +20,148 @@ int RankRegions::ranks() const {
   return leaves;
 }
 
+bool RankRegions::operator==(const RankRegions& o) const {
+  if (nodes.size() != o.nodes.size()) return false;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const Node &a = nodes[k], &b = o.nodes[k];
+    if (a.axis != b.axis || std::memcmp(&a.value, &b.value, sizeof(double)) != 0 || a.low != b.low ||
+        a.high != b.high || a.rank != b.rank)
+      return false;
+  }
+  return true;
+}
+
 namespace {
 
-struct Bisector {
-  const Eigen::Vector3d* x;
-  const double* w;
-  const std::uint32_t* id;
-  RankRegions& out;
+// The doubles in order as unsigned integers (−∞ < … < −0 < +0 < … < +∞), and back: a bisection over the keys halves
+// the doubles between two bounds, so it ends in at most 64 steps on the exact plane.
+std::uint64_t key_of(double d) {
+  std::uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return (u >> 63) ? ~u : u | (std::uint64_t{1} << 63);
+}
 
-  // Regions for ranks [r0, r0 + count) over the points idx[begin, end); returns the node index.
-  int build(std::vector<std::int32_t>& idx, int begin, int end, int r0, int count) {
-    const int node = static_cast<int>(out.nodes.size());
-    out.nodes.emplace_back();
-    if (count == 1) {
-      out.nodes[node].rank = r0;
-      return node;
-    }
-    Eigen::Vector3d lo = Eigen::Vector3d::Constant(INFINITY), hi = -lo;
-    for (int k = begin; k < end; ++k) lo = lo.cwiseMin(x[idx[k]]), hi = hi.cwiseMax(x[idx[k]]);
-    int axis = 0;
-    if (end > begin) (hi - lo).maxCoeff(&axis);
-    std::sort(idx.begin() + begin, idx.begin() + end, [&](std::int32_t a, std::int32_t b) {
-      return x[a][axis] < x[b][axis] || (x[a][axis] == x[b][axis] && id[a] < id[b]);
-    });
-    const int low_ranks = count / 2;
-    double total = 0.0;
-    for (int k = begin; k < end; ++k) total += w[idx[k]];
-    const double target = total * low_ranks / count;
-    // The first point whose cumulative weight passes the target starts the high side.
-    int split = begin;
-    double sum = 0.0;
-    while (split < end && sum + 0.5 * w[idx[split]] < target) sum += w[idx[split++]];
-    double value = 0.0;
-    if (end > begin) {
-      if (split == begin)
-        value = x[idx[begin]][axis];
-      else if (split == end)
-        value = std::nextafter(x[idx[end - 1]][axis], INFINITY);
-      else
-        value = 0.5 * (x[idx[split - 1]][axis] + x[idx[split]][axis]);
-    }
-    // Points on the plane go high: move the split so that the sides are those owner() gives.
-    int cut = begin;
-    while (cut < end && x[idx[cut]][axis] < value) ++cut;
-    out.nodes[node].axis = axis;
-    out.nodes[node].value = value;
-    const int low = build(idx, begin, cut, r0, low_ranks);
-    const int high = build(idx, cut, end, r0 + low_ranks, count - low_ranks);
-    out.nodes[node].low = low, out.nodes[node].high = high;
-    return node;
-  }
-};
+double double_of(std::uint64_t k) {
+  const std::uint64_t u = (k >> 63) ? k & ~(std::uint64_t{1} << 63) : ~k;
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
+}
 
 }  // namespace
 
-RankRegions bisect(const Eigen::Vector3d* x, const double* w, const std::uint32_t* id, int n, int ranks) {
+RankRegions bisect(const Eigen::Vector3d* x, const double* w, int n, int ranks, PointReductions& reduce) {
   if (ranks < 1) throw std::invalid_argument("bisect: at least one rank");
-  RankRegions r;
-  std::vector<std::int32_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  Bisector{x, w, id, r}.build(idx, 0, n, 0, ranks);
-  return r;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  RankRegions out;
+  out.nodes.emplace_back();
+  // The nodes to cut at this level: node index, first rank, ranks.
+  struct Open {
+    int node, r0, count;
+  };
+  std::vector<Open> level{{0, 0, ranks}};
+  std::vector<std::int32_t> at(static_cast<std::size_t>(n), 0);  // each point's node
+  std::vector<double> v;
+  while (!level.empty()) {
+    std::vector<Open> cut;
+    for (const Open& o : level) {
+      if (o.count == 1)
+        out.nodes[o.node].rank = o.r0;
+      else
+        cut.push_back(o);
+    }
+    if (cut.empty()) break;
+    const int m = static_cast<int>(cut.size());
+    std::vector<int> slot(out.nodes.size(), -1);  // node → its place in `cut`
+    for (int j = 0; j < m; ++j) slot[cut[j].node] = j;
+    // Weights and bounding boxes (min of lo and of −hi).
+    v.assign(static_cast<std::size_t>(m), 0.0);
+    std::vector<double> box(6 * static_cast<std::size_t>(m), inf);
+    for (int i = 0; i < n; ++i) {
+      const int j = slot[at[i]];
+      if (j < 0) continue;
+      v[j] += w[i];
+      for (int d = 0; d < 3; ++d)
+        box[6 * j + d] = std::min(box[6 * j + d], x[i][d]), box[6 * j + 3 + d] = std::min(box[6 * j + 3 + d], -x[i][d]);
+    }
+    reduce.sum(v.data(), m);
+    reduce.min(box.data(), 6 * m);
+    const std::vector<double> total = v;
+    std::vector<int> axis(m, 0);
+    std::vector<double> target(m);
+    std::vector<std::uint64_t> lo(m), hi(m);  // keys: weight below lo < target <= weight below hi
+    std::vector<char> empty(m, 0);
+    for (int j = 0; j < m; ++j) {
+      empty[j] = !(total[j] > 0.0);
+      if (!empty[j]) {
+        const Eigen::Vector3d side(-box[6 * j + 3] - box[6 * j], -box[6 * j + 4] - box[6 * j + 1],
+                                   -box[6 * j + 5] - box[6 * j + 2]);
+        side.maxCoeff(&axis[j]);
+      }
+      target[j] = total[j] * (cut[j].count / 2) / cut[j].count;
+      const double a = box[6 * j + axis[j]], b = -box[6 * j + 3 + axis[j]];
+      lo[j] = empty[j] ? 0 : key_of(a);
+      hi[j] = empty[j] ? 1 : key_of(b) + 1;  // just above the highest point: every weight is below it
+    }
+    // Bisection over the keys, all nodes in step.
+    for (;;) {
+      bool open = false;
+      for (int j = 0; j < m; ++j) open = open || hi[j] - lo[j] > 1;
+      if (!open) break;
+      std::vector<double> trial(m);
+      for (int j = 0; j < m; ++j) trial[j] = double_of(lo[j] + (hi[j] - lo[j]) / 2);
+      v.assign(static_cast<std::size_t>(m), 0.0);
+      for (int i = 0; i < n; ++i) {
+        const int j = slot[at[i]];
+        if (j >= 0 && hi[j] - lo[j] > 1 && x[i][axis[j]] < trial[j]) v[j] += w[i];
+      }
+      reduce.sum(v.data(), m);
+      for (int j = 0; j < m; ++j) {
+        if (hi[j] - lo[j] <= 1) continue;
+        const std::uint64_t mid = lo[j] + (hi[j] - lo[j]) / 2;
+        (v[j] >= target[j] ? hi[j] : lo[j]) = mid;
+      }
+    }
+    // The plane: midway between the highest point below it and the lowest at or above it.
+    std::vector<double> near(2 * static_cast<std::size_t>(m), inf);
+    for (int i = 0; i < n; ++i) {
+      const int j = slot[at[i]];
+      if (j < 0 || empty[j]) continue;
+      const double c = x[i][axis[j]], plane = double_of(hi[j]);
+      if (c < plane)
+        near[2 * j] = std::min(near[2 * j], -c);
+      else
+        near[2 * j + 1] = std::min(near[2 * j + 1], c);
+    }
+    reduce.min(near.data(), 2 * m);
+    std::vector<Open> next;
+    for (int j = 0; j < m; ++j) {
+      double value = 0.0;
+      if (!empty[j]) {
+        value = double_of(hi[j]);
+        const double below = -near[2 * j], above = near[2 * j + 1];
+        if (std::isfinite(below) && std::isfinite(above)) {
+          value = 0.5 * (below + above);
+          if (!(value > below)) value = above;  // adjacent doubles: the plane on the upper point keeps both sides
+        }
+      }
+      const int node = cut[j].node, low_ranks = cut[j].count / 2;
+      const int low = static_cast<int>(out.nodes.size());
+      out.nodes.emplace_back();
+      const int high = static_cast<int>(out.nodes.size());
+      out.nodes.emplace_back();
+      RankRegions::Node& nd = out.nodes[node];
+      nd.axis = axis[j], nd.value = value, nd.low = low, nd.high = high;
+      next.push_back({low, cut[j].r0, low_ranks});
+      next.push_back({high, cut[j].r0 + low_ranks, cut[j].count - low_ranks});
+    }
+    for (int i = 0; i < n; ++i) {
+      const RankRegions::Node& nd = out.nodes[at[i]];
+      if (nd.low >= 0 && slot[at[i]] >= 0) at[i] = x[i][nd.axis] < nd.value ? nd.low : nd.high;
+    }
+    level = std::move(next);
+  }
+  return out;
 }
 
 }  // namespace talus::distributed

@@ -36,11 +36,14 @@ struct MeasureRow {
 const std::vector<std::string>& measure_columns();
 
 // The default region of `bodies` (header); nullopt with fewer than 8 beads or a region too thin to hold one.
-std::optional<Region> bulk_region(const RigidBodies& bodies);
+// `spread` (a partitioned model, engine/analysis/SpreadBodies.hpp): over every process's own beads (collective).
+std::optional<Region> bulk_region(const RigidBodies& bodies, SpreadBodies* spread = nullptr);
 
 // One row. `contacts` empty (the step's contacts are not valid, e.g. right after an outflow) gives NaN force
-// columns.
-MeasureRow measure_row(const Model& model, const std::vector<ContactForce>& contacts, const Region* region);
+// columns. `spread`: of a partitioned model, over all processes (collective; the contacts: this process's
+// stepper's, in order, or empty on every process).
+MeasureRow measure_row(const Model& model, const std::vector<ContactForce>& contacts, const Region* region,
+                       SpreadBodies* spread = nullptr);
 
 // Writes the rows to `file` (header, one line per row), through a temporary file renamed when complete.
 // Throws std::runtime_error naming the file when it cannot.

@@ -222,10 +222,8 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   }
   PhaseProfile profile(!o.profile.empty());
   GranularStepper stepper(m, p, &profile);
-  // A partitioned run's whole model, its contact forces and warm start, gathered on process 0 for the measures and
-  // the archive.
+  // A partitioned run's whole model and warm start, gathered on process 0 for an archive with --whole-restart.
   Model whole;
-  std::vector<ContactForce> whole_forces;
   contact::ContactCache whole_cache;
   std::vector<char> counted;  // the step's bead contacts this process reports (frames)
   auto sum = [&](std::initializer_list<double*> values) {
@@ -371,19 +369,14 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   std::vector<MeasureRow> measures;
   std::vector<ContactForce> contact_forces;
   auto record_measures = [&] {
-    if (part) {
-      // Over all processes' beads and contacts, on process 0.
-      whole_forces.clear();
-      part->gather(whole, contacts_valid ? &stepper : nullptr, &whole_forces, nullptr, nullptr);
-      if (!root) return;
-      const std::optional<Region> region = fixed_region ? fixed_region : bulk_region(whole.bodies);
-      measures.push_back(measure_row(whole, whole_forces, region ? &*region : nullptr));
-      return;
-    }
+    // A partitioned model: each process measures its own beads and the contacts it counts, reduced over the
+    // processes (engine/analysis/SpreadBodies.hpp); nothing is gathered.
+    SpreadBodies* spread = part ? &part->spread() : nullptr;
     if (contacts_valid) granular_contact_forces(m, stepper, contact_forces);
     else contact_forces.clear();
-    const std::optional<Region> region = fixed_region ? fixed_region : bulk_region(m.bodies);
-    measures.push_back(measure_row(m, contact_forces, region ? &*region : nullptr));
+    const std::optional<Region> region = fixed_region ? fixed_region : bulk_region(m.bodies, spread);
+    const MeasureRow row = measure_row(m, contact_forces, region ? &*region : nullptr, spread);
+    if (root) measures.push_back(row);
   };
   auto write_frame = [&] {
     const auto t0 = ProfileClock::now();

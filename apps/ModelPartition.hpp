@@ -2,14 +2,16 @@
 // The runner's view of a partitioned model under mpirun (issue 15 item 1; apps/MpiLaunch.cpp builds it over
 // engine/distributed/BeadDomain.hpp and solvers/distributed/InterfaceNsgs.hpp). Every process has loaded the whole
 // scene; the partition keeps this process's beads, fetches the ghosts before each step, and gives the runner what
-// it needs to report the run as one run: sums and maxima over the processes, and the whole model on process 0 for
-// the restart archive and the measures. This header knows no MPI, so the runner builds without it.
+// it needs to report the run as one run: sums and maxima over the processes, the measurements' view of the spread
+// bodies, each process's share of the restart archive, and the whole model on process 0 for --whole-restart. This
+// header knows no MPI, so the runner builds without it.
 #include <string>
 #include <vector>
 
 #include "contact/ContactCache.hpp"
 #include "engine/Model.hpp"
 #include "engine/analysis/ContactForces.hpp"
+#include "engine/analysis/SpreadBodies.hpp"
 #include "engine/granular/GranularStepper.hpp"
 
 namespace talus::app {
@@ -38,6 +40,8 @@ class ModelPartition {
   // with `cache_of` (a stepper's warm start), `cache` its entries over all processes. Elsewhere nothing is written.
   virtual void gather(Model& whole, const granular::GranularStepper* contacts_of, std::vector<ContactForce>* forces,
                       const contact::ContactCache* cache_of, contact::ContactCache* cache) = 0;
+  // The bodies as the measurements see them spread over the processes (own beads, reported contacts, reductions).
+  virtual SpreadBodies& spread() = 0;
   // This process's share of the warm start `cache_of` in a restart archive in pieces (apps/RestartPieces.hpp):
   // each entry in exactly one process's share.
   virtual void piece_cache(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,

@@ -57,6 +57,7 @@ class MpiModelPartition final : public ModelPartition {
               const contact::ContactCache* cache_of, contact::ContactCache* cache) override {
     domain_->gather_model(whole, contacts_of, forces, cache_of, cache);
   }
+  SpreadBodies& spread() override { return *domain_; }
   void piece_cache(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,
                    std::vector<Eigen::Vector3d>& impulses) const override {
     domain_->piece_cache_entries(cache_of, keys, impulses);

@@ -107,12 +107,13 @@ double ball_box_volume(const Eigen::Vector3d& c, double r, const Region& region)
   return volume;
 }
 
-double packing_fraction(const RigidBodies& bodies, const Region& region) {
+double packing_fraction(const RigidBodies& bodies, const Region& region, SpreadBodies* spread) {
   const double V = region.volume();
   if (!(V > 0.0) || !std::isfinite(V))
     throw std::invalid_argument("packing_fraction: the region is empty or not finite (lo must be below hi)");
   double solid = 0.0;
-  for (int i = bodies.group_begin(ShapeKind::Sphere); i < bodies.group_end(ShapeKind::Sphere); ++i)
+  const int spheres_end = spread ? spread->own_spheres() : bodies.group_end(ShapeKind::Sphere);
+  for (int i = bodies.group_begin(ShapeKind::Sphere); i < spheres_end; ++i)
     solid += ball_box_volume(bodies.x[i], bodies.radius[i], region);
   for (int i = bodies.group_begin(ShapeKind::Capsule); i < bodies.group_end(ShapeKind::Capsule); ++i) {
     const double r = bodies.radius[i], l = bodies.half_length[i];
@@ -134,121 +135,143 @@ double packing_fraction(const RigidBodies& bodies, const Region& region) {
     else if (s_hi > s_lo)
       solid += volume * (s_hi - s_lo) / (2.0 * l);
   }
+  if (spread) spread->sum(&solid, 1);
   return solid / V;
 }
 
 namespace {
 
-double mean_pushing_force(const std::vector<ContactForce>& contacts) {
-  double sum = 0.0;
-  long n = 0;
-  for (const ContactForce& c : contacts) {
-    const double f = c.normal_force();
-    if (f > 0.0) sum += f, ++n;
+bool reported(const SpreadBodies* spread, std::size_t k) { return !spread || spread->reports(static_cast<int>(k)); }
+
+// Over the contacts this process reports (all of them without `spread`).
+double mean_pushing_force(const std::vector<ContactForce>& contacts, SpreadBodies* spread) {
+  double sum[2] = {0.0, 0.0};  // force, contacts
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const double f = contacts[k].normal_force();
+    if (f > 0.0 && reported(spread, k)) sum[0] += f, sum[1] += 1.0;
   }
-  return n > 0 ? sum / static_cast<double>(n) : 0.0;
+  if (spread) spread->sum(sum, 2);
+  return sum[1] > 0.0 ? sum[0] / sum[1] : 0.0;
 }
 
 }  // namespace
 
 Coordination coordination(const RigidBodies& bodies, const std::vector<ContactForce>& contacts,
-                          const CoordinationOptions& options) {
+                          const CoordinationOptions& options, SpreadBodies* spread) {
   Coordination z;
   const int n = bodies.count();
-  const double threshold = options.force_fraction * mean_pushing_force(contacts);
+  // Spread: the spheres [own, group end) are copies of other processes' beads, counted by their owners.
+  const int copies_begin = spread ? spread->own_spheres() : n, copies_end = spread ? bodies.group_end(ShapeKind::Sphere) : n;
+  auto mine = [&](int i) { return i < copies_begin || i >= copies_end; };
+  const double threshold = options.force_fraction * mean_pushing_force(contacts, spread);
   std::vector<char> dynamic(n, 0);
   for (int i = 0; i < n; ++i) dynamic[i] = bodies.inv_mass[i] > 0.0;
   // Counted contacts: pushing above the threshold. A contact with a fixed body counts as an obstacle contact.
-  std::vector<const ContactForce*> counted;
-  for (const ContactForce& c : contacts)
-    if (c.normal_force() > threshold && c.b >= 0 && c.b < n) counted.push_back(&c);
+  // Spread, every contact here gives its own beads their degree (a bead's contacts are all on its process), and
+  // the reported ones make the counts.
+  std::vector<std::size_t> counted;
+  for (std::size_t k = 0; k < contacts.size(); ++k)
+    if (contacts[k].normal_force() > threshold && contacts[k].b >= 0 && contacts[k].b < n) counted.push_back(k);
   auto is_body = [&](int i) { return i >= 0 && i < n && dynamic[i]; };
   std::vector<int> degree(n, 0);
-  for (const ContactForce* c : counted) {
+  double sums[4] = {0.0, 0.0, 0.0, 0.0};  // bodies, body contacts, obstacle contacts, touching pairs
+  for (const std::size_t k : counted) {
+    const ContactForce* c = &contacts[k];
     if (is_body(c->b)) ++degree[c->b];
     if (is_body(c->a)) ++degree[c->a];
+    if (!reported(spread, k)) continue;
     if (is_body(c->a) && is_body(c->b))
-      ++z.body_contacts;
+      sums[1] += 1.0;
     else if (is_body(c->a) || is_body(c->b))
-      ++z.obstacle_contacts;
+      sums[2] += 1.0;
   }
-  for (int i = 0; i < n; ++i) z.bodies += dynamic[i];
-  long touching = 0;
-  for (const ContactForce& c : contacts)
-    touching += is_body(c.a) && is_body(c.b) && std::isfinite(c.gap) && c.gap <= options.gap_tolerance;
+  for (int i = 0; i < n; ++i) sums[0] += dynamic[i] && mine(i);
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const ContactForce& c = contacts[k];
+    sums[3] += reported(spread, k) && is_body(c.a) && is_body(c.b) && std::isfinite(c.gap) && c.gap <= options.gap_tolerance;
+  }
+  if (spread) spread->sum(sums, 4);
+  z.bodies = static_cast<long>(sums[0]), z.body_contacts = static_cast<long>(sums[1]);
+  z.obstacle_contacts = static_cast<long>(sums[2]);
+  const long touching = static_cast<long>(sums[3]);
   z.geometric = z.bodies > 0 ? 2.0 * touching / static_cast<double>(z.bodies) : 0.0;
   z.mean = z.bodies > 0 ? (2.0 * z.body_contacts + z.obstacle_contacts) / static_cast<double>(z.bodies) : 0.0;
-  // Rattlers: removed one wave at a time until every remaining body has enough contacts.
-  std::vector<char> rattler(n, 0);
-  for (bool changed = true; changed;) {
-    changed = false;
-    std::vector<int> drop;
+  // Rattlers: removed one wave at a time until every remaining body has enough contacts. Spread, each process
+  // decides for its own beads and hands the verdicts to their copies before the next wave counts again.
+  std::vector<double> rattler(n, 0.0);
+  for (;;) {
+    double dropped = 0.0;
     for (int i = 0; i < n; ++i)
-      if (dynamic[i] && !rattler[i] && degree[i] < options.rattler_below) drop.push_back(i);
-    for (int i : drop) rattler[i] = 1, changed = true;
-    if (!changed) break;
+      if (mine(i) && dynamic[i] && rattler[i] == 0.0 && degree[i] < options.rattler_below) rattler[i] = 1.0, dropped += 1.0;
+    if (spread) {
+      spread->sum(&dropped, 1);
+      spread->to_copies(rattler.data(), rattler.data());
+    }
+    if (dropped == 0.0) break;
     std::fill(degree.begin(), degree.end(), 0);
-    for (const ContactForce* c : counted) {
-      const bool a_in = c->a < 0 || !rattler[c->a], b_in = !rattler[c->b];
+    for (const std::size_t k : counted) {
+      const ContactForce* c = &contacts[k];
+      const bool a_in = c->a < 0 || rattler[c->a] == 0.0, b_in = rattler[c->b] == 0.0;
       if (!(a_in && b_in)) continue;
       if (is_body(c->b)) ++degree[c->b];
       if (is_body(c->a)) ++degree[c->a];
     }
   }
-  long kept_bodies = 0, kept_body_contacts = 0, kept_obstacle_contacts = 0;
+  double kept[4] = {0.0, 0.0, 0.0, 0.0};  // rattlers, bodies, body contacts, obstacle contacts
   for (int i = 0; i < n; ++i) {
-    if (!dynamic[i]) continue;
-    if (rattler[i])
-      ++z.rattlers;
-    else
-      ++kept_bodies;
+    if (!dynamic[i] || !mine(i)) continue;
+    kept[rattler[i] != 0.0 ? 0 : 1] += 1.0;
   }
-  for (const ContactForce* c : counted) {
-    const bool a_in = c->a < 0 || !rattler[c->a], b_in = !rattler[c->b];
-    if (!(a_in && b_in)) continue;
+  for (const std::size_t k : counted) {
+    const ContactForce* c = &contacts[k];
+    const bool a_in = c->a < 0 || rattler[c->a] == 0.0, b_in = rattler[c->b] == 0.0;
+    if (!(a_in && b_in) || !reported(spread, k)) continue;
     if (is_body(c->a) && is_body(c->b))
-      ++kept_body_contacts;
+      kept[2] += 1.0;
     else if (is_body(c->a) || is_body(c->b))
-      ++kept_obstacle_contacts;
+      kept[3] += 1.0;
   }
-  z.mechanical = kept_bodies > 0
-                     ? (2.0 * kept_body_contacts + kept_obstacle_contacts) / static_cast<double>(kept_bodies)
-                     : 0.0;
+  if (spread) spread->sum(kept, 4);
+  z.rattlers = static_cast<long>(kept[0]);
+  z.mechanical = kept[1] > 0 ? (2.0 * kept[2] + kept[3]) / kept[1] : 0.0;
   return z;
 }
 
 ForceDistribution normal_force_distribution(const std::vector<ContactForce>& contacts, int bins,
-                                            double max_ratio, double force_fraction) {
+                                            double max_ratio, double force_fraction, SpreadBodies* spread) {
   if (bins < 1 || !(max_ratio > 0.0))
     throw std::invalid_argument("normal_force_distribution: bins must be >= 1 and max_ratio > 0");
   ForceDistribution d;
-  const double threshold = force_fraction * mean_pushing_force(contacts);
+  const double threshold = force_fraction * mean_pushing_force(contacts, spread);
   std::vector<double> f;
-  for (const ContactForce& c : contacts)
-    if (c.normal_force() > threshold) f.push_back(c.normal_force());
-  d.contacts = static_cast<long>(f.size());
+  for (std::size_t k = 0; k < contacts.size(); ++k)
+    if (contacts[k].normal_force() > threshold && reported(spread, k)) f.push_back(contacts[k].normal_force());
+  double count_sum[2] = {static_cast<double>(f.size()), 0.0}, largest = 0.0;
+  for (double x : f) count_sum[1] += x, largest = std::max(largest, x);
+  if (spread) spread->sum(count_sum, 2), spread->max(&largest, 1);
+  d.contacts = static_cast<long>(count_sum[0]);
   d.edges.resize(bins + 1);
   for (int k = 0; k <= bins; ++k) d.edges[k] = max_ratio * k / bins;
   d.density.assign(bins, 0.0);
-  if (f.empty()) return d;
-  double sum = 0.0;
-  for (double x : f) sum += x, d.max = std::max(d.max, x);
-  d.mean = sum / static_cast<double>(f.size());
+  if (d.contacts == 0) return d;
+  d.max = largest;
+  d.mean = count_sum[1] / count_sum[0];
   const double width = max_ratio / bins;
-  long above = 0;
+  std::vector<double> tally(bins + 1, 0.0);  // the bins, then the contacts above the mean
   for (double x : f) {
     const double ratio = x / d.mean;
-    above += ratio > 1.0;
+    tally[bins] += ratio > 1.0;
     const int k = static_cast<int>(ratio / width);
-    if (k < bins) d.density[k] += 1.0;
+    if (k < bins) tally[k] += 1.0;
   }
-  for (double& p : d.density) p /= static_cast<double>(f.size()) * width;
-  d.above_mean = static_cast<double>(above) / static_cast<double>(f.size());
+  if (spread) spread->sum(tally.data(), bins + 1);
+  for (int k = 0; k < bins; ++k) d.density[k] = tally[k] / (count_sum[0] * width);
+  d.above_mean = tally[bins] / count_sum[0];
   return d;
 }
 
 Eigen::Matrix3d love_weber_stress(const RigidBodies& bodies, const std::vector<ContactForce>& contacts,
-                                  const Region& region) {
+                                  const Region& region, SpreadBodies* spread) {
   const double V = region.volume();
   if (!(V > 0.0)) throw std::invalid_argument("love_weber_stress: the region is empty (lo must be below hi)");
   Eigen::Matrix3d sigma = Eigen::Matrix3d::Zero();
@@ -256,11 +279,14 @@ Eigen::Matrix3d love_weber_stress(const RigidBodies& bodies, const std::vector<C
   auto counts = [&](int i) {
     return i >= 0 && i < n && bodies.inv_mass[i] > 0.0 && region.contains(bodies.x[i]);
   };
-  for (const ContactForce& c : contacts) {
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const ContactForce& c = contacts[k];
+    if (!reported(spread, k)) continue;
     // The force on b is f, on a −f; each body's branch runs from the contact point to its centre.
     if (counts(c.b)) sigma += c.force * (bodies.x[c.b] - c.point).transpose();
     if (counts(c.a)) sigma -= c.force * (bodies.x[c.a] - c.point).transpose();
   }
+  if (spread) spread->sum(sigma.data(), 9);
   return sigma / V;
 }
 
@@ -283,11 +309,12 @@ Eigen::Matrix3d kinetic_stress(const RigidBodies& bodies, const Region& region) 
   return sigma / V;
 }
 
-KineticEnergy kinetic_energy_parts(const RigidBodies& bodies) {
+KineticEnergy kinetic_energy_parts(const RigidBodies& bodies, SpreadBodies* spread) {
   KineticEnergy e;
   const int spheres_end = bodies.group_end(ShapeKind::Sphere);
+  const int copies_begin = spread ? spread->own_spheres() : spheres_end;
   for (int i = 0; i < bodies.count(); ++i) {
-    if (!(bodies.inv_mass[i] > 0.0)) continue;
+    if (!(bodies.inv_mass[i] > 0.0) || (i >= copies_begin && i < spheres_end)) continue;
     e.translation += 0.5 * bodies.mass[i] * bodies.v[i].squaredNorm();
     if (i < spheres_end) {
       if (bodies.inv_inertia[i] > 0.0) e.rotation += 0.5 * bodies.w[i].squaredNorm() / bodies.inv_inertia[i];
@@ -296,6 +323,11 @@ KineticEnergy kinetic_energy_parts(const RigidBodies& bodies) {
       const Eigen::Vector3d body_w = bodies.q[i].conjugate() * bodies.w[i];
       e.rotation += 0.5 * body_w.dot(bodies.inertia[i].cwiseProduct(body_w));
     }
+  }
+  if (spread) {
+    double parts[2] = {e.translation, e.rotation};
+    spread->sum(parts, 2);
+    e.translation = parts[0], e.rotation = parts[1];
   }
   return e;
 }

@@ -4,12 +4,16 @@
 // energy split into translation and rotation, and the mass flow through a plane. Free functions over the one
 // body store (engine/bodies/RigidBodies.hpp) and the contacts as forces (ContactForces.hpp), so the CLI's run
 // summary and the Python module read the same numbers. None of them runs inside a step: they allocate freely.
+// With `spread` (a partitioned model under MPI: SpreadBodies.hpp) they are collective: each process measures its
+// own beads and the contacts it reports, and every process gets the whole assembly's figures, equal to those of
+// the gathered assembly up to the order of the sums (counts exactly).
 #include <Eigen/Dense>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
 #include "engine/analysis/ContactForces.hpp"
+#include "engine/analysis/SpreadBodies.hpp"
 #include "engine/bodies/RigidBodies.hpp"
 
 namespace talus {
@@ -33,7 +37,7 @@ double ball_box_volume(const Eigen::Vector3d& centre, double radius, const Regio
 // (ball_box_volume); a capsule counts its volume times the share of its axis segment inside the region (exact
 // for a capsule wholly inside or outside, an estimate for one the boundary cuts). Throws
 // std::invalid_argument for an empty region.
-double packing_fraction(const RigidBodies& bodies, const Region& region);
+double packing_fraction(const RigidBodies& bodies, const Region& region, SpreadBodies* spread = nullptr);
 
 struct CoordinationOptions {
   // A contact counts when its normal force exceeds this share of the mean normal force of the contacts that
@@ -62,7 +66,7 @@ struct Coordination {
 };
 
 Coordination coordination(const RigidBodies& bodies, const std::vector<ContactForce>& contacts,
-                          const CoordinationOptions& options = {});
+                          const CoordinationOptions& options = {}, SpreadBodies* spread = nullptr);
 
 // Probability density of the normal force f / ⟨f⟩ over the contacts that push, in `bins` equal bins on
 // [0, max_ratio] (the density integrates to the share of contacts below max_ratio ⟨f⟩).
@@ -75,14 +79,15 @@ struct ForceDistribution {
   std::vector<double> density;  // per bin
 };
 ForceDistribution normal_force_distribution(const std::vector<ContactForce>& contacts, int bins = 20,
-                                            double max_ratio = 5.0, double force_fraction = 1e-6);
+                                            double max_ratio = 5.0, double force_fraction = 1e-6,
+                                            SpreadBodies* spread = nullptr);
 
 // Love–Weber stress of the region, compression positive: σ = (1/V) Σ_i Σ_{c ∋ i} f_{c→i} ⊗ (x_i − p_c) over
 // the bodies whose centre lies in the region (each body's contacts, wall contacts included, with the branch
 // from the contact point to its centre). For two spheres in contact this is the usual f ⊗ l with l the branch
 // vector between the centres. Symmetric at static equilibrium (each body's torque balance).
 Eigen::Matrix3d love_weber_stress(const RigidBodies& bodies, const std::vector<ContactForce>& contacts,
-                                  const Region& region);
+                                  const Region& region, SpreadBodies* spread = nullptr);
 // The kinetic part (1/V) Σ m (v − v̄) ⊗ (v − v̄) over the same bodies, v̄ their mean velocity (mass-weighted).
 Eigen::Matrix3d kinetic_stress(const RigidBodies& bodies, const Region& region);
 
@@ -93,7 +98,7 @@ struct KineticEnergy {
 };
 // Of the dynamic bodies (fixed and kinematic bodies, inverse mass 0, are left out); the parts of
 // RigidBodies.hpp's kinetic_energy(bodies).
-KineticEnergy kinetic_energy_parts(const RigidBodies& bodies);
+KineticEnergy kinetic_energy_parts(const RigidBodies& bodies, SpreadBodies* spread = nullptr);
 
 // Net mass through a plane, from the side the normal points to towards the other (a silo's outlet: normal
 // up). Each record() compares every body's side with the one it had at the previous record, by kind and id,

@@ -105,26 +105,6 @@ void pack_for_ranks(const RigidBodies& b, const std::vector<std::vector<std::int
   }
 }
 
-// The bisection's reductions over the processes: sums by the fixed tree (the same bits on every process), least
-// values by MPI_MIN (exact).
-class SpreadReductions final : public PointReductions {
- public:
-  SpreadReductions(MPI_Comm comm, std::vector<double>& scratch) : comm_(comm), scratch_(scratch) {}
-  void sum(double* values, int n) override {
-    fixed_order_sum(comm_, values, n, values, scratch_);
-    ++calls;
-  }
-  void min(double* values, int n) override {
-    MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MIN, comm_);
-    ++calls;
-  }
-  std::int64_t calls = 0;
-
- private:
-  MPI_Comm comm_;
-  std::vector<double>& scratch_;
-};
-
 }  // namespace
 
 std::string BeadDomain::unsupported(const Model& m, const GranularParameters& p) {
@@ -210,9 +190,7 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
       if (c.a >= 0 && c.a < owned_) weight[c.a] += 1.0;
       if (c.b < owned_) weight[c.b] += 1.0;
     }
-  SpreadReductions reduce(comm_, sum_scratch_);
-  regions_ = bisect(b.x.data(), weight.data(), owned_, size_, reduce);
-  times_.bisection_reductions += reduce.calls;
+  regions_ = bisect(b.x.data(), weight.data(), owned_, size_, *this);
 
   // The beads that leave, by destination, with the cache entries that name them (an entry naming beads bound for
   // two processes goes to both).
@@ -379,6 +357,26 @@ void BeadDomain::remove_own(const std::vector<char>& flags) {
   for (int i = 0; i < owned_ && i < static_cast<int>(flags.size()); ++i) f[i] = flags[i];
   b.remove(f);
   owned_ = b.spheres();
+}
+
+void BeadDomain::sum(double* values, int n) { fixed_order_sum(comm_, values, n, values, sum_scratch_); }
+
+void BeadDomain::min(double* values, int n) { MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MIN, comm_); }
+
+void BeadDomain::to_copies(const double* own_values, double* copy_values) {
+  std::vector<double> out, in;
+  std::vector<int> counts(size_, 0), in_counts;
+  for (int r = 0; r < size_; ++r) {
+    counts[r] = static_cast<int>(send_lists_.size() > static_cast<std::size_t>(r) ? send_lists_[r].size() : 0);
+    if (counts[r] > 0)
+      for (const std::int32_t i : send_lists_[r]) out.push_back(own_values[i]);
+  }
+  all_to_all(comm_, MPI_DOUBLE, out, counts, in, in_counts);
+  // The ghosts arrived in rank order, each rank's in its list's order (refresh_ghosts).
+  if (static_cast<int>(in.size()) != ghosts())
+    throw std::logic_error("BeadDomain::to_copies: " + std::to_string(in.size()) + " values for " +
+                           std::to_string(ghosts()) + " ghosts (the ghosts changed since the last refresh)");
+  std::copy(in.begin(), in.end(), copy_values + owned_);
 }
 
 void BeadDomain::piece_cache_entries(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,

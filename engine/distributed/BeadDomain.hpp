@@ -31,6 +31,7 @@
 #include "contact/ContactCache.hpp"
 #include "engine/Model.hpp"
 #include "engine/analysis/ContactForces.hpp"
+#include "engine/analysis/SpreadBodies.hpp"
 #include "engine/distributed/RecursiveBisection.hpp"
 #include "engine/granular/GranularStepper.hpp"
 #include "solvers/distributed/InterfaceNsgs.hpp"
@@ -44,7 +45,6 @@ struct DomainTimes {
   std::int64_t migrated = 0;      // beads that left this process
   std::int64_t bytes_sent = 0;    // by the refreshes and migrations
   std::int64_t rebalances = 0;
-  std::int64_t bisection_reductions = 0;  // collective reductions that placed the regions' planes
 };
 
 // The beads of all processes, gathered to `root` in id order (outputs and tests).
@@ -53,7 +53,9 @@ struct GatheredBeads {
   std::vector<Eigen::Vector3d> x, v, w;
 };
 
-class BeadDomain {
+// The domain is also the spread of the bodies the measurements take (engine/analysis/SpreadBodies.hpp): the own
+// beads first, the ghosts after them, the contacts this process counts, reductions over the processes.
+class BeadDomain final : public SpreadBodies {
  public:
   // Every process has built the same model (the whole scene): keeps this process's beads. The stepper must be
   // built afterwards on `model` with GranularParameters::distributed = &solve and resort_every = 0
@@ -88,6 +90,13 @@ class BeadDomain {
   // the same impulse); this way each entry is written once over all processes. Keys increasing, as in the cache.
   void piece_cache_entries(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,
                            std::vector<Eigen::Vector3d>& impulses) const;
+  // SpreadBodies (collective where it says so): sums by the fixed tree, least values by MPI_MIN, and each own
+  // bead's value to its ghosts as the last refresh sent them (the ghosts are still those of the last step).
+  int own_spheres() const override { return owned_; }
+  bool reports(int contact) const override { return solve_.counts_contact(contact); }
+  void sum(double* values, int n) override;
+  void min(double* values, int n) override;
+  void to_copies(const double* own_values, double* copy_values) override;
   // Removes the own beads whose flag is set (flags over at least [0, owned()): outflow); the ghosts go too (the
   // next prepare_step fetches them again).
   void remove_own(const std::vector<char>& flags);

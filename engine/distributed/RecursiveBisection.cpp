@@ -31,26 +31,7 @@ bool RankRegions::operator==(const RankRegions& o) const {
   return true;
 }
 
-namespace {
-
-// The doubles in order as unsigned integers (−∞ < … < −0 < +0 < … < +∞), and back: a bisection over the keys halves
-// the doubles between two bounds, so it ends in at most 64 steps on the exact plane.
-std::uint64_t key_of(double d) {
-  std::uint64_t u;
-  std::memcpy(&u, &d, sizeof u);
-  return (u >> 63) ? ~u : u | (std::uint64_t{1} << 63);
-}
-
-double double_of(std::uint64_t k) {
-  const std::uint64_t u = (k >> 63) ? k & ~(std::uint64_t{1} << 63) : ~k;
-  double d;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
-}
-
-}  // namespace
-
-RankRegions bisect(const Eigen::Vector3d* x, const double* w, int n, int ranks, PointReductions& reduce) {
+RankRegions bisect(const Eigen::Vector3d* x, const double* w, int n, int ranks, SpreadReductions& reduce) {
   if (ranks < 1) throw std::invalid_argument("bisect: at least one rank");
   constexpr double inf = std::numeric_limits<double>::infinity();
   RankRegions out;
@@ -100,8 +81,8 @@ RankRegions bisect(const Eigen::Vector3d* x, const double* w, int n, int ranks, 
       }
       target[j] = total[j] * (cut[j].count / 2) / cut[j].count;
       const double a = box[6 * j + axis[j]], b = -box[6 * j + 3 + axis[j]];
-      lo[j] = empty[j] ? 0 : key_of(a);
-      hi[j] = empty[j] ? 1 : key_of(b) + 1;  // just above the highest point: every weight is below it
+      lo[j] = empty[j] ? 0 : ordered_key(a);
+      hi[j] = empty[j] ? 1 : ordered_key(b) + 1;  // just above the highest point: every weight is below it
     }
     // Bisection over the keys, all nodes in step.
     for (;;) {
@@ -109,7 +90,7 @@ RankRegions bisect(const Eigen::Vector3d* x, const double* w, int n, int ranks, 
       for (int j = 0; j < m; ++j) open = open || hi[j] - lo[j] > 1;
       if (!open) break;
       std::vector<double> trial(m);
-      for (int j = 0; j < m; ++j) trial[j] = double_of(lo[j] + (hi[j] - lo[j]) / 2);
+      for (int j = 0; j < m; ++j) trial[j] = ordered_double(lo[j] + (hi[j] - lo[j]) / 2);
       v.assign(static_cast<std::size_t>(m), 0.0);
       for (int i = 0; i < n; ++i) {
         const int j = slot[at[i]];
@@ -127,7 +108,7 @@ RankRegions bisect(const Eigen::Vector3d* x, const double* w, int n, int ranks, 
     for (int i = 0; i < n; ++i) {
       const int j = slot[at[i]];
       if (j < 0 || empty[j]) continue;
-      const double c = x[i][axis[j]], plane = double_of(hi[j]);
+      const double c = x[i][axis[j]], plane = ordered_double(hi[j]);
       if (c < plane)
         near[2 * j] = std::min(near[2 * j], -c);
       else
@@ -138,7 +119,7 @@ RankRegions bisect(const Eigen::Vector3d* x, const double* w, int n, int ranks, 
     for (int j = 0; j < m; ++j) {
       double value = 0.0;
       if (!empty[j]) {
-        value = double_of(hi[j]);
+        value = ordered_double(hi[j]);
         const double below = -near[2 * j], above = near[2 * j + 1];
         if (std::isfinite(below) && std::isfinite(above)) {
           value = 0.5 * (below + above);

@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/analysis/SpreadReductions.hpp"
+
 namespace talus::distributed {
 
 struct RankRegions {
@@ -38,24 +40,9 @@ struct RankRegions {
   bool operator==(const RankRegions& o) const;
 };
 
-// The collective reductions a bisection over spread points takes: every process calls each with the same n, in
-// the same order, and gets the same bits back (in place: the sum, the least value).
-class PointReductions {
- public:
-  virtual ~PointReductions() = default;
-  virtual void sum(double* values, int n) = 0;
-  virtual void min(double* values, int n) = 0;
-};
-
-// One process holding every point: the reductions are the values themselves.
-class WholeReductions final : public PointReductions {
- public:
-  void sum(double*, int) override {}
-  void min(double*, int) override {}
-};
-
 // The regions of `ranks` processes for the points x with weights w (> 0) that this process holds (n of them; the
-// other processes call it with theirs). With no points at all, every cut is at 0 across x.
-RankRegions bisect(const Eigen::Vector3d* x, const double* w, int n, int ranks, PointReductions& reduce);
+// other processes call it with theirs; WholeReductions when this process holds them all). With no points at all,
+// every cut is at 0 across x.
+RankRegions bisect(const Eigen::Vector3d* x, const double* w, int n, int ranks, SpreadReductions& reduce);
 
 }  // namespace talus::distributed

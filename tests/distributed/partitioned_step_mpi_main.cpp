@@ -9,6 +9,10 @@
 // - A touching packing at rest: over each step, Σ m Δv of the beads = −M g h + the walls' vertical impulses, summed
 //   over the contacts each rank counts, to round-off (a pair contact whose impulse reached one bead only, or a
 //   contact counted twice or missed, breaks it).
+// - The measurements spread over the ranks (engine/analysis/SpreadBodies.hpp: each rank measures its own beads and
+//   the contacts it counts, reduced over the ranks) against the same measurements of the model gathered on rank 0,
+//   on the settling lattice every 30 steps: counts equal (bodies, contacts, rattlers removed in waves whose verdicts
+//   cross the ranks), the rest to 1e-12 relative (only the order of the sums differs).
 // Prints what failed and exits 1; rank 0 prints a summary.
 #include <mpi.h>
 
@@ -21,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/ContactForces.hpp"
+#include "engine/analysis/GranularMeasures.hpp"
 #include "engine/distributed/BeadDomain.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
@@ -145,6 +151,100 @@ void momentum_balance() {
                 worst, wall, weight);
 }
 
+void spread_measures() {
+  GranularScene sc = lattice();
+  const GranularParameters p = parameters(GranularSolver::Anderson, 1e-8);
+  distributed::InterfaceNsgs solve(MPI_COMM_WORLD);
+  distributed::BeadDomain domain(sc.model, solve, 10);
+  GranularStepper s(sc.model, domain.stepper_parameters(p));
+  const RigidBodies& b = sc.model.bodies;
+  double worst = 0.0;
+  long rattlers = 0, contacts = 0;
+  std::string bad;
+  auto close = [&](const char* what, int step, double spread, double whole) {
+    const double e = std::abs(spread - whole) / std::max(std::abs(whole), 1e-300);
+    worst = std::max(worst, spread == whole ? 0.0 : e);
+    if (!(e <= 1e-12) && bad.empty())
+      bad = std::string(what) + " at step " + std::to_string(step) + ": " + std::to_string(spread) + " spread, " +
+            std::to_string(whole) + " gathered";
+  };
+  for (int k = 1; k <= 150; ++k) {
+    domain.prepare_step(s);
+    s.step();
+    if (k % 30 != 0) continue;
+    std::vector<ContactForce> forces, whole_forces;
+    granular_contact_forces(sc.model, s, forces);
+    // A region every rank derives alike: the beads' box over all ranks, 3 radii in.
+    Eigen::Vector3d lo = Eigen::Vector3d::Constant(INFINITY), hi = -lo;
+    for (int i = 0; i < domain.owned(); ++i) lo = lo.cwiseMin(b.x[i]), hi = hi.cwiseMax(b.x[i]);
+    domain.min(lo.data(), 3), domain.max(hi.data(), 3);
+    const Region region{lo + Eigen::Vector3d::Constant(0.03), hi - Eigen::Vector3d::Constant(0.03)};
+    CoordinationOptions strict;
+    strict.rattler_below = 3;  // above the frictional count: many rattlers, removed in several waves
+    const Coordination z = coordination(b, forces, {}, &domain), zs = coordination(b, forces, strict, &domain);
+    const ForceDistribution f = normal_force_distribution(forces, 20, 5.0, 1e-6, &domain);
+    const double phi = packing_fraction(b, region, &domain);
+    const Eigen::Matrix3d sigma = love_weber_stress(b, forces, region, &domain);
+    const KineticEnergy ke = kinetic_energy_parts(b, &domain);
+    std::vector<double> z_own(domain.owned());
+    for (int i = 0; i < domain.owned(); ++i) z_own[i] = b.x[i].z();
+    const long total = static_cast<long>(domain.total_beads());
+    const double z99 = kth_smallest(z_own.data(), domain.owned(), (99 * (total - 1)) / 100, domain);
+    Model whole;
+    domain.gather_model(whole, &s, &whole_forces, nullptr, nullptr);
+    if (rank != 0) continue;
+    const RigidBodies& w = whole.bodies;
+    const Coordination zw = coordination(w, whole_forces), zsw = coordination(w, whole_forces, strict);
+    for (const auto& [a, c] : {std::pair{z, zw}, std::pair{zs, zsw}}) {
+      if (a.bodies != c.bodies || a.body_contacts != c.body_contacts || a.obstacle_contacts != c.obstacle_contacts ||
+          a.rattlers != c.rattlers)
+        fail("coordination at step " + std::to_string(k) + ": spread counts " + std::to_string(a.bodies) + " bodies, " +
+             std::to_string(a.body_contacts) + "+" + std::to_string(a.obstacle_contacts) + " contacts, " +
+             std::to_string(a.rattlers) + " rattlers; gathered " + std::to_string(c.bodies) + ", " +
+             std::to_string(c.body_contacts) + "+" + std::to_string(c.obstacle_contacts) + ", " + std::to_string(c.rattlers));
+      close("coordination", k, a.mean, c.mean), close("mechanical coordination", k, a.mechanical, c.mechanical);
+      close("geometric coordination", k, a.geometric, c.geometric);
+    }
+    // Waves that stop short of removing every bead: the verdicts that cross the ranks decide where they stop.
+    if (zs.rattlers > 0 && zs.rattlers < zs.bodies) rattlers = std::max(rattlers, zs.rattlers);
+    contacts = std::max(contacts, zw.body_contacts);
+    const ForceDistribution fw = normal_force_distribution(whole_forces, 20, 5.0, 1e-6);
+    if (f.contacts != fw.contacts) fail("force distribution at step " + std::to_string(k) + ": contacts differ");
+    close("mean force", k, f.mean, fw.mean), close("largest force", k, f.max, fw.max);
+    // The histogram's counts: a force whose ratio to the mean lies on a bin edge (a landing lattice's equal forces
+    // sit at exactly 1) may fall on either side when the means differ in their last bit; only those may move.
+    long edge = 0, at_mean = 0;
+    for (const ContactForce& c : whole_forces) {
+      const double ratio = c.normal_force() / fw.mean;
+      if (!(c.normal_force() > 1e-6 * fw.mean)) continue;
+      edge += std::abs(ratio * 4.0 - std::round(ratio * 4.0)) < 1e-9;
+      at_mean += std::abs(ratio - 1.0) < 1e-12;
+    }
+    const double unit = fw.contacts * 0.25;  // density per contact in a bin of width 5/20
+    double moved = 0.0;
+    for (std::size_t j = 0; j < f.density.size(); ++j) moved += std::abs(f.density[j] - fw.density[j]) * unit;
+    if (moved > 2.0 * edge + 1e-6 || std::abs(f.above_mean - fw.above_mean) * fw.contacts > at_mean + 1e-6)
+      fail("force distribution at step " + std::to_string(k) + ": " + std::to_string(moved) + " counts moved between bins, " +
+           std::to_string(edge) + " forces on a bin edge");
+    close("packing fraction", k, phi, packing_fraction(w, region));
+    const Eigen::Matrix3d sw = love_weber_stress(w, whole_forces, region);
+    const double scale = std::max(sw.norm(), 1e-300);  // each entry against the tensor's size
+    for (int j = 0; j < 9; ++j) close("stress", k, 1.0 + sigma.data()[j] / scale, 1.0 + sw.data()[j] / scale);
+    const KineticEnergy kw = kinetic_energy_parts(w);
+    close("translational energy", k, ke.translation, kw.translation), close("rotational energy", k, ke.rotation, kw.rotation);
+    std::vector<double> zs_all;
+    for (int i = 0; i < w.spheres(); ++i) zs_all.push_back(w.x[i].z());
+    std::nth_element(zs_all.begin(), zs_all.begin() + (99 * (total - 1)) / 100, zs_all.end());
+    close("99th percentile height", k, z99, zs_all[(99 * (total - 1)) / 100]);
+  }
+  if (rank != 0) return;
+  if (!bad.empty()) fail("measurements spread over the ranks: " + bad);
+  else if (rattlers == 0) fail("measurements: no step with some beads but not all rattlers (the test does not test the waves)");
+  else
+    std::printf("measurements: spread over %d ranks they are those of the gathered model (counts equal, the rest within "
+                "%.2g relative; up to %ld contacts, %ld rattlers below 3 contacts)\n", ranks, worst, contacts, rattlers);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,6 +258,7 @@ int main(int argc, char** argv) {
     if (rank == 0 && a != b) fail("anderson: two runs on the same ranks differ");
     else if (rank == 0) std::printf("anderson: two runs on %d ranks are the same bits\n", ranks);
     momentum_balance();
+    spread_measures();
   } catch (const std::exception& e) {
     fail(std::string("exception: ") + e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -11,9 +11,9 @@
 #include "engine/distributed/RecursiveBisection.hpp"
 
 using talus::distributed::bisect;
-using talus::distributed::PointReductions;
 using talus::distributed::RankRegions;
-using talus::distributed::WholeReductions;
+using talus::SpreadReductions;
+using talus::WholeReductions;
 
 namespace {
 
@@ -36,7 +36,7 @@ Cloud pile(int n, unsigned seed) {
 }
 
 // P processes as threads: each reduction waits for all, then every thread sums the slots in process order.
-class ThreadReductions final : public PointReductions {
+class ThreadReductions final : public SpreadReductions {
  public:
   struct Shared {
     explicit Shared(int p) : slots(p), meet(p) {}

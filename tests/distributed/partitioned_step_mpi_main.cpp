@@ -60,6 +60,17 @@ GranularParameters parameters(GranularSolver solver, double tolerance) {
   return p;
 }
 
+// A scene partitioned over the ranks, with its stepper (built in place: the domain holds the scene's model).
+struct Partitioned {
+  GranularScene scene;
+  distributed::InterfaceNsgs solve{MPI_COMM_WORLD};
+  distributed::BeadDomain domain;
+  GranularStepper stepper;
+  Partitioned(GranularScene sc, const GranularParameters& p, int rebalance_every)
+      : scene(std::move(sc)), domain(scene.model, solve, rebalance_every),
+        stepper(scene.model, domain.stepper_parameters(p)) {}
+};
+
 std::uint64_t digest(const distributed::GatheredBeads& g) {
   std::uint64_t h = 1469598103934665603ull;
   for (std::size_t i = 0; i < g.id.size(); ++i)
@@ -74,11 +85,12 @@ std::uint64_t digest(const distributed::GatheredBeads& g) {
 
 // Steps the lattice whole and partitioned; returns the partitioned run's final digest (rank 0).
 std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool report) {
-  GranularScene whole = lattice(), part = lattice();
+  GranularScene whole = lattice();
   const GranularParameters pw = parameters(solver, 1e-9);
-  distributed::InterfaceNsgs solve(MPI_COMM_WORLD);
-  distributed::BeadDomain domain(part.model, solve, 10);
-  GranularStepper sw(whole.model, pw), sp(part.model, domain.stepper_parameters(pw));
+  Partitioned part(lattice(), pw, 10);
+  distributed::BeadDomain& domain = part.domain;
+  GranularStepper sw(whole.model, pw);
+  GranularStepper& sp = part.stepper;
   double worst = 0.0;
   std::string first;  // the first bead found beyond the bound
   for (int k = 0; k < steps; ++k) {
@@ -121,11 +133,12 @@ std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool r
 }
 
 void momentum_balance() {
-  GranularScene sc = packing();
   const GranularParameters p = parameters(GranularSolver::Anderson, 1e-8);
-  distributed::InterfaceNsgs solve(MPI_COMM_WORLD);
-  distributed::BeadDomain domain(sc.model, solve, 3);
-  GranularStepper s(sc.model, domain.stepper_parameters(p));
+  Partitioned run(packing(), p, 3);
+  GranularScene& sc = run.scene;
+  distributed::InterfaceNsgs& solve = run.solve;
+  distributed::BeadDomain& domain = run.domain;
+  GranularStepper& s = run.stepper;
   const RigidBodies& b = sc.model.bodies;
   double worst = 0.0, wall = 0.0, weight = 0.0;
   for (int k = 0; k < 8; ++k) {
@@ -152,11 +165,10 @@ void momentum_balance() {
 }
 
 void spread_measures() {
-  GranularScene sc = lattice();
-  const GranularParameters p = parameters(GranularSolver::Anderson, 1e-8);
-  distributed::InterfaceNsgs solve(MPI_COMM_WORLD);
-  distributed::BeadDomain domain(sc.model, solve, 10);
-  GranularStepper s(sc.model, domain.stepper_parameters(p));
+  Partitioned run(lattice(), parameters(GranularSolver::Anderson, 1e-8), 10);
+  GranularScene& sc = run.scene;
+  distributed::BeadDomain& domain = run.domain;
+  GranularStepper& s = run.stepper;
   const RigidBodies& b = sc.model.bodies;
   double worst = 0.0;
   long rattlers = 0, contacts = 0;

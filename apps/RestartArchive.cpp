@@ -274,9 +274,6 @@ void ArchiveWriter::virtual_rows(const char* name, hid_t file_type, const std::v
   if (H5Tget_class(file_type) == H5T_FLOAT) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     s = H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan);
-  } else {
-    const unsigned long long none = std::numeric_limits<unsigned long long>::max();
-    s = H5Pset_fill_value(dcpl, H5T_NATIVE_ULLONG, &none);
   }
   hsize_t at = 0;
   for (std::size_t k = 0; k < files.size() && s >= 0; ++k) {

@@ -99,7 +99,8 @@ struct ArchiveWriter {
   }
   // A virtual dataset (an archive in pieces, apps/LargePathRestart.hpp): its rows are those of the dataset at the
   // same path (path + name) in each file of `files` (relative to this archive's folder), rows[k] from file k, one
-  // after the other. Rows no piece supplies read as NaN (doubles) or 2^64 − 1 (integers), which the readers refuse.
+  // after the other. Rows no piece supplies read as NaN (doubles: the readers refuse them) or 0 (integers); a
+  // reader checks the pieces first (LargePathRestart.cpp, check_pieces).
   void virtual_rows(const char* name, hid_t file_type, const std::vector<std::string>& files,
                     const std::vector<hsize_t>& rows, hsize_t cols, const char* units, const std::string& description);
   void integers(const char* name, const std::vector<long long>& x, const char* units, const std::string& description) {

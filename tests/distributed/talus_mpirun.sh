@@ -11,7 +11,8 @@
 # restart.h5), holds the one-process run's beads (same ids) and contacts, with positions within 1e-6 m and
 # velocities within 1e-3 m/s (the solver's tolerance, as the sweep order differs), and is bit for bit the archive
 # rank 0 gathers whole with --whole-restart; a run stopped at T/2 on two ranks continues on one process and on
-# three to the same state, from the pieces as from the whole archive; a piece alone or a missing piece is refused. The silo's outflow on two ranks: the beads left and removed add up to the scene's, in run.json,
+# three to the same state, from the pieces as from the whole archive; a piece alone or a missing piece is refused;
+# beads of two materials keep them through the pieces. The silo's outflow on two ranks: the beads left and removed add up to the scene's, in run.json,
 # discharge.csv and the archive.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
@@ -184,6 +185,43 @@ mv "$work/piece.h5" "$work/phalf/restart_s25_p1.h5"
 "$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${pargs[@]}" --set restart="$work/phalf/restart.h5" \
   --out "$work/prest3" 2> "$work/prest3.log" || { cat "$work/prest3.log"; exit 1; }
 compare_archive "$work/prest3/restart.h5" "partitioned on 2 ranks to T/2, then 3 ranks"
+# Materials in the pieces: every piece holds /beads/material when any bead is not "bead"; read through the index on
+# one process, each bead keeps its material.
+cat > "$work/mat.yaml" <<'YAML'
+name: mat
+description: "two lattices of two materials in a box"
+gravity: [0.0, 0.0, -9.81]
+laws:
+  glass: {type: newton_friction, e: 0.0, mu: 0.3, dim: 3}
+  grip: {type: newton_friction, e: 0.0, mu: 0.8, dim: 3}
+materials: [steel]
+planes:
+  - {name: floor, normal: [0, 0, 1], offset: 0.0}
+  - {name: x0, normal: [1, 0, 0], offset: 0.0}
+  - {name: x1, normal: [-1, 0, 0], offset: -0.2}
+  - {name: y0, normal: [0, 1, 0], offset: 0.0}
+  - {name: y1, normal: [0, -1, 0], offset: -0.2}
+lattices:
+  - {name: a, corner: [0.01, 0.01, 0.01], counts: [8, 8, 4], radius: 0.01, density: 2500, spacing: 2.2, jitter: 0.05, seed: 1}
+  - {name: b, corner: [0.01, 0.01, 0.11], counts: [8, 8, 4], radius: 0.01, density: 7800, spacing: 2.2, jitter: 0.05, seed: 2, material: steel}
+contacts: {detect: true, law: glass, pairs: [{materials: [steel, bead], law: grip}]}
+integrator: {path: large, h: 1.0e-3, t_end: 0.05}
+YAML
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" run "$work/mat.yaml" --no-plot --overwrite --out "$work/mat2" 2> "$work/mat2.log" \
+  || { cat "$work/mat2.log"; exit 1; }
+"$talus" run "$work/mat.yaml" --no-plot --overwrite --set integrator.t_end=0.06 --restart "$work/mat2/restart.h5" --out "$work/mat1" \
+  2> "$work/mat1.log" || { cat "$work/mat1.log"; exit 1; }
+"$python" - "$work/mat2/restart.h5" "$work/mat1/restart.h5" <<'PY'
+import sys, h5py, numpy as np
+for path in sys.argv[1:]:
+    f = h5py.File(path, "r")
+    ids, mat, mass = f["beads/id"][()], f["beads/material"][()], f["beads/mass"][()]
+    steel = set(ids[mat == 2].tolist())
+    heavy = set(ids[mass > 0.02].tolist())  # the steel lattice's beads (7800 kg/m3, 4/3 pi r^3 rho = 0.033 kg)
+    if len(ids) != 512 or steel != heavy or len(steel) != 256:
+        sys.exit(f"{path}: {len(steel)} steel beads, {len(heavy)} of the steel lattice's mass, of {len(ids)}")
+print("materials: each bead keeps its material through the pieces and a restart on one process")
+PY
 # Outflow on a partitioned model: each rank removes its own beads; none lost or counted twice.
 "$mpirun" --oversubscribe --bind-to none -np 2 "$talus" run "$src/examples/silo.yaml" --set t_end=0.3 --no-plot \
   --overwrite --out "$work/silo2" 2> "$work/silo2.log" || { cat "$work/silo2.log"; exit 1; }

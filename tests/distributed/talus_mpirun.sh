@@ -12,8 +12,8 @@
 # velocities within 1e-3 m/s (the solver's tolerance, as the sweep order differs), and is bit for bit the archive
 # rank 0 gathers whole with --whole-restart; a run stopped at T/2 on two ranks continues on one process and on
 # three to the same state, from the pieces as from the whole archive; a piece alone or a missing piece is refused;
-# beads of two materials keep them through the pieces. The silo's outflow on two ranks: the beads left and removed add up to the scene's, in run.json,
-# discharge.csv and the archive.
+# beads of two materials keep them through the pieces. The silo's outflow on two ranks: the beads left and removed
+# add up to the scene's, in run.json, discharge.csv and the archive.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
 talus=$1; mpirun=$2; python=$3; src=$4

@@ -8,6 +8,7 @@ packages=(
   python3 python3-dev python3-matplotlib python3-numpy python3-h5py python3-scipy python3-pytest
   pybind11-dev python3-pybind11
   libopenmpi-dev openmpi-bin
+  libbullet-dev  # bench/peer_stack: Bullet beside Talus (issue 10)
 )
 missing=()
 for p in "${packages[@]}"; do

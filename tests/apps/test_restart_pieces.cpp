@@ -1,0 +1,168 @@
+// A restart archive in pieces (apps/RestartPieces.hpp, issue 15 item 4), written through its protocol by one process
+// whose partition holds every bead: the index reads back as the archive write_restart gives of the same state, bit
+// for bit (beads in id order); the next archive replaces the pieces of the one before; a piece that cannot be written fails the call and
+// leaves the archive in place readable; a missing piece, a piece of another step and a piece read alone are refused,
+// each naming the file. (Several ranks: tests/distributed/talus_mpirun.sh.)
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "apps/LargePathRestart.hpp"
+#include "apps/RestartPieces.hpp"
+#include "engine/granular/GranularScenes.hpp"
+#include "engine/granular/GranularStepper.hpp"
+
+using namespace talus;
+using namespace talus::granular;
+using namespace talus::app;
+namespace fs = std::filesystem;
+
+namespace {
+
+// One process holding the whole model: every bead its own, every contact reported, the reductions the values.
+class WholePartition final : public ModelPartition, public SpreadBodies {
+ public:
+  explicit WholePartition(const Model& m) : m_(m) {}
+  std::string unsupported(const Model&, const GranularParameters&, bool) const override { return {}; }
+  GranularParameters begin(Model&, const GranularParameters& p) override { return p; }
+  void prepare_step(GranularStepper&) override {}
+  int own_beads() const override { return m_.bodies.spheres(); }
+  bool counts_contact(int) const override { return true; }
+  void remove_own(const std::vector<char>&) override {}
+  void sum(double*, int) override {}
+  void max(double*, int) override {}
+  void gather(Model&, const GranularStepper*, std::vector<ContactForce>*, const contact::ContactCache*,
+              contact::ContactCache*) override {}
+  SpreadBodies& spread() override { return *this; }
+  void piece_cache(const contact::ContactCache& of, std::vector<contact::ContactKey>& keys,
+                   std::vector<Eigen::Vector3d>& impulses) const override {
+    keys = of.keys(), impulses = of.impulses();
+  }
+  std::string summary() override { return {}; }
+  // SpreadBodies
+  int own_spheres() const override { return m_.bodies.spheres(); }
+  bool reports(int) const override { return true; }
+  void min(double*, int) override {}
+  void to_copies(const double*, double*) override {}
+
+ private:
+  const Model& m_;
+};
+
+fs::path scratch(const char* name) {
+  const fs::path d = fs::temp_directory_path() / ("talus_restart_pieces_" + std::to_string(::getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string read_error(const fs::path& file, const Model& like) {
+  Model m = like;
+  try {
+    read_restart(file, m);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
+bool same_bits(const std::vector<Eigen::Vector3d>& a, const std::vector<Eigen::Vector3d>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Eigen::Vector3d)) == 0;
+}
+
+// What read_restart gives back of an archive: the beads (id order) and the warm start.
+struct State {
+  Model model;
+  RestartExtras extras;
+};
+State read_state(const fs::path& file, const Model& like) {
+  State s{like, {}};
+  read_restart(file, s.model, &s.extras);
+  return s;
+}
+
+// The same beads with the same bits, in id order (an archive in pieces reads back in id order; a one-process
+// archive holds the store's order, which the stepper's re-sorts keep along a Morton curve).
+std::vector<Eigen::Vector3d> by_id(const RigidBodies& b, const std::vector<Eigen::Vector3d>& values) {
+  std::vector<std::pair<std::uint32_t, int>> order;
+  for (int i = 0; i < b.spheres(); ++i) order.emplace_back(b.id[i], i);
+  std::sort(order.begin(), order.end());
+  std::vector<Eigen::Vector3d> out;
+  for (const auto& [id, i] : order) out.push_back(values[i]);
+  return out;
+}
+
+void require_same(const State& a, const State& b) {
+  const RigidBodies &x = a.model.bodies, &y = b.model.bodies;
+  REQUIRE(x.spheres() == y.spheres());
+  CHECK(std::is_sorted(x.id.begin(), x.id.begin() + x.spheres()));  // a (the pieces): id order
+  CHECK(same_bits(by_id(x, x.x), by_id(y, y.x)));
+  CHECK(same_bits(by_id(x, x.v), by_id(y, y.v)));
+  CHECK(same_bits(by_id(x, x.w), by_id(y, y.w)));
+  CHECK(a.model.step == b.model.step);
+  CHECK(a.extras.cache.keys == b.extras.cache.keys);
+  CHECK(same_bits(a.extras.cache.impulses, b.extras.cache.impulses));
+}
+
+}  // namespace
+
+TEST_CASE("restart archive in pieces: the index reads back as the whole archive, and replaces its pieces",
+          "[apps][restart][pieces]") {
+  const fs::path dir = scratch("protocol");
+  BeadSpec spec;
+  spec.n = 64;
+  GranularScene sc = bead_stack(spec);
+  const Model blank = sc.model;
+  GranularStepper stepper(sc.model, GranularParameters{});
+  for (int k = 0; k < 60; ++k) REQUIRE(stepper.step().solver.converged());
+  REQUIRE(stepper.contact_cache().size() > 0);
+  WholePartition part(sc.model);
+  PiecedRestart pieced{dir, 0, 1, {}};
+  RunCounters counters;
+  const ArchiveHeader header = large_path_header("bead_stack", stepper.parameters());
+  const double h = stepper.parameters().h;
+
+  const auto files = write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), counters, header, h);
+  const std::string first_piece = restart_piece_name(sc.model.step, 0);
+  CHECK(files == std::vector<std::string>{kRestartFile, first_piece});
+  REQUIRE(fs::is_regular_file(dir / first_piece));
+  const StepperArchive whole_state = stepper_archive(stepper);
+  write_restart(dir / "whole.h5", sc.model, &whole_state, &counters, &header, h);
+  require_same(read_state(dir / kRestartFile, blank), read_state(dir / "whole.h5", blank));
+
+  SECTION("the next archive replaces the pieces of the one before") {
+    for (int k = 0; k < 5; ++k) REQUIRE(stepper.step().solver.converged());
+    write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), counters, header, h);
+    CHECK_FALSE(fs::exists(dir / first_piece));
+    CHECK(fs::is_regular_file(dir / restart_piece_name(sc.model.step, 0)));
+    CHECK(read_state(dir / kRestartFile, blank).model.step == sc.model.step);
+  }
+  SECTION("a piece that cannot be written fails the call and leaves the archive in place") {
+    for (int k = 0; k < 5; ++k) REQUIRE(stepper.step().solver.converged());
+    fs::create_directories(dir / restart_piece_name(sc.model.step, 0) / "blocked");  // the piece's path is taken
+    CHECK_THROWS_WITH(write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), counters, header, h),
+                      Catch::Contains(restart_piece_name(sc.model.step, 0)));
+    require_same(read_state(dir / kRestartFile, blank), read_state(dir / "whole.h5", blank));
+    CHECK(fs::is_regular_file(dir / first_piece));
+  }
+  SECTION("a missing piece, a piece of another step and a piece read alone are refused, naming the file") {
+    fs::copy_file(dir / first_piece, dir / "kept.h5");
+    fs::remove(dir / first_piece);
+    CHECK_THAT(read_error(dir / kRestartFile, blank),
+               Catch::Contains("piece 0 (" + first_piece + "): no such file beside the index"));
+    // Another step's piece under this name: its clock says so.
+    for (int k = 0; k < 5; ++k) REQUIRE(stepper.step().solver.converged());
+    WholePartition later(sc.model);
+    PiecedRestart other{scratch("other"), 0, 1, {}};
+    write_pieced_restart(other, later, sc.model, stepper.contact_cache(), counters, header, h);
+    fs::copy_file(other.dir / restart_piece_name(sc.model.step, 0), dir / first_piece);
+    CHECK_THAT(read_error(dir / kRestartFile, blank), Catch::Contains("expected the pieces written with this index"));
+    fs::remove(dir / first_piece);
+    fs::rename(dir / "kept.h5", dir / first_piece);
+    CHECK(read_error(dir / kRestartFile, blank).empty());
+    CHECK_THAT(read_error(dir / first_piece, blank), Catch::Contains("is one process's piece of the archive"));
+  }
+}

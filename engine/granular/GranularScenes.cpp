@@ -342,6 +342,28 @@ GranularScene packed_box(const BeadSpec& s, int width, int layers) {
   return sc;
 }
 
+GranularScene pyramid(const BeadSpec& s, int layers) {
+  check_stack(s, 1, layers, "pyramid", true);
+  GranularScene sc;
+  sc.kind = "pyramid";
+  sc.model = base_model(s);
+  sc.model.walls = {contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d::Ones())[0]};  // the floor alone
+  const double r = s.radius;
+  long beads = 0;
+  for (long k = 1; k <= layers; ++k) beads += k * k;
+  sc.model.bodies.reserve(static_cast<int>(beads));
+  // Layer j (L − j beads a side) at height r + √2 r j, shifted by j r: each bead over the centre of four below,
+  // √2 r from each horizontally, so 2 r apart (packed_box's packing, each layer one bead narrower).
+  for (int j = 0; j < layers; ++j) {
+    const int n = layers - j;
+    const double z = r + std::numbers::sqrt2 * r * j, x0 = r + r * j;
+    for (int i = 0; i < n; ++i)
+      for (int l = 0; l < n; ++l) sc.model.bodies.add_sphere(Eigen::Vector3d(x0 + 2.0 * r * i, x0 + 2.0 * r * l, z), r, s.density);
+  }
+  sc.t_end = 1.0;
+  return sc;
+}
+
 GranularScene lattice_stack(const BeadSpec& spec, int width, int layers) {
   check_stack(spec, width, layers, "lattice_stack", false);
   BeadSpec s = spec;

@@ -23,7 +23,10 @@
 //                    (k−1) beads in the hollows (each resting on four below), alternately; every neighbour
 //                    touches exactly, the hard static problem of a cold start;
 //   lattice_stack    bead_stack's lattice (spacing and jitter from the spec) with an explicit k × k footprint
-//                    and L layers, in a box just wide enough: the collapse of a column of given height.
+//                    and L layers, in a box just wide enough: the collapse of a column of given height;
+//   pyramid          a square pyramid of L layers of face-centred cubic packing on a floor, no walls: L × L
+//                    beads at the base, (L−1) × (L−1) in its hollows, …, one at the top; every neighbour touches
+//                    exactly (issue 10's close-packed pyramid: a cold start's static problem held by friction).
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -131,12 +134,13 @@ std::vector<LatticeSite> drum_bed_sites(const Model& model, int d, const BeadSpe
 double drum_repose_angle(const Model& model);
 
 // Stack-height scenes (issue 10). The spec's radius, density, mu and restitution apply; its n is ignored (the
-// counts follow from width and layers). bead_column and packed_box need monodisperse beads and no capsules
+// counts follow from width and layers). bead_column, packed_box and pyramid need monodisperse beads and no capsules
 // (exact contact); lattice_stack uses spacing, jitter, polydispersity, seed and capsule_fraction like
 // bead_stack. Throw std::invalid_argument for width or layers < 1 and for the specs they cannot honour.
 GranularScene bead_column(const BeadSpec& spec, int layers);
 GranularScene packed_box(const BeadSpec& spec, int width, int layers);
 GranularScene lattice_stack(const BeadSpec& spec, int width, int layers);
+GranularScene pyramid(const BeadSpec& spec, int layers);
 // Beads of packed_box(spec, width, layers): ⌈L/2⌉ k² + ⌊L/2⌋ (k−1)².
 long packed_box_beads(int width, int layers);
 

@@ -1,4 +1,4 @@
-// The stack-height scenes of issue 10 (GranularScenes.hpp: bead_column, packed_box, lattice_stack) give what
+// The stack-height scenes of issue 10 (GranularScenes.hpp: bead_column, packed_box, lattice_stack, pyramid) give what
 // bench/stack_height claims to measure: the bead counts, every neighbour exactly touching (gap 0 to round-off,
 // no overlap, no near miss), beads inside their box, a column on one vertical line; and the column's first step
 // solved by plain matrix-free NSGS carries the exact weights (the contact k beads from the top: k m g h).
@@ -190,4 +190,56 @@ TEST_CASE("packed_box's first step: the walls carry the whole weight and the pac
   double vmax = 0.0;
   for (const auto& v : b.v) vmax = std::max(vmax, v.norm());
   CHECK(vmax < 1e-6 * 9.81 * p.h);
+}
+
+TEST_CASE("pyramid: FCC (100) layers narrowing to one bead, every neighbour touching exactly, on the floor alone") {
+  BeadSpec spec;
+  const double r = spec.radius;
+  for (int L : {1, 2, 5, 8}) {
+    CAPTURE(L);
+    GranularScene sc = pyramid(spec, L);
+    const talus::RigidBodies& b = sc.model.bodies;
+    long beads = 0, in_layers = 0, across = 0;
+    for (long n = 1; n <= L; ++n) beads += n * n, in_layers += 2 * n * (n - 1);
+    for (long n = 1; n < L; ++n) across += 4 * n * n;  // each bead of a layer of n × n rests on four below
+    REQUIRE(b.spheres() == beads);
+    const PairCount c = count_pairs(b, 1e-9);
+    CHECK(c.touching == in_layers + across);
+    CHECK(c.worst_touching < 1e-12);
+    if (L > 1) CHECK(c.nearest_other > 0.8);
+    REQUIRE(sc.model.walls.size() == 1);
+    int on_floor = 0;
+    for (int i = 0; i < b.spheres(); ++i) {
+      const auto [least, touching] = wall_gaps(sc.model, i, 1e-9);
+      CHECK(least > -1e-12);
+      on_floor += touching;
+    }
+    CHECK(on_floor == L * L);
+    CHECK(std::abs(b.x[b.spheres() - 1].z() - (r + std::sqrt(2.0) * r * (L - 1))) < 1e-12);
+  }
+  CHECK_THROWS_AS(pyramid(spec, 0), std::invalid_argument);
+}
+
+TEST_CASE("pyramid's first step from zero reactions: momentum balance against the floor's impulses") {
+  // Free spheres roll off a pyramid's edges (no rolling resistance holds them), so the pyramid is not at rest:
+  // what the step must still honour is the balance of momentum, Σ m Δv = the floor's impulses − M g h, each bead
+  // pair's impulses cancelling.
+  BeadSpec spec;
+  GranularScene sc = pyramid(spec, 6);
+  GranularParameters p;
+  p.tolerance = 1e-10;
+  p.max_sweeps = 200000;
+  GranularStepper stepper(sc.model, p);
+  const talus::RigidBodies& b = sc.model.bodies;
+  const std::vector<Eigen::Vector3d> before = b.v;
+  const GranularStepReport& rep = stepper.step();
+  REQUIRE(rep.solver.converged());
+  Eigen::Vector3d floor = Eigen::Vector3d::Zero(), momentum = Eigen::Vector3d::Zero();
+  double weight = 0.0;
+  for (const SweepContact& c : stepper.contacts())
+    if (c.a < 0) floor += c.r[0] * c.n + c.r[1] * c.t1 + c.r[2] * c.t2;
+  for (int i = 0; i < b.spheres(); ++i) weight += b.mass[i] * 9.81 * p.h, momentum += b.mass[i] * (b.v[i] - before[i]);
+  INFO("floor impulse " << floor.transpose() << ", M g h " << weight << ", momentum change " << momentum.transpose());
+  CHECK((momentum - (floor - Eigen::Vector3d(0.0, 0.0, weight))).norm() <= 1e-9 * weight);
+  CHECK(floor.z() > 0.5 * weight);  // the floor carries most of the weight within the step
 }

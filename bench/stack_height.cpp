@@ -1,7 +1,7 @@
 // Stack-height bench (issue 10 item 1; docs/stack-height.md): how the cost of the friction-contact solve grows
 // with the number of layers L. Gauss–Seidel carries a correction about one contact layer per sweep, so plain
 // NSGS needs on the order of L² sweeps; the multilevel and NNCG solvers are meant to remove that growth, and
-// this bench measures it on three families of scenes (engine/granular/GranularScenes.hpp):
+// this bench measures it on three families of scenes, and a fourth on request (engine/granular/GranularScenes.hpp):
 //   bead_column       one column of L beads on a floor, at rest (gaps 0): the first step from zero reactions
 //                     (cold) and --warm-steps more (warm start from the cached reactions);
 //   packed_box        L layers of FCC packing at rest in a box whose walls touch it: cold and warm steps;

@@ -410,7 +410,7 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     } else if (part) {
       // The whole model and the warm start of every contact, written by process 0: the archive of a one-process
       // run, so any number of processes continues from it.
-      part->gather(whole, nullptr, nullptr, &stepper.contact_cache(), &whole_cache);
+      part->gather(whole, stepper.contact_cache(), whole_cache);
       if (root) {
         StepperArchive state;
         state.cache = &whole_cache;

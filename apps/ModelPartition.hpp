@@ -35,11 +35,9 @@ class ModelPartition {
   // In place: the sum or the largest over the processes, the same bits on every process (collective).
   virtual void sum(double* values, int n) = 0;
   virtual void max(double* values, int n) = 0;
-  // Collective: on process 0, `whole` becomes the model with every process's beads (id order); with `contacts_of`
-  // (whose last step's contacts still index the beads), `forces` that step's contact forces indexed into `whole`;
-  // with `cache_of` (a stepper's warm start), `cache` its entries over all processes. Elsewhere nothing is written.
-  virtual void gather(Model& whole, const granular::GranularStepper* contacts_of, std::vector<ContactForce>* forces,
-                      const contact::ContactCache* cache_of, contact::ContactCache* cache) = 0;
+  // Collective: on process 0, `whole` becomes the model with every process's beads (id order) and `cache` the
+  // warm start `cache_of` over all processes (--whole-restart). Elsewhere nothing is written.
+  virtual void gather(Model& whole, const contact::ContactCache& cache_of, contact::ContactCache& cache) = 0;
   // The bodies as the measurements see them spread over the processes (own beads, reported contacts, reductions).
   virtual SpreadBodies& spread() = 0;
   // This process's share of the warm start `cache_of` in a restart archive in pieces (apps/RestartPieces.hpp):

@@ -34,8 +34,7 @@ class WholePartition final : public ModelPartition, public SpreadBodies {
   void remove_own(const std::vector<char>&) override {}
   void sum(double*, int) override {}
   void max(double*, int) override {}
-  void gather(Model&, const GranularStepper*, std::vector<ContactForce>*, const contact::ContactCache*,
-              contact::ContactCache*) override {}
+  void gather(Model&, const contact::ContactCache&, contact::ContactCache&) override {}
   SpreadBodies& spread() override { return *this; }
   void piece_cache(const contact::ContactCache& of, std::vector<contact::ContactKey>& keys,
                    std::vector<Eigen::Vector3d>& impulses) const override {

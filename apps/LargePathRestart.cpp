@@ -18,6 +18,7 @@ using Path = std::filesystem::path;
 using contact::ContactKey;
 
 constexpr const char* kCacheWhat = "contacts, every kind (contact/ContactKey.hpp)";
+constexpr const char* kRollingWhat = "contacts' rolling impulses (torque impulse / R*, world vectors in the tangent plane)";
 
 std::string keys_description(const char* what) {
   return std::string("cache keys of the ") + what + " (contact/ContactCache.hpp), strictly increasing";
@@ -71,6 +72,9 @@ bool check_pieces(hid_t f, const Path& file) {
   const std::vector<std::string> files = read_text_list(g.id, "files", file);
   const auto beads = r.integers("beads", files.size(), "one per piece (/pieces/files)");
   const auto entries = r.integers("entries", files.size(), "one per piece (/pieces/files)");
+  const bool rolling = r.has("rolling_entries");
+  const auto rolling_entries =
+      rolling ? r.integers("rolling_entries", files.size(), "one per piece (/pieces/files)") : decltype(entries){};
   const ArchiveReader root{f, "/", file};
   const auto clock = root.doubles("clock", root.rows("clock"), 1);
   for (std::size_t k = 0; k < files.size(); ++k) {
@@ -99,6 +103,15 @@ bool check_pieces(hid_t f, const Path& file) {
         r.fail("files", what + " holds " + std::to_string(n) + " beads and " + std::to_string(e) +
                             " contacts, the index " + std::to_string(beads[k]) + " and " + std::to_string(entries[k]) +
                             " (expected the pieces written with this index)");
+      if (rolling) {
+        if (!has_link(c.id, "rolling_cache"))
+          r.fail("rolling_entries", what + " has no /contacts/rolling_cache (expected the pieces written with this index)");
+        ArchiveGroup rc(c.id, "rolling_cache", false, piece, "/contacts/");
+        const hsize_t re = ArchiveReader{rc.id, "/contacts/rolling_cache/", piece}.rows("keys");
+        if (re != static_cast<hsize_t>(rolling_entries[k]))
+          r.fail("rolling_entries", what + " holds " + std::to_string(re) + " rolling entries, the index " +
+                                        std::to_string(rolling_entries[k]) + " (expected the pieces written with this index)");
+      }
     });
   }
   return true;
@@ -350,8 +363,8 @@ std::string restart_piece_name(long step, int rank) {
   return "restart_s" + std::to_string(step) + "_p" + std::to_string(rank) + ".h5";
 }
 
-void write_restart_piece(const Path& file, const talus::Model& local, int own, const CacheContent& cache, bool material,
-                         const ArchiveHeader& header, double h) {
+void write_restart_piece(const Path& file, const talus::Model& local, int own, const CacheContent& cache,
+                         const CacheContent* rolling, bool material, const ArchiveHeader& header, double h) {
   for (int i = 0; i < own; ++i)
     if (!local.bodies.x[i].allFinite() || !local.bodies.v[i].allFinite() || !local.bodies.w[i].allFinite())
       throw std::runtime_error("restart archive " + file.string() + ": not written: the state is not finite (bead " +
@@ -370,6 +383,7 @@ void write_restart_piece(const Path& file, const talus::Model& local, int own, c
     write_clock(f, file, local.time, local.step, h, local.bodies.next_id[0], local.bodies.next_id[1]);
     ArchiveGroup g(f, "contacts", true, file);
     write_cache_rows(g.id, "cache", cache.keys.data(), cache.impulses, kCacheWhat, file);
+    if (rolling) write_cache_rows(g.id, "rolling_cache", rolling->keys.data(), rolling->impulses, kRollingWhat, file);
   });
 }
 
@@ -400,6 +414,14 @@ void write_restart(const Path& file, const talus::Model& m, const StepperArchive
       w.virtual_rows("keys", H5T_STD_U64LE, pieces->files, pieces->entries, 1, "1",
                      keys_description(kCacheWhat) + " within each piece (/pieces)");
       w.virtual_rows("impulses", H5T_IEEE_F64LE, pieces->files, pieces->entries, 3, kImpulsesUnits, kImpulsesDescription);
+      if (pieces->rolling) {
+        ArchiveGroup rc(g.id, "rolling_cache", true, file, "/contacts/");
+        ArchiveWriter rw{rc.id, "/contacts/rolling_cache/", file, {}};
+        rw.virtual_rows("keys", H5T_STD_U64LE, pieces->files, pieces->rolling_entries, 1, "1",
+                        keys_description(kRollingWhat) + " within each piece (/pieces)");
+        rw.virtual_rows("impulses", H5T_IEEE_F64LE, pieces->files, pieces->rolling_entries, 3, kImpulsesUnits,
+                        kImpulsesDescription);
+      }
       ArchiveGroup pg(f, "pieces", true, file);
       ArchiveWriter pw{pg.id, "/pieces/", file, {}};
       write_text_list(pg.id, "files", pieces->files, "the pieces of this archive, one per process, beside it", file);
@@ -407,14 +429,17 @@ void write_restart(const Path& file, const talus::Model& m, const StepperArchive
           entries(pieces->entries.begin(), pieces->entries.end());
       pw.integers("beads", beads, "1", "rows of /beads in each piece");
       pw.integers("entries", entries, "1", "rows of /contacts/cache in each piece");
+      if (pieces->rolling) {
+        std::vector<long long> rolling(pieces->rolling_entries.begin(), pieces->rolling_entries.end());
+        pw.integers("rolling_entries", rolling, "1", "rows of /contacts/rolling_cache in each piece");
+      }
     } else if (st && st->cache) {
       ArchiveGroup g(f, "contacts", true, file);
       write_cache(g.id, "cache", *st->cache, kCacheWhat, file);
       if (st->position_cache)
         write_cache(g.id, "position_cache", *st->position_cache, "contacts' position corrections (generalized-α)", file);
       if (st->rolling_cache && st->rolling_cache->size() > 0)
-        write_cache(g.id, "rolling_cache", *st->rolling_cache,
-                    "contacts' rolling impulses (torque impulse / R*, world vectors in the tangent plane)", file);
+        write_cache(g.id, "rolling_cache", *st->rolling_cache, kRollingWhat, file);
     }
     std::size_t beam_unknowns = 0;
     if (!m.lti.empty()) {

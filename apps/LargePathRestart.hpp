@@ -95,13 +95,18 @@ struct ArchivePieces {
   std::vector<std::string> files;     // one per process, relative to the index's folder
   std::vector<hsize_t> beads, entries;  // rows of each piece's /beads and /contacts/cache
   bool material = false;              // every piece writes /beads/material (some bead is not "bead")
+  // With rolling resistance: every piece writes /contacts/rolling_cache (rows: rolling_entries), and the index maps
+  // it as /contacts/rolling_cache, like the cache.
+  bool rolling = false;
+  std::vector<hsize_t> rolling_entries;
 };
 // The piece of process `rank` of the archive of step `step`.
 std::string restart_piece_name(long step, int rank);
-// A piece: the first `own` beads of `local` (a partitioned model's own beads; the ghosts after them are left out)
-// and `cache` (this process's share of the warm start, keys increasing), with the clock and header of the index.
+// A piece: the first `own` beads of `local` (a partitioned model's own beads; the ghosts after them are left out),
+// `cache` (this process's share of the warm start, keys increasing) and `rolling` (its share of the rolling warm
+// start; null: none), with the clock and header of the index.
 void write_restart_piece(const std::filesystem::path& file, const talus::Model& local, int own, const CacheContent& cache,
-                         bool material, const ArchiveHeader& header, double h);
+                         const CacheContent* rolling, bool material, const ArchiveHeader& header, double h);
 
 // Refuses (std::runtime_error naming the file) a model with a non-finite value: a restart archive never holds NaN.
 // A group's material dataset (uint8, ids into the scene's Model::materials) is written only when one of its

@@ -224,7 +224,7 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   GranularStepper stepper(m, p, &profile);
   // A partitioned run's whole model and warm start, gathered on process 0 for an archive with --whole-restart.
   Model whole;
-  contact::ContactCache whole_cache;
+  contact::ContactCache whole_cache, whole_rolling;
   std::vector<char> counted;  // the step's bead contacts this process reports (frames)
   auto sum = [&](std::initializer_list<double*> values) {
     if (!part) return;
@@ -403,17 +403,20 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     if (part && !o.whole_restart) {
       // Each process writes its piece, process 0 the index (apps/RestartPieces.hpp): no process holds the whole model.
       const std::vector<std::string> files =
-          write_pieced_restart(pieced, *part, m, stepper.contact_cache(), counters, header, p.h);
+          write_pieced_restart(pieced, *part, m, stepper.contact_cache(),
+                               stepper.has_rolling_resistance() ? &stepper.rolling_cache() : nullptr, counters, header, p.h);
       outputs.erase(std::remove_if(outputs.begin(), outputs.end(), [](const std::string& f) { return is_restart_piece(f); }),
                     outputs.end());
       for (const std::string& f : files) written(f);
     } else if (part) {
       // The whole model and the warm start of every contact, written by process 0: the archive of a one-process
       // run, so any number of processes continues from it.
-      part->gather(whole, stepper.contact_cache(), whole_cache);
+      part->gather(whole, stepper.contact_cache(), whole_cache,
+                   stepper.has_rolling_resistance() ? &stepper.rolling_cache() : nullptr, whole_rolling);
       if (root) {
         StepperArchive state;
         state.cache = &whole_cache;
+        state.rolling_cache = &whole_rolling;
         write_restart(out / "restart.h5", whole, &state, &counters, &header, p.h);
       }
     } else {

@@ -22,9 +22,10 @@ struct PiecedRestart {
 };
 
 // Collective. `local`: this process's model (own beads first, PartitionedModel::own_beads()); `cache`: its
-// stepper's warm start. Returns on process 0 the files of the archive (the index, then the pieces), relative to dir.
+// stepper's warm start; `rolling`: its rolling warm start (null: the scene has no rolling resistance). Returns on
+// process 0 the files of the archive (the index, then the pieces), relative to dir.
 std::vector<std::string> write_pieced_restart(PiecedRestart& state, ModelPartition& part, const talus::Model& local,
-                                              const contact::ContactCache& cache, const RunCounters& counters,
-                                              const ArchiveHeader& header, double h);
+                                              const contact::ContactCache& cache, const contact::ContactCache* rolling,
+                                              const RunCounters& counters, const ArchiveHeader& header, double h);
 
 }  // namespace talus::app

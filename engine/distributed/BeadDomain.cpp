@@ -115,9 +115,6 @@ std::string BeadDomain::unsupported(const Model& m, const GranularParameters& p)
   if (!m.drums.empty()) return "drums";
   for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k)
     if (!m.mesh_fixed(k)) return "a moving or carried mesh";
-  for (const ContactLaw& law : m.materials.laws)
-    if (law.rolling > 0.0) return "rolling resistance";
-  if (m.materials.default_law.rolling > 0.0) return "rolling resistance";
   if (m.periodic.any()) return "periodic boundaries";
   if (p.scheme != granular::GranularScheme::MoreauJean) return "the generalized-α scheme (Moreau–Jean only)";
   if (p.solver != granular::GranularSolver::MatrixFree && p.solver != granular::GranularSolver::Anderson)
@@ -145,6 +142,7 @@ BeadDomain::BeadDomain(Model& model, InterfaceNsgs& solve, int rebalance_every, 
   std::vector<double> w(n, 1.0);
   WholeReductions whole;
   regions_ = bisect(b.x.data(), w.data(), n, size_, whole);
+
   std::vector<char> leave(b.count(), 0);
   for (int i = 0; i < n; ++i) leave[i] = regions_.owner(b.x[i]) != rank_;
   b.remove(leave);
@@ -192,6 +190,7 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
     }
   regions_ = bisect(b.x.data(), weight.data(), owned_, size_, *this);
 
+
   // The beads that leave, by destination, with the cache entries that name them (an entry naming beads bound for
   // two processes goes to both).
   std::vector<std::vector<std::int32_t>> leaving(size_);
@@ -207,11 +206,31 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
   std::vector<int> bead_counts;
   pack_for_ranks(b, leaving, send_, bead_counts);
   times_.migrated += static_cast<std::int64_t>(send_.size() / kBeadValues);
-  contact::ContactCache* caches[1] = {stepper ? &stepper->contact_cache() : nullptr};
+  std::vector<double> incoming;
+  std::vector<int> incoming_counts;
+  all_to_all(comm_, MPI_DOUBLE, send_, bead_counts, incoming, incoming_counts);
+  times_.bytes_sent += static_cast<std::int64_t>(send_.size() * sizeof(double));
+  // The warm starts that name a leaving bead go with it: the contact impulses and the rolling impulses.
+  migrate_cache_entries(stepper ? &stepper->contact_cache() : nullptr, destination);
+  migrate_cache_entries(stepper ? &stepper->rolling_cache() : nullptr, destination);
+
+  b.remove(leave);
+  const int kept = b.spheres(), arrived = static_cast<int>(incoming.size() / kBeadValues);
+  b.resize_spheres(kept + arrived);
+  for (int k = 0; k < arrived; ++k) unpack_bead(b, kept + k, &incoming[static_cast<std::size_t>(kBeadValues) * k]);
+  owned_ = kept + arrived;
+  morton_sort();
+  ++times_.rebalances;
+  times_.rebalance += MPI_Wtime() - t0;
+}
+
+void BeadDomain::migrate_cache_entries(contact::ContactCache* cache,
+                                       const std::unordered_map<std::uint32_t, int>& destination) {
+  // The entries naming beads that leave, by destination (an entry naming beads bound for two processes goes to
+  // both). Collective: every process takes part, with or without entries to send.
   std::vector<std::vector<std::uint64_t>> keys_to(size_);
   std::vector<std::vector<double>> impulses_to(size_);
-  for (contact::ContactCache* cache : caches) {
-    if (!cache || destination.empty()) continue;
+  if (cache && !destination.empty())
     for (std::size_t k = 0; k < cache->size(); ++k) {
       std::uint32_t ids[2];
       const int m = key_beads(cache->keys()[k], ids);
@@ -224,10 +243,6 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
         for (int d = 0; d < 3; ++d) impulses_to[sent_to].push_back(cache->impulses()[k][d]);
       }
     }
-  }
-  std::vector<double> incoming;
-  std::vector<int> incoming_counts;
-  all_to_all(comm_, MPI_DOUBLE, send_, bead_counts, incoming, incoming_counts);
   std::vector<std::uint64_t> key_send, key_recv;
   std::vector<double> imp_send, imp_recv;
   std::vector<int> key_counts(size_), imp_counts(size_), rc;
@@ -239,36 +254,24 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
   }
   all_to_all(comm_, MPI_UINT64_T, key_send, key_counts, key_recv, rc);
   all_to_all(comm_, MPI_DOUBLE, imp_send, imp_counts, imp_recv, rc);
-  times_.bytes_sent += static_cast<std::int64_t>(send_.size() * sizeof(double) + key_send.size() * 8 +
-                                                 imp_send.size() * sizeof(double));
-
-  b.remove(leave);
-  const int kept = b.spheres(), arrived = static_cast<int>(incoming.size() / kBeadValues);
-  b.resize_spheres(kept + arrived);
-  for (int k = 0; k < arrived; ++k) unpack_bead(b, kept + k, &incoming[static_cast<std::size_t>(kBeadValues) * k]);
-  owned_ = kept + arrived;
-  if (stepper && !key_recv.empty()) {
-    // The arriving entries join the cache and win over this process's entries of the same key: those were its
-    // copies of contacts between ghosts, or of a ghost and an obstacle, which it never solved (their stored
-    // impulse is a stale warm start); the sender owned the bead and solved its contacts (a pair contact shared with
-    // this process carries the same impulse on both sides).
-    contact::ContactCache& cache = stepper->contact_cache();
-    std::vector<std::pair<std::uint64_t, Eigen::Vector3d>> merged;
-    merged.reserve(cache.size() + key_recv.size());
-    for (std::size_t k = 0; k < key_recv.size(); ++k)
-      merged.emplace_back(key_recv[k], Eigen::Vector3d(imp_recv[3 * k], imp_recv[3 * k + 1], imp_recv[3 * k + 2]));
-    for (std::size_t k = 0; k < cache.size(); ++k) merged.emplace_back(cache.keys()[k], cache.impulses()[k]);
-    std::stable_sort(merged.begin(), merged.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
-    merged.erase(std::unique(merged.begin(), merged.end(), [](const auto& p, const auto& q) { return p.first == q.first; }),
-                 merged.end());
-    std::vector<contact::ContactKey> keys(merged.size());
-    std::vector<Eigen::Vector3d> impulses(merged.size());
-    for (std::size_t k = 0; k < merged.size(); ++k) keys[k] = merged[k].first, impulses[k] = merged[k].second;
-    cache.store(keys.data(), impulses.data(), keys.size());
-  }
-  morton_sort();
-  ++times_.rebalances;
-  times_.rebalance += MPI_Wtime() - t0;
+  times_.bytes_sent += static_cast<std::int64_t>(key_send.size() * 8 + imp_send.size() * sizeof(double));
+  if (!cache || key_recv.empty()) return;
+  // The arriving entries join the cache and win over this process's entries of the same key: those were its
+  // copies of contacts between ghosts, or of a ghost and an obstacle, which it never solved (their stored
+  // impulse is a stale warm start); the sender owned the bead and solved its contacts (a pair contact shared with
+  // this process carries the same impulse on both sides).
+  std::vector<std::pair<std::uint64_t, Eigen::Vector3d>> merged;
+  merged.reserve(cache->size() + key_recv.size());
+  for (std::size_t k = 0; k < key_recv.size(); ++k)
+    merged.emplace_back(key_recv[k], Eigen::Vector3d(imp_recv[3 * k], imp_recv[3 * k + 1], imp_recv[3 * k + 2]));
+  for (std::size_t k = 0; k < cache->size(); ++k) merged.emplace_back(cache->keys()[k], cache->impulses()[k]);
+  std::stable_sort(merged.begin(), merged.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
+  merged.erase(std::unique(merged.begin(), merged.end(), [](const auto& p, const auto& q) { return p.first == q.first; }),
+               merged.end());
+  std::vector<contact::ContactKey> keys(merged.size());
+  std::vector<Eigen::Vector3d> impulses(merged.size());
+  for (std::size_t k = 0; k < merged.size(); ++k) keys[k] = merged[k].first, impulses[k] = merged[k].second;
+  cache->store(keys.data(), impulses.data(), keys.size());
 }
 
 void BeadDomain::refresh_ghosts(const GranularStepper& stepper) {
@@ -449,40 +452,42 @@ void BeadDomain::gather_model(Model& whole, const GranularStepper* contacts_of, 
       }
     }
   }
-  if (cache_of && cache) {
-    // The entries naming an own bead (a pair contact comes from both of its processes, with the same impulse).
-    std::vector<std::uint32_t> own_ids(b.id.begin(), b.id.begin() + owned_);
-    std::sort(own_ids.begin(), own_ids.end());
-    std::vector<std::uint64_t> keys, all_keys;
-    std::vector<double> impulses, all_impulses;
-    for (std::size_t k = 0; k < cache_of->size(); ++k) {
-      std::uint32_t ids[2];
-      const int m = key_beads(cache_of->keys()[k], ids);
-      bool own = false;
-      for (int j = 0; j < m; ++j) own = own || std::binary_search(own_ids.begin(), own_ids.end(), ids[j]);
-      if (!own) continue;
-      keys.push_back(cache_of->keys()[k]);
-      const Eigen::Vector3d& r = cache_of->impulses()[k];
-      impulses.insert(impulses.end(), {r.x(), r.y(), r.z()});
-    }
-    gather_to_root(comm_, root, MPI_UINT64_T, keys, all_keys);
-    gather_to_root(comm_, root, MPI_DOUBLE, impulses, all_impulses);
-    if (rank_ == root) {
-      std::vector<std::pair<std::uint64_t, std::size_t>> by_key(all_keys.size());
-      for (std::size_t k = 0; k < all_keys.size(); ++k) by_key[k] = {all_keys[k], k};
-      std::sort(by_key.begin(), by_key.end());
-      by_key.erase(std::unique(by_key.begin(), by_key.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
-                   by_key.end());
-      std::vector<contact::ContactKey> ks(by_key.size());
-      std::vector<Eigen::Vector3d> rs(by_key.size());
-      for (std::size_t k = 0; k < by_key.size(); ++k) {
-        ks[k] = by_key[k].first;
-        const std::size_t j = by_key[k].second;
-        rs[k] = Eigen::Vector3d(all_impulses[3 * j], all_impulses[3 * j + 1], all_impulses[3 * j + 2]);
-      }
-      cache->store(ks.data(), rs.data(), ks.size());
-    }
+  if (cache_of && cache) gather_cache(*cache_of, *cache, root);
+}
+
+void BeadDomain::gather_cache(const contact::ContactCache& cache_of, contact::ContactCache& cache, int root) {
+  const RigidBodies& b = model_.bodies;
+  // The entries naming an own bead (a pair contact comes from both of its processes, with the same impulse).
+  std::vector<std::uint32_t> own_ids(b.id.begin(), b.id.begin() + owned_);
+  std::sort(own_ids.begin(), own_ids.end());
+  std::vector<std::uint64_t> keys, all_keys;
+  std::vector<double> impulses, all_impulses;
+  for (std::size_t k = 0; k < cache_of.size(); ++k) {
+    std::uint32_t ids[2];
+    const int m = key_beads(cache_of.keys()[k], ids);
+    bool own = false;
+    for (int j = 0; j < m; ++j) own = own || std::binary_search(own_ids.begin(), own_ids.end(), ids[j]);
+    if (!own) continue;
+    keys.push_back(cache_of.keys()[k]);
+    const Eigen::Vector3d& r = cache_of.impulses()[k];
+    impulses.insert(impulses.end(), {r.x(), r.y(), r.z()});
   }
+  gather_to_root(comm_, root, MPI_UINT64_T, keys, all_keys);
+  gather_to_root(comm_, root, MPI_DOUBLE, impulses, all_impulses);
+  if (rank_ != root) return;
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_key(all_keys.size());
+  for (std::size_t k = 0; k < all_keys.size(); ++k) by_key[k] = {all_keys[k], k};
+  std::sort(by_key.begin(), by_key.end());
+  by_key.erase(std::unique(by_key.begin(), by_key.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+               by_key.end());
+  std::vector<contact::ContactKey> ks(by_key.size());
+  std::vector<Eigen::Vector3d> rs(by_key.size());
+  for (std::size_t k = 0; k < by_key.size(); ++k) {
+    ks[k] = by_key[k].first;
+    const std::size_t j = by_key[k].second;
+    rs[k] = Eigen::Vector3d(all_impulses[3 * j], all_impulses[3 * j + 1], all_impulses[3 * j + 2]);
+  }
+  cache.store(ks.data(), rs.data(), ks.size());
 }
 
 }  // namespace talus::distributed

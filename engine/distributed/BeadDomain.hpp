@@ -19,13 +19,16 @@
 // Ghosts are moved by the stepper's integration like the process's own beads; their copies are simply dropped.
 //
 // What a partitioned model refuses (unsupported() says which, to be checked before building one): capsules and
-// other non-spherical bodies, joints and user interactions, FE beams, drums and moving meshes, rolling resistance,
-// periodic boundaries, the generalized-α scheme, and solvers other than matrix_free and anderson. Fixed walls,
-// boxes, cones and fixed meshes are held by every process (each bead's contacts with them are its owner's).
+// other non-spherical bodies, joints and user interactions, FE beams, drums and moving meshes, periodic boundaries,
+// the generalized-α scheme, and solvers other than matrix_free and anderson. Fixed walls, boxes, cones and fixed
+// meshes are held by every process (each bead's contacts with them are its owner's). Rolling resistance is
+// partitioned: the solve takes the rolling rows (InterfaceNsgs.hpp) and the rolling warm start migrates with the
+// beads like the contacts' one.
 #include <mpi.h>
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "contact/ContactCache.hpp"
@@ -85,6 +88,9 @@ class BeadDomain final : public SpreadBodies {
   // left alone. The restart archive and the measures of a partitioned run are written from them.
   void gather_model(Model& whole, const granular::GranularStepper* contacts_of, std::vector<ContactForce>* forces,
                     const contact::ContactCache* cache_of, contact::ContactCache* cache, int root = 0);
+  // Collective: on root, `cache` becomes the entries of `cache_of` naming an own bead of some process, each once
+  // (gather_model's cache; also the rolling warm start of --whole-restart).
+  void gather_cache(const contact::ContactCache& cache_of, contact::ContactCache& cache, int root = 0);
   // This process's share of the warm start in a restart archive in pieces (apps/LargePathRestart.hpp): the entries
   // of `cache_of` whose smallest bead id is an own bead's. A pair contact's entry is on both its processes (with
   // the same impulse); this way each entry is written once over all processes. Keys increasing, as in the cache.
@@ -103,6 +109,9 @@ class BeadDomain final : public SpreadBodies {
 
  private:
   void rebalance(granular::GranularStepper* stepper);
+  // Collective, in rebalance: the entries of `cache` (null: none) naming a bead bound for another process
+  // (`destination`: id → process) go there, and the arriving entries replace this process's copies.
+  void migrate_cache_entries(contact::ContactCache* cache, const std::unordered_map<std::uint32_t, int>& destination);
   void refresh_ghosts(const granular::GranularStepper& stepper);
   void morton_sort();
 

@@ -756,8 +756,9 @@ void GranularStepper::solve(bool with_rolling) {
     p.anderson_stall = params_.anderson_stall;
     p.anderson_warm = params_.anderson_warm;
     p.threads = params_.threads;
-    if (params_.distributed && !p.nncg && general_.empty() && !joints && !rolling) {
-      report_.solver = params_.distributed->solve(contacts_, layout_, b, q_norm_, p);
+    if (params_.distributed && !p.nncg && general_.empty() && !joints &&
+        (!rolling || params_.distributed->spreads_rolling())) {
+      report_.solver = params_.distributed->solve(contacts_, layout_, b, q_norm_, p, rolling);
       report_.residual_checks = 0;
       return;
     }

@@ -143,10 +143,11 @@ struct GranularParameters {
   bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
   FailurePolicy on_failure = FailurePolicy::RollBack;  // a step whose solve fails (header)
   MultilevelParameters multilevel;  // solver == Multilevel
-  // Under mpirun (issue 15): the bead contacts' solve spread over the processes, each holding the whole model
-  // (solvers/distributed/DistributedNsgs.hpp; not owned). Used for the matrix-free and Anderson solvers on steps
-  // without capsule contacts, joints or rolling resistance; other steps are solved whole on every process. The
-  // beads are then cut into at least ranks() sweep blocks.
+  // Under mpirun (issue 15): the bead contacts' solve spread over the processes (not owned), each holding the whole
+  // model (solvers/distributed/DistributedNsgs.hpp) or its part of it (InterfaceNsgs.hpp). Used for the matrix-free
+  // and Anderson solvers on steps without capsule contacts or joints, and with rolling resistance where the solve
+  // spreads it (PartitionedSolve::spreads_rolling: a partitioned model); other steps are solved whole on every
+  // process. The beads are then cut into at least min_sweep_blocks() sweep blocks.
   PartitionedSolve* distributed = nullptr;
 };
 

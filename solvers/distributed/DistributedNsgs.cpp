@@ -114,8 +114,11 @@ void DistributedNsgs::gather(std::vector<SweepContact>& contacts, const SweepLay
 
 solvers::SolverStats DistributedNsgs::solve(std::vector<SweepContact>& contacts, const SweepLayout& L,
                                             const BodyArrays& bodies, double q_norm,
-                                            const matrixfree::MatrixFreeParameters& p) {
+                                            const matrixfree::MatrixFreeParameters& p,
+                                            matrixfree::RollingContacts* rolling) {
   if (p.nncg) throw std::invalid_argument("distributed sweep: NNCG is not spread over ranks");
+  if (rolling && !rolling->empty())
+    throw std::invalid_argument("distributed sweep: rolling resistance is not spread over a whole model's ranks");
   double t = MPI_Wtime();
   const double start = t;
   build_rank_plan(contacts, L, bodies.spheres, size_, rank_, plan_);

@@ -203,18 +203,21 @@ void InterfaceNsgs::refresh(const BodyArrays& bodies) {
     if (pairs_[j].sweeper) unpack_velocities(pairs_[j].beads, refresh_buffers_[j].data(), bodies);
 }
 
-void InterfaceNsgs::send_impulses(std::vector<SweepContact>& contacts) {
-  // The sweeper's impulses become the partner's: both caches keep the same warm start.
+void InterfaceNsgs::send_impulses(std::vector<SweepContact>& contacts, matrixfree::RollingContact* rolling) {
+  // The sweeper's impulses (and rolling impulses) become the partner's: both caches keep the same warm start.
+  const int width = rolling ? 5 : 3;
   refresh_buffers_.resize(pairs_.size());
   requests_.resize(pairs_.size());
   for (std::size_t j = 0; j < pairs_.size(); ++j) {
     const Pair& p = pairs_[j];
     std::vector<double>& buf = refresh_buffers_[j];
-    const int count = 3 * static_cast<int>(p.contacts.size());
+    const int count = width * static_cast<int>(p.contacts.size());
     buf.resize(count);
     if (p.sweeper) {
-      for (std::size_t m = 0; m < p.contacts.size(); ++m)
-        for (int d = 0; d < 3; ++d) buf[3 * m + d] = contacts[p.contacts[m]].r[d];
+      for (std::size_t m = 0; m < p.contacts.size(); ++m) {
+        for (int d = 0; d < 3; ++d) buf[width * m + d] = contacts[p.contacts[m]].r[d];
+        if (rolling) buf[width * m + 3] = rolling[p.contacts[m]].rho[0], buf[width * m + 4] = rolling[p.contacts[m]].rho[1];
+      }
       MPI_Isend(buf.data(), count, MPI_DOUBLE, p.rank, kTagImpulse, comm_, &requests_[j]);
       times_.bytes_sent += static_cast<std::int64_t>(count * sizeof(double));
       ++times_.messages;
@@ -225,15 +228,22 @@ void InterfaceNsgs::send_impulses(std::vector<SweepContact>& contacts) {
   MPI_Waitall(static_cast<int>(pairs_.size()), requests_.data(), MPI_STATUSES_IGNORE);
   for (std::size_t j = 0; j < pairs_.size(); ++j)
     if (!pairs_[j].sweeper)
-      for (std::size_t m = 0; m < pairs_[j].contacts.size(); ++m)
-        contacts[pairs_[j].contacts[m]].r = Eigen::Vector3d(refresh_buffers_[j][3 * m], refresh_buffers_[j][3 * m + 1],
-                                                            refresh_buffers_[j][3 * m + 2]);
+      for (std::size_t m = 0; m < pairs_[j].contacts.size(); ++m) {
+        const double* in = refresh_buffers_[j].data() + width * m;
+        contacts[pairs_[j].contacts[m]].r = Eigen::Vector3d(in[0], in[1], in[2]);
+        if (rolling) rolling[pairs_[j].contacts[m]].rho = Eigen::Vector2d(in[3], in[4]);
+      }
 }
 
 solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, const SweepLayout& L,
                                           const BodyArrays& bodies, double q_norm,
-                                          const matrixfree::MatrixFreeParameters& p) {
+                                          const matrixfree::MatrixFreeParameters& p,
+                                          matrixfree::RollingContacts* rolling) {
   if (p.nncg) throw std::invalid_argument("partitioned solve: NNCG is not spread over processes");
+  matrixfree::RollingContact* roll = rolling && !rolling->empty() ? rolling->data() : nullptr;
+  if (roll && rolling->size() != contacts.size())
+    throw std::invalid_argument("partitioned solve: " + std::to_string(rolling->size()) + " rolling records for " +
+                                std::to_string(contacts.size()) + " contacts");
   double t = MPI_Wtime();
   const double start = t;
   if (classified_ != contacts.size()) classify(contacts);  // contact_velocity_norm classified this step's
@@ -290,6 +300,7 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
     auto add = [&](std::int32_t i) {
       const Eigen::Vector3d u = matrixfree::contact_velocity(contacts[i], bodies);
       local += solvers::contact_residual_squared(contacts[i].r.data(), u.data(), 3, contacts[i].mu);
+      if (roll) local += matrixfree::rolling_error_squared(contacts[i], roll[i], bodies);
     };
     for_mine([&](int i, int) { add(i); });
     times_.sweep += lap(s);
@@ -301,16 +312,18 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
 
   // The loop (SpreadSweep.hpp). Every process takes part in every check and sweep, even one without contacts
   // (the sums and rounds are collective), and all stop alike, on the common residual.
+  // Anderson is off with rolling resistance, as in the one-process solve (the rolling impulses are not extrapolated).
   const matrixfree::SweepSchedule sc = spread_sweeps(
-      contacts, bodies, p, p.anderson > 0, false, static_cast<std::size_t>(slots), history_, times_, pass,
+      contacts, bodies, p, p.anderson > 0 && !roll, false, static_cast<std::size_t>(slots), history_, times_, pass,
       [&](auto&& g) { for_mine(g); }, residual_now,
-      [&](const double* local, int n, double* total) { fixed_order_sum(comm_, local, n, total, reduce_scratch_); });
+      [&](const double* local, int n, double* total) { fixed_order_sum(comm_, local, n, total, reduce_scratch_); },
+      roll);
   solvers::SolverStats stats;
   stats.counters.colours = rounds;
   const int sweeps = sc.sweeps;
   const double residual = sc.residual;
   double s = MPI_Wtime();
-  send_impulses(contacts);
+  send_impulses(contacts, roll);
   times_.gather += lap(s);
   matrixfree::set_solve_outcome(stats, sweeps, residual, p.tolerance,
                                 "partitioned NSGS (" + std::to_string(size_) + " processes)",

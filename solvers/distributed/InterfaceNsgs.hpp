@@ -28,6 +28,11 @@
 // process. Anderson acceleration (AndersonSweep.hpp) keeps the history of the contacts this process sweeps; its
 // Gram entries are reduced likewise, and the extrapolated impulses move the beads in the sweep's order, with the
 // same rounds. At the end each sweeper sends the pair contacts' impulses to the partner, so both caches agree.
+//
+// Rolling resistance (RollingResistance.hpp): each contact's rolling rows are updated right after its Coulomb
+// rows by whoever sweeps the contact (the round's messages carry ω with v, so the rolling update of a pair contact
+// turns the partner's bead too), their errors enter the common residual, and the sweeper sends the rolling
+// impulses with the others at the end. Anderson is then off, as in the one-process solve.
 #include <mpi.h>
 
 #include <cstdint>
@@ -52,12 +57,13 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   int ranks() const override { return size_; }
   int rank() const { return rank_; }
   int min_sweep_blocks() const override { return 1; }
+  bool spreads_rolling() const override { return true; }
   double common_margin(double local) override;
   double contact_velocity_norm(const std::vector<matrixfree::SweepContact>& contacts,
                                const matrixfree::BodyArrays& bodies, double local) override;
   solvers::SolverStats solve(std::vector<matrixfree::SweepContact>& contacts, const matrixfree::SweepLayout& layout,
                              const matrixfree::BodyArrays& bodies, double q_norm,
-                             const matrixfree::MatrixFreeParameters& p) override;
+                             const matrixfree::MatrixFreeParameters& p, matrixfree::RollingContacts* rolling) override;
 
   BeadOwnership& ownership() { return own_; }
   SolveTimes& times() { return times_; }
@@ -87,7 +93,7 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   void round(int k, bool backward, const matrixfree::BodyArrays& bodies, F&& f);
   // Every sweeper gets its partners' current bead velocities (before a residual evaluation).
   void refresh(const matrixfree::BodyArrays& bodies);
-  void send_impulses(std::vector<matrixfree::SweepContact>& contacts);
+  void send_impulses(std::vector<matrixfree::SweepContact>& contacts, matrixfree::RollingContact* rolling);
   // g(contact, Anderson slot) over this process's contacts: the interior ones in sweep order (slot = index),
   // then the swept pair contacts round by round (slot = contacts + place).
   template <class G>

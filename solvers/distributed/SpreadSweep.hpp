@@ -8,7 +8,9 @@
 //   for_mine(g)                  the same contacts in a fixed order, g(contact, slot), without exchanges
 //   residual()                   the common residual (collective)
 //   reduce(local, n, total)      sums over the processes, the same bits on every one (collective)
-// `slots` bounds the slots; `history` is the Anderson records' storage, reused from solve to solve.
+// `slots` bounds the slots; `history` is the Anderson records' storage, reused from solve to solve. With `rolling`
+// (one record per contact) each contact's rolling rows are updated right after its Coulomb rows, as the one-process
+// sweep does (the caller keeps Anderson off then, like the one-process solve).
 #include <mpi.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include "solvers/distributed/VelocityMessages.hpp"
 #include "solvers/matrixfree/AndersonSweep.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
+#include "solvers/matrixfree/RollingResistance.hpp"
 #include "solvers/matrixfree/SweepSchedule.hpp"
 
 namespace talus::distributed {
@@ -27,7 +30,8 @@ matrixfree::SweepSchedule spread_sweeps(std::vector<matrixfree::SweepContact>& c
                                         const matrixfree::BodyArrays& bodies, const matrixfree::MatrixFreeParameters& p,
                                         bool anderson, bool nothing_to_solve, std::size_t slots,
                                         std::vector<Eigen::Vector3d>& history, SolveTimes& times, Pass&& pass,
-                                        ForMine&& for_mine, Residual&& residual, Reduce&& reduce) {
+                                        ForMine&& for_mine, Residual&& residual, Reduce&& reduce,
+                                        matrixfree::RollingContact* rolling = nullptr) {
   matrixfree::AndersonWorkspace aw;
   const int m = std::clamp(p.anderson, 1, matrixfree::AndersonWorkspace::kMaxMemory);
   const std::size_t stride = matrixfree::AndersonWorkspace::stride(m);
@@ -60,7 +64,17 @@ matrixfree::SweepSchedule spread_sweeps(std::vector<matrixfree::SweepContact>& c
   if (p.check_first && !sc.done) check();
   while (!sc.done) {
     const bool backward = p.symmetric && sc.sweeps % 2 == 1;
-    if (p.relaxation != 1.0)
+    if (rolling && p.relaxation != 1.0)
+      pass(backward, [&](int i, int) {
+        matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation);
+        matrixfree::rolling_update(contacts[i], rolling[i], bodies);
+      }, true);
+    else if (rolling)
+      pass(backward, [&](int i, int) {
+        matrixfree::sweep_update<false>(contacts[i], bodies, 1.0);
+        matrixfree::rolling_update(contacts[i], rolling[i], bodies);
+      }, true);
+    else if (p.relaxation != 1.0)
       pass(backward, [&](int i, int) { matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation); }, true);
     else
       pass(backward, [&](int i, int) { matrixfree::sweep_update<false>(contacts[i], bodies, 1.0); }, true);

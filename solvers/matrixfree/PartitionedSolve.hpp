@@ -18,6 +18,7 @@
 #include "solvers/core/SolverStats.hpp"
 #include "solvers/matrixfree/BodyArrays.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
+#include "solvers/matrixfree/RollingResistance.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
 #include "solvers/matrixfree/SweepPartition.hpp"
 
@@ -47,11 +48,17 @@ class PartitionedSolve {
     (void)i;
     return true;
   }
+  // Whether solve() takes the contacts' rolling resistance rows (a partitioned model: it must, since no process
+  // holds the whole model; a whole model solves those steps on every process alike instead).
+  virtual bool spreads_rolling() const { return false; }
   // Plain sweeps (p.anderson = 0) or Anderson-accelerated ones; relaxation and symmetric sweeps as in
-  // MatrixFreeParameters. NNCG, capsules, joints and rolling resistance are not spread (the stepper solves
-  // those steps on every process alike).
+  // MatrixFreeParameters. With `rolling` (one record per contact, RollingResistance.hpp; only where
+  // spreads_rolling()) each contact's rolling rows are solved right after its Coulomb rows, as the one-process
+  // sweep does, and Anderson is off. NNCG, capsules and joints are not spread (the stepper solves those steps on
+  // every process alike).
   virtual solvers::SolverStats solve(std::vector<SweepContact>& contacts, const SweepLayout& layout,
-                                     const BodyArrays& bodies, double q_norm, const MatrixFreeParameters& p) = 0;
+                                     const BodyArrays& bodies, double q_norm, const MatrixFreeParameters& p,
+                                     RollingContacts* rolling) = 0;
 };
 
 }  // namespace talus::matrixfree

@@ -1,6 +1,7 @@
 // A restart archive in pieces (apps/RestartPieces.hpp, issue 15 item 4), written through its protocol by one process
 // whose partition holds every bead: the index reads back as the archive write_restart gives of the same state, bit
-// for bit (beads in id order); the next archive replaces the pieces of the one before; a piece that cannot be written fails the call and
+// for bit (beads in id order), the rolling resistance's warm start included; the next archive replaces the pieces of
+// the one before; a piece that cannot be written fails the call and
 // leaves the archive in place readable; a missing piece, a piece of another step and a piece read alone are refused,
 // each naming the file. (Several ranks: tests/distributed/talus_mpirun.sh.)
 #include <catch2/catch.hpp>
@@ -34,7 +35,8 @@ class WholePartition final : public ModelPartition, public SpreadBodies {
   void remove_own(const std::vector<char>&) override {}
   void sum(double*, int) override {}
   void max(double*, int) override {}
-  void gather(Model&, const contact::ContactCache&, contact::ContactCache&) override {}
+  void gather(Model&, const contact::ContactCache&, contact::ContactCache&, const contact::ContactCache*,
+              contact::ContactCache&) override {}
   SpreadBodies& spread() override { return *this; }
   void piece_cache(const contact::ContactCache& of, std::vector<contact::ContactKey>& keys,
                    std::vector<Eigen::Vector3d>& impulses) const override {
@@ -104,6 +106,9 @@ void require_same(const State& a, const State& b) {
   CHECK(a.model.step == b.model.step);
   CHECK(a.extras.cache.keys == b.extras.cache.keys);
   CHECK(same_bits(a.extras.cache.impulses, b.extras.cache.impulses));
+  CHECK(a.extras.has_rolling_cache == b.extras.has_rolling_cache);
+  CHECK(a.extras.rolling_cache.keys == b.extras.rolling_cache.keys);
+  CHECK(same_bits(a.extras.rolling_cache.impulses, b.extras.rolling_cache.impulses));
 }
 
 }  // namespace
@@ -124,7 +129,7 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
   const ArchiveHeader header = large_path_header("bead_stack", stepper.parameters());
   const double h = stepper.parameters().h;
 
-  const auto files = write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), counters, header, h);
+  const auto files = write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), nullptr, counters, header, h);
   const std::string first_piece = restart_piece_name(sc.model.step, 0);
   CHECK(files == std::vector<std::string>{kRestartFile, first_piece});
   REQUIRE(fs::is_regular_file(dir / first_piece));
@@ -134,7 +139,7 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
 
   SECTION("the next archive replaces the pieces of the one before") {
     for (int k = 0; k < 5; ++k) REQUIRE(stepper.step().solver.converged());
-    write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), counters, header, h);
+    write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), nullptr, counters, header, h);
     CHECK_FALSE(fs::exists(dir / first_piece));
     CHECK(fs::is_regular_file(dir / restart_piece_name(sc.model.step, 0)));
     CHECK(read_state(dir / kRestartFile, blank).model.step == sc.model.step);
@@ -142,7 +147,7 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
   SECTION("a piece that cannot be written fails the call and leaves the archive in place") {
     for (int k = 0; k < 5; ++k) REQUIRE(stepper.step().solver.converged());
     fs::create_directories(dir / restart_piece_name(sc.model.step, 0) / "blocked");  // the piece's path is taken
-    CHECK_THROWS_WITH(write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), counters, header, h),
+    CHECK_THROWS_WITH(write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), nullptr, counters, header, h),
                       Catch::Contains(restart_piece_name(sc.model.step, 0)));
     require_same(read_state(dir / kRestartFile, blank), read_state(dir / "whole.h5", blank));
     CHECK(fs::is_regular_file(dir / first_piece));
@@ -156,7 +161,7 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
     for (int k = 0; k < 5; ++k) REQUIRE(stepper.step().solver.converged());
     WholePartition later(sc.model);
     PiecedRestart other{scratch("other"), 0, 1, {}};
-    write_pieced_restart(other, later, sc.model, stepper.contact_cache(), counters, header, h);
+    write_pieced_restart(other, later, sc.model, stepper.contact_cache(), nullptr, counters, header, h);
     fs::copy_file(other.dir / restart_piece_name(sc.model.step, 0), dir / first_piece);
     CHECK_THAT(read_error(dir / kRestartFile, blank), Catch::Contains("expected the pieces written with this index"));
     fs::remove(dir / first_piece);
@@ -164,4 +169,31 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
     CHECK(read_error(dir / kRestartFile, blank).empty());
     CHECK_THAT(read_error(dir / first_piece, blank), Catch::Contains("is one process's piece of the archive"));
   }
+}
+
+TEST_CASE("restart archive in pieces: the rolling warm start goes into the pieces and reads back whole",
+          "[apps][restart][pieces]") {
+  const fs::path dir = scratch("rolling");
+  BeadSpec spec;
+  spec.n = 64;
+  GranularScene sc = bead_stack(spec);
+  sc.model.materials.default_law.rolling = 0.1;
+  for (ContactLaw& law : sc.model.materials.laws) law.rolling = 0.1;
+  const Model blank = sc.model;
+  GranularStepper stepper(sc.model, GranularParameters{});
+  REQUIRE(stepper.has_rolling_resistance());
+  for (int k = 0; k < 60; ++k) REQUIRE(stepper.step().solver.converged());
+  REQUIRE(stepper.rolling_cache().size() > 0);
+  WholePartition part(sc.model);
+  PiecedRestart pieced{dir, 0, 1, {}};
+  RunCounters counters;
+  const ArchiveHeader header = large_path_header("bead_stack", stepper.parameters());
+  const double h = stepper.parameters().h;
+  write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), &stepper.rolling_cache(), counters, header, h);
+  const StepperArchive whole_state = stepper_archive(stepper);
+  write_restart(dir / "whole.h5", sc.model, &whole_state, &counters, &header, h);
+  const State pieces = read_state(dir / kRestartFile, blank);
+  CHECK(pieces.extras.has_rolling_cache);
+  CHECK(pieces.extras.rolling_cache.keys.size() == stepper.rolling_cache().size());
+  require_same(pieces, read_state(dir / "whole.h5", blank));
 }

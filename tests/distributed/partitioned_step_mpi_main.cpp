@@ -6,6 +6,9 @@
 //   none lost or doubled), their velocities within 1e-6 m/s of the whole run's (the sweep order differs, so the
 //   solutions agree to the tolerance, not to the bit); beads migrate between ranks (R > 1) and every step converges.
 // - The same with Anderson acceleration (the granular default), and two runs on the same ranks are the same bits.
+// - The same with rolling resistance (μ_r = 0.1 on every pair; InterfaceNsgs.hpp solves the rolling rows, Anderson
+//   off), twice (the same bits), and at each rebalance both warm starts, gathered over the ranks, are the same bits
+//   before and after it: each entry travels with its bead (BeadDomain::migrate_cache_entries).
 // - A touching packing at rest: over each step, Σ m Δv of the beads = −M g h + the walls' vertical impulses, summed
 //   over the contacts each rank counts, to round-off (a pair contact whose impulse reached one bead only, or a
 //   contact counted twice or missed, breaks it).
@@ -39,10 +42,20 @@ using namespace talus::mpitest;
 
 namespace {
 
-GranularScene lattice() {
+// rolling > 0: every pair (bead–bead and bead–wall) with that rolling resistance μ_r.
+GranularScene lattice(double rolling = 0.0) {
   BeadSpec spec;
   spec.n = 400;
-  return bead_stack(spec);
+  GranularScene sc = bead_stack(spec);
+  sc.model.materials.default_law.rolling = rolling;
+  for (ContactLaw& law : sc.model.materials.laws) law.rolling = rolling;
+  return sc;
+}
+
+// Both caches gathered by id on rank 0 are the same bits (keys and impulses).
+bool same_cache(const contact::ContactCache& a, const contact::ContactCache& b) {
+  return a.keys() == b.keys() && a.impulses().size() == b.impulses().size() &&
+         std::memcmp(a.impulses().data(), b.impulses().data(), a.impulses().size() * sizeof(Eigen::Vector3d)) == 0;
 }
 
 GranularScene packing() {
@@ -83,19 +96,41 @@ std::uint64_t digest(const distributed::GatheredBeads& g) {
   return h;
 }
 
-// Steps the lattice whole and partitioned; returns the partitioned run's final digest (rank 0).
-std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool report) {
-  GranularScene whole = lattice();
+// Steps the lattice whole and partitioned; returns the partitioned run's final digest (rank 0). With rolling
+// resistance, each rebalance must carry every warm start with its bead: both caches gathered over the ranks are the
+// same bits just before and just after it (an entry of a migrated bead left behind would leave its new owner's
+// stale copy of it, or none).
+std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool report, double rolling = 0.0) {
+  GranularScene whole = lattice(rolling);
   const GranularParameters pw = parameters(solver, 1e-9);
-  Partitioned part(lattice(), pw, 10);
+  Partitioned part(lattice(rolling), pw, 10);
   distributed::BeadDomain& domain = part.domain;
   GranularStepper sw(whole.model, pw);
   GranularStepper& sp = part.stepper;
   double worst = 0.0;
   std::string first;  // the first bead found beyond the bound
+  long rebalances_checked = 0;  // rebalances that moved beads while the rolling warm start was not empty
   for (int k = 0; k < steps; ++k) {
     sw.step();
-    domain.prepare_step(sp);
+    if (rolling > 0.0 && k > 0 && k % 10 == 0) {
+      contact::ContactCache before[2], after[2];
+      domain.gather_cache(sp.contact_cache(), before[0]), domain.gather_cache(sp.rolling_cache(), before[1]);
+      const long moved = domain.times().migrated;
+      domain.prepare_step(sp);
+      long moved_here = domain.times().migrated - moved;
+      MPI_Allreduce(MPI_IN_PLACE, &moved_here, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+      domain.gather_cache(sp.contact_cache(), after[0]), domain.gather_cache(sp.rolling_cache(), after[1]);
+      if (rank == 0) {
+        for (int c = 0; c < 2; ++c)
+          if (!same_cache(before[c], after[c]))
+            fail(std::string(name) + ": the " + (c ? "rolling" : "contact") + " warm start changed in the rebalance of step " +
+                 std::to_string(k) + " (" + std::to_string(before[c].size()) + " entries before, " +
+                 std::to_string(after[c].size()) + " after)");
+        if (moved_here > 0 && before[1].size() > 0) ++rebalances_checked;
+      }
+    } else {
+      domain.prepare_step(sp);
+    }
     const GranularStepReport& r = sp.step();
     if (!r.solver.converged())
       fail(std::string(name) + ": step " + std::to_string(k) + " not converged: " + r.solver.message);
@@ -126,9 +161,11 @@ std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool r
   if (ranks > 1 && all_migrated == 0) fail(std::string(name) + ": no bead migrated in " + std::to_string(steps) + " steps");
   if (rank == 0 && !(worst <= 1e-6)) fail(std::string(name) + ": velocities differ by " + std::to_string(worst) + " m/s" + first);
   const std::uint64_t d = digest(domain.gather(0));
+  if (rolling > 0.0 && !sp.has_rolling_resistance()) fail(std::string(name) + ": the stepper has no rolling resistance");
   if (rank == 0 && report)
     std::printf("%s: %d steps on %d ranks agree with the whole model (largest velocity difference %.3g m/s); "
-                "%ld beads migrated\n", name, steps, ranks, worst, all_migrated);
+                "%ld beads migrated%s\n", name, steps, ranks, worst, all_migrated,
+                rebalances_checked > 0 ? ", every warm start carried through each rebalance" : "");
   return d;
 }
 
@@ -265,6 +302,9 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   try {
     compare("matrix_free", GranularSolver::MatrixFree, 70, true);
+    const std::uint64_t ra = compare("rolling resistance", GranularSolver::Anderson, 70, true, 0.1);
+    const std::uint64_t rb = compare("rolling resistance again", GranularSolver::Anderson, 70, false, 0.1);
+    if (rank == 0 && ra != rb) fail("rolling resistance: two runs on the same ranks differ");
     const std::uint64_t a = compare("anderson", GranularSolver::Anderson, 70, true);
     const std::uint64_t b = compare("anderson again", GranularSolver::Anderson, 70, false);
     if (rank == 0 && a != b) fail("anderson: two runs on the same ranks differ");

@@ -12,8 +12,9 @@
 # velocities within 1e-3 m/s (the solver's tolerance, as the sweep order differs), and is bit for bit the archive
 # rank 0 gathers whole with --whole-restart; a run stopped at T/2 on two ranks continues on one process and on
 # three to the same state, from the pieces as from the whole archive; a piece alone or a missing piece is refused;
-# beads of two materials keep them through the pieces. The silo's outflow on two ranks: the beads left and removed
-# add up to the scene's, in run.json, discharge.csv and the archive.
+# beads of two materials keep them through the pieces; with rolling resistance the rolling warm start goes into the
+# pieces too, and a run continued from them is the one continued from the whole archive. The silo's outflow on two
+# ranks: the beads left and removed add up to the scene's, in run.json, discharge.csv and the archive.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
 talus=$1; mpirun=$2; python=$3; src=$4
@@ -81,8 +82,8 @@ PY
 # The partitioned model.
 pargs=(run "$src/examples/bead_stack.yaml" --set t_end=0.05 --no-plot --overwrite)
 "$talus" "${pargs[@]}" --out "$work/pone" 2> "$work/pone.log"
-compare_archive() {  # ARCHIVE WHAT: the one-process run's beads and contacts, to the solver's tolerance
-  "$python" - "$work/pone/restart.h5" "$1" "$2" <<'PY'
+compare_archive() {  # ARCHIVE WHAT [REFERENCE]: the one-process run's beads and contacts, to the solver's tolerance
+  "$python" - "${3:-$work/pone/restart.h5}" "$1" "$2" <<'PY'
 import sys, h5py, numpy as np
 def load(path):
     f = h5py.File(path, "r")
@@ -146,9 +147,13 @@ def load(path):
     o = np.argsort(k)
     out = {n: f["beads/" + n][()][i] for n in ("id", "x", "v", "w", "radius", "mass", "inv_mass", "inv_inertia")}
     out.update(keys=k[o], impulses=f["contacts/cache/impulses"][()][o], clock=f["clock"][()])
+    if "contacts/rolling_cache" in f:
+        rk = f["contacts/rolling_cache/keys"][()]
+        ro = np.argsort(rk)
+        out.update(rolling_keys=rk[ro], rolling_impulses=f["contacts/rolling_cache/impulses"][()][ro])
     return out, ("pieces" in f)
 (a, pa), (b, pb) = load(sys.argv[1]), load(sys.argv[2])
-bad = [n for n in a if not np.array_equal(a[n], b[n])]
+bad = [n for n in set(a) | set(b) if n not in a or n not in b or not np.array_equal(a[n], b[n])]
 if bad:
     sys.exit(f"{sys.argv[3]}: {', '.join(bad)} differ")
 print(f"{sys.argv[3]}: the same {len(a['id'])} beads and {len(a['keys'])} contacts, bit for bit"
@@ -222,6 +227,33 @@ for path in sys.argv[1:]:
         sys.exit(f"{path}: {len(steel)} steel beads, {len(heavy)} of the steel lattice's mass, of {len(ids)}")
 print("materials: each bead keeps its material through the pieces and a restart on one process")
 PY
+# Rolling resistance on a partitioned model: the rolling rows are solved across the ranks and their warm start
+# travels with the beads and into the pieces (/contacts/rolling_cache over them), bit for bit the archive gathered
+# with --whole-restart; the run agrees with one process's to the solver's tolerance, and continues on one process
+# from the pieces.
+rargs=("${pargs[@]}" --set rolling_friction=0.1 --set t_end=0.1)  # the lower layers landed across the ranks
+"$talus" "${rargs[@]}" --out "$work/rone" 2> "$work/rone.log"
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${rargs[@]}" --out "$work/roll2" 2> "$work/roll2.log" \
+  || { cat "$work/roll2.log"; exit 1; }
+grep -q "the model is partitioned" "$work/roll2.log" || { echo "rolling resistance, 2 ranks: not partitioned"; cat "$work/roll2.log"; exit 1; }
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${rargs[@]}" --whole-restart --out "$work/roll2w" 2> "$work/roll2w.log" \
+  || { cat "$work/roll2w.log"; exit 1; }
+compare_archive "$work/roll2/restart.h5" "rolling resistance, partitioned on 2 ranks" "$work/rone/restart.h5"
+same_state "$work/roll2/restart.h5" "$work/roll2w/restart.h5" "rolling resistance on 2 ranks: pieces and --whole-restart"
+"$python" - "$work/roll2/restart.h5" "$work/rone/restart.h5" <<'PY'
+import sys, h5py
+f, one = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+n, n1 = f["contacts/rolling_cache/keys"].shape[0], one["contacts/rolling_cache/keys"].shape[0]
+pieces = int(sum(f["pieces/rolling_entries"][()]))
+if n == 0 or n != pieces or abs(n - n1) > 0.01 * n1:
+    sys.exit(f"rolling resistance: {n} rolling entries through the index, {pieces} in the pieces, {n1} in one process's archive")
+print(f"rolling resistance: {n} rolling entries in the pieces (one process: {n1})")
+PY
+"$talus" "${rargs[@]}" --set t_end=0.11 --set restart="$work/roll2/restart.h5" --out "$work/roll1" 2> "$work/roll1.log" \
+  || { cat "$work/roll1.log"; exit 1; }
+"$talus" "${rargs[@]}" --set t_end=0.11 --set restart="$work/roll2w/restart.h5" --out "$work/roll1w" 2> "$work/roll1w.log" \
+  || { cat "$work/roll1w.log"; exit 1; }
+same_state "$work/roll1/restart.h5" "$work/roll1w/restart.h5" "rolling resistance: one process from the pieces and from the whole archive"
 # Outflow on a partitioned model: each rank removes its own beads; none lost or counted twice.
 "$mpirun" --oversubscribe --bind-to none -np 2 "$talus" run "$src/examples/silo.yaml" --set t_end=0.3 --no-plot \
   --overwrite --out "$work/silo2" 2> "$work/silo2.log" || { cat "$work/silo2.log"; exit 1; }

@@ -18,6 +18,35 @@ using granular::GranularStepper;
 
 namespace {
 
+// Along the periodic axes of `p`: the centre of `rank`'s region (its box within one period, from the bisection's
+// planes); other entries 0.
+Eigen::Vector3d periodic_region_centre(const RankRegions& regions, int rank, const contact::Periodicity& p) {
+  Eigen::Vector3d lo = p.lower, hi = p.lower + p.length, centre = Eigen::Vector3d::Zero();
+  // Down the tree to the rank's leaf, narrowing the box at each plane.
+  struct Frame {
+    int node;
+    Eigen::Vector3d lo, hi;
+  };
+  std::vector<Frame> stack{{0, lo, hi}};
+  while (!stack.empty() && !regions.nodes.empty()) {
+    const Frame f = stack.back();
+    stack.pop_back();
+    const RankRegions::Node& n = regions.nodes[f.node];
+    if (n.low < 0) {
+      if (n.rank != rank) continue;
+      for (int a = 0; a < 3; ++a)
+        if (p.axis[a]) centre[a] = 0.5 * (std::max(f.lo[a], p.lower[a]) + std::min(f.hi[a], p.lower[a] + p.length[a]));
+      return centre;
+    }
+    Frame low = f, high = f;
+    low.node = n.low, high.node = n.high;
+    low.hi[n.axis] = std::min(f.hi[n.axis], n.value);
+    high.lo[n.axis] = std::max(f.lo[n.axis], n.value);
+    stack.push_back(low), stack.push_back(high);
+  }
+  return centre;
+}
+
 // A bead as it travels: x, v, ω, q (w, x, y, z), mass, 1/m, inertia, 1/I, radius, half length, material, id.
 constexpr int kBeadValues = 23;
 
@@ -115,7 +144,6 @@ std::string BeadDomain::unsupported(const Model& m, const GranularParameters& p)
   if (!m.drums.empty()) return "drums";
   for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k)
     if (!m.mesh_fixed(k)) return "a moving or carried mesh";
-  if (m.periodic.any()) return "periodic boundaries";
   if (p.scheme != granular::GranularScheme::MoreauJean) return "the generalized-α scheme (Moreau–Jean only)";
   if (p.solver != granular::GranularSolver::MatrixFree && p.solver != granular::GranularSolver::Anderson)
     return "the " + granular::granular_solver_name(p.solver) + " solver (matrix_free and anderson only)";
@@ -139,10 +167,11 @@ BeadDomain::BeadDomain(Model& model, InterfaceNsgs& solve, int rebalance_every, 
     throw std::invalid_argument("partitioned model: capsules or other non-spherical bodies are not partitioned");
   // Every process holds the same beads: the same regions without a message; keep this process's.
   const int n = b.spheres();
+  for (int i = 0; i < n; ++i) model_.periodic.wrap(b.x[i]);  // the regions cut one period
   std::vector<double> w(n, 1.0);
   WholeReductions whole;
   regions_ = bisect(b.x.data(), w.data(), n, size_, whole);
-
+  region_centre_ = periodic_region_centre(regions_, rank_, model_.periodic);
   std::vector<char> leave(b.count(), 0);
   for (int i = 0; i < n; ++i) leave[i] = regions_.owner(b.x[i]) != rank_;
   b.remove(leave);
@@ -188,8 +217,9 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
       if (c.a >= 0 && c.a < owned_) weight[c.a] += 1.0;
       if (c.b < owned_) weight[c.b] += 1.0;
     }
+  for (int i = 0; i < owned_; ++i) model_.periodic.wrap(b.x[i]);  // the regions cut one period
   regions_ = bisect(b.x.data(), weight.data(), owned_, size_, *this);
-
+  region_centre_ = periodic_region_centre(regions_, rank_, model_.periodic);
 
   // The beads that leave, by destination, with the cache entries that name them (an entry naming beads bound for
   // two processes goes to both).
@@ -278,10 +308,16 @@ void BeadDomain::refresh_ghosts(const GranularStepper& stepper) {
   const double t0 = MPI_Wtime();
   RigidBodies& b = model_.bodies;
   b.resize_spheres(owned_);
-  // The bounding box of every process's centres, and the largest radius and speed over all beads.
+  // The bounding box of every process's centres, and the largest radius and speed over all beads. Along a periodic
+  // axis a bead is taken at its image nearest to the centre of its process's region: a bead that crossed the seam
+  // since the last rebalance then stretches the box by its step, not across the whole period.
+  const contact::Periodicity& period = model_.periodic;
   double mine[8] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY, 0.0, 0.0};
   for (int i = 0; i < owned_; ++i) {
-    for (int d = 0; d < 3; ++d) mine[d] = std::min(mine[d], b.x[i][d]), mine[3 + d] = std::max(mine[3 + d], b.x[i][d]);
+    Eigen::Vector3d y = b.x[i];
+    for (int a = 0; a < 3; ++a)
+      if (period.axis[a]) y[a] = region_centre_[a] + period.minimum_image(y - region_centre_)[a];
+    for (int d = 0; d < 3; ++d) mine[d] = std::min(mine[d], y[d]), mine[3 + d] = std::max(mine[3 + d], y[d]);
     mine[6] = std::max(mine[6], b.radius[i]);
     mine[7] = std::max(mine[7], b.v[i].norm());
   }
@@ -302,7 +338,10 @@ void BeadDomain::refresh_ghosts(const GranularStepper& stepper) {
       const double* box = &boxes_[8 * r];
       double d2 = 0.0;
       for (int d = 0; d < 3; ++d) {
-        const double e = std::max({box[d] - b.x[i][d], b.x[i][d] - box[3 + d], 0.0});
+        auto gap = [&](double x) { return std::max({box[d] - x, x - box[3 + d], 0.0}); };
+        double e = gap(b.x[i][d]);
+        if (period.axis[d])  // the box may reach past either end of the period: the nearest image counts
+          e = std::min({e, gap(b.x[i][d] - period.length[d]), gap(b.x[i][d] + period.length[d])});
         d2 += e * e;
       }
       if (d2 <= reach * reach) send_lists_[r].push_back(i);

@@ -214,7 +214,7 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   double radius = m.bodies.spheres() > 0 ? m.bodies.radius[0] : 0.0;
   if (o.partition) {
     whole_why = !o.dump_fclib.empty() ? "--dump-fclib"
-                                      : o.partition->unsupported(m, p, !lp.pours.empty() || events.drop_time >= 0.0);
+                                      : o.partition->unsupported(m, p);
     if (whole_why.empty()) {
       part = o.partition;
       p = part->begin(m, p);
@@ -564,13 +564,36 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     return o.any_rank ? o.any_rank(mine) : mine;
   };
   hooks.before_step = [&] {
+    // A partitioned model: every process places the same beads and keeps those in its region (RegionFill.hpp).
     if (!counters.dropped && m.time >= events.drop_time - 1e-12) {
-      m.bodies.add_sphere(events.drop_position, events.drop_radius, events.drop_density, events.drop_velocity);
-      counters.dropped = true;
+      if (part)
+        part->pours().add_sphere(events.drop_position, events.drop_radius, events.drop_density, events.drop_velocity,
+                                 kBeadMaterial);
+      else
+        m.bodies.add_sphere(events.drop_position, events.drop_radius, events.drop_density, events.drop_velocity);
+      counters.dropped = true, contacts_valid = false;
     }
     for (TimedPour& pour : lp.pours)
-      if (const long n = pour_due(m, pour); n > 0) poured += n, contacts_valid = false;
-    if (radius == 0.0 && m.bodies.spheres() > 0) radius = m.bodies.radius[0], bead_mass = m.bodies.mass[0];
+      if (const long n = pour_due(m, pour, part ? &part->pours() : nullptr); n > 0) poured += n, contacts_valid = false;
+    if (radius == 0.0) {
+      // A scene that starts empty takes the first bead poured (the lowest id): on a partitioned model, from
+      // whichever process holds it.
+      const RigidBodies& b = m.bodies;
+      const int own = part ? part->own_beads() : b.spheres();
+      int first = -1;
+      for (int i = 0; i < own; ++i)
+        if (first < 0 || b.id[i] < b.id[first]) first = i;
+      if (!part) {
+        if (first >= 0) radius = b.radius[first], bead_mass = b.mass[first];
+      } else {
+        double id = first >= 0 ? static_cast<double>(b.id[first]) : INFINITY;
+        part->spread().min(&id, 1);
+        const bool mine = first >= 0 && static_cast<double>(b.id[first]) == id;
+        double got[2] = {mine ? b.radius[first] : 0.0, mine ? b.mass[first] : 0.0};
+        part->max(got, 2);
+        radius = got[0], bead_mass = got[1];
+      }
+    }
     if (!o.dump_fclib.empty() && m.step + 1 == dump_step) stepper.keep_next_problem();
   };
   LinearBeamCheck beam_check;

@@ -13,6 +13,7 @@
 #include "engine/analysis/ContactForces.hpp"
 #include "engine/analysis/SpreadBodies.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "engine/granular/RegionFill.hpp"
 
 namespace talus::app {
 
@@ -20,9 +21,8 @@ class ModelPartition {
  public:
   virtual ~ModelPartition() = default;
   // Why this scene cannot be partitioned (the run then holds the whole model on every process and spreads only
-  // the solve), or an empty string. adds_beads: the scene pours beads or drops a ball during the run.
-  virtual std::string unsupported(const Model& model, const granular::GranularParameters& params,
-                                  bool adds_beads) const = 0;
+  // the solve), or an empty string.
+  virtual std::string unsupported(const Model& model, const granular::GranularParameters& params) const = 0;
   // Keeps this process's beads of `model`; returns the parameters its stepper takes.
   virtual granular::GranularParameters begin(Model& model, const granular::GranularParameters& params) = 0;
   // Before each step: the regions rebalanced every so often, the ghosts fetched.
@@ -42,6 +42,9 @@ class ModelPartition {
                       const contact::ContactCache* rolling_of, contact::ContactCache& rolling) = 0;
   // The bodies as the measurements see them spread over the processes (own beads, reported contacts, reductions).
   virtual SpreadBodies& spread() = 0;
+  // Where beads added during the run go (pours, the dropped ball; engine/granular/RegionFill.hpp): every process
+  // places the same beads and keeps those in its region.
+  virtual granular::PourSpread& pours() = 0;
   // This process's share of the warm start `cache_of` in a restart archive in pieces (apps/RestartPieces.hpp):
   // each entry in exactly one process's share.
   virtual void piece_cache(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,

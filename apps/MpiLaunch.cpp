@@ -36,8 +36,7 @@ namespace {
 // The partitioned model of a run (ModelPartition.hpp) over engine/distributed/BeadDomain.hpp.
 class MpiModelPartition final : public ModelPartition {
  public:
-  std::string unsupported(const Model& model, const granular::GranularParameters& p, bool adds_beads) const override {
-    if (adds_beads) return "beads added during the run (pours, a dropped ball)";
+  std::string unsupported(const Model& model, const granular::GranularParameters& p) const override {
     return distributed::BeadDomain::unsupported(model, p);
   }
   granular::GranularParameters begin(Model& model, const granular::GranularParameters& p) override {
@@ -59,6 +58,7 @@ class MpiModelPartition final : public ModelPartition {
     if (rolling_of) domain_->gather_cache(*rolling_of, rolling);
   }
   SpreadBodies& spread() override { return *domain_; }
+  granular::PourSpread& pours() override { return *domain_; }
   void piece_cache(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,
                    std::vector<Eigen::Vector3d>& impulses) const override {
     domain_->piece_cache_entries(cache_of, keys, impulses);

@@ -62,6 +62,12 @@ struct MaterialTable {
     laws.resize(pair_index(count() - 1, count() - 1) + 1, default_law);
     return static_cast<MaterialId>(count() - 1);
   }
+  // Every pair's rolling resistance μ_r, and that of the materials added later (a scene's `rolling_friction`
+  // without a separate wall value).
+  void set_rolling(double mu_r) {
+    default_law.rolling = mu_r;
+    for (ContactLaw& l : laws) l.rolling = mu_r;
+  }
   // The former scalars: μ bead–bead, μ bead–wall and one e for both pairs (wall–wall never meets).
   void set_defaults(double mu_bead, double mu_wall, double restitution) {
     law(kBeadMaterial, kBeadMaterial) = {mu_bead, restitution};

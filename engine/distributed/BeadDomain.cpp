@@ -401,6 +401,38 @@ void BeadDomain::remove_own(const std::vector<char>& flags) {
   owned_ = b.spheres();
 }
 
+double BeadDomain::max_over_processes(double value) {
+  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  return value;
+}
+
+void BeadDomain::gather_spheres(std::vector<granular::PlacedSphere>& spheres) {
+  std::vector<double> mine, all;
+  for (const granular::PlacedSphere& s : spheres) mine.insert(mine.end(), {s.x.x(), s.x.y(), s.x.z(), s.radius});
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(size_), offsets(size_, 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  all.resize(static_cast<std::size_t>(offsets[size_ - 1] + counts[size_ - 1]));
+  MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, comm_);
+  spheres.clear();
+  for (std::size_t k = 0; k + 4 <= all.size(); k += 4)
+    spheres.push_back({Eigen::Vector3d(all[k], all[k + 1], all[k + 2]), all[k + 3]});
+}
+
+std::uint32_t BeadDomain::add_sphere(const Eigen::Vector3d& centre, double radius, double density,
+                                     const Eigen::Vector3d& velocity, std::uint8_t material) {
+  RigidBodies& b = model_.bodies;
+  b.resize_spheres(owned_);  // the ghosts go (prepare_step fetches them again): the new bead joins the own ones
+  Eigen::Vector3d x = centre;
+  model_.periodic.wrap(x);
+  if (regions_.owner(x) != rank_) return b.next_id[0]++;  // another process's bead: only its id is taken here
+  const std::uint32_t id = b.add_sphere(centre, radius, density, velocity);
+  b.material[b.spheres() - 1] = material;
+  owned_ = b.spheres();
+  return id;
+}
+
 void BeadDomain::sum(double* values, int n) { fixed_order_sum(comm_, values, n, values, sum_scratch_); }
 
 void BeadDomain::min(double* values, int n) { MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MIN, comm_); }

@@ -39,6 +39,7 @@
 #include "engine/analysis/SpreadBodies.hpp"
 #include "engine/distributed/RecursiveBisection.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "engine/granular/RegionFill.hpp"
 #include "solvers/distributed/InterfaceNsgs.hpp"
 
 namespace talus::distributed {
@@ -60,7 +61,7 @@ struct GatheredBeads {
 
 // The domain is also the spread of the bodies the measurements take (engine/analysis/SpreadBodies.hpp): the own
 // beads first, the ghosts after them, the contacts this process counts, reductions over the processes.
-class BeadDomain final : public SpreadBodies {
+class BeadDomain final : public SpreadBodies, public granular::PourSpread {
  public:
   // Every process has built the same model (the whole scene): keeps this process's beads. The stepper must be
   // built afterwards on `model` with GranularParameters::distributed = &solve and resort_every = 0
@@ -100,11 +101,17 @@ class BeadDomain final : public SpreadBodies {
                            std::vector<Eigen::Vector3d>& impulses) const;
   // SpreadBodies (collective where it says so): sums by the fixed tree, least values by MPI_MIN, and each own
   // bead's value to its ghosts as the last refresh sent them (the ghosts are still those of the last step).
-  int own_spheres() const override { return owned_; }
+  int own_spheres() const override { return owned_; }  // SpreadBodies and PourSpread
   bool reports(int contact) const override { return solve_.counts_contact(contact); }
   void sum(double* values, int n) override;
   void min(double* values, int n) override;
   void to_copies(const double* own_values, double* copy_values) override;
+  // PourSpread (RegionFill.hpp; collective where it says so): beads added during the run. add_sphere drops the
+  // ghosts first (the next prepare_step fetches them again), so the own beads still lead the sphere group.
+  double max_over_processes(double value) override;
+  void gather_spheres(std::vector<granular::PlacedSphere>& spheres) override;
+  std::uint32_t add_sphere(const Eigen::Vector3d& centre, double radius, double density, const Eigen::Vector3d& velocity,
+                           std::uint8_t material) override;
   // Removes the own beads whose flag is set (flags over at least [0, owned()): outflow); the ghosts go too (the
   // next prepare_step fetches them again).
   void remove_own(const std::vector<char>& flags);

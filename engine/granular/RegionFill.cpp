@@ -154,22 +154,23 @@ long TimedPour::due(double t) const {
   return n >= static_cast<double>(fill.count) ? fill.count : static_cast<long>(n);
 }
 
-long pour_due(Model& model, TimedPour& pour) {
+long pour_due(Model& model, TimedPour& pour, PourSpread* spread) {
   const long target = pour.due(model.time);
-  if (pour.inserted >= target) return 0;
+  if (pour.inserted >= target) return 0;  // the same on every process: time and count are
   RigidBodies& b = model.bodies;
+  const int own = spread ? spread->own_spheres() : b.spheres();
   const double r_max = pour.fill.sizes.largest();
   // The beads that may touch a newcomer: centres within the region grown by two of the largest radii.
   double reach = 2.0 * r_max;
-  for (int i = 0; i < b.spheres(); ++i) reach = std::max(reach, r_max + b.radius[i]);
+  for (int i = 0; i < own; ++i) reach = std::max(reach, r_max + b.radius[i]);
+  if (spread) reach = spread->max_over_processes(reach);
   const Eigen::Vector3d lo = pour.fill.lower.array() - reach, hi = pour.fill.upper.array() + reach;
   std::vector<PlacedSphere> near;
+  for (int i = 0; i < own; ++i)
+    if ((b.x[i].array() >= lo.array()).all() && (b.x[i].array() <= hi.array()).all()) near.push_back({b.x[i], b.radius[i]});
+  if (spread) spread->gather_spheres(near);  // every process's beads near the pour (whether one overlaps: no order)
   double cell = 2.0 * r_max;
-  for (int i = 0; i < b.spheres(); ++i)
-    if ((b.x[i].array() >= lo.array()).all() && (b.x[i].array() <= hi.array()).all()) {
-      near.push_back({b.x[i], b.radius[i]});
-      cell = std::max(cell, 2.0 * b.radius[i]);
-    }
+  for (const PlacedSphere& s : near) cell = std::max(cell, 2.0 * s.radius);
   std::vector<contact::Wall> walls;
   for (const contact::Wall& w : model.walls) walls.push_back(w.at(model.time));
   const FillObstacles obstacles = obstacles_of(model);
@@ -200,12 +201,25 @@ long pour_due(Model& model, TimedPour& pour) {
         continue;
       grid.add(static_cast<int>(near.size()), x);
       near.push_back({x, r});
-      b.add_sphere(x, r, pour.density, pour.velocity);
-      b.material[b.spheres() - 1] = pour.material;
+      if (spread) {
+        spread->add_sphere(x, r, pour.density, pour.velocity, pour.material);
+      } else {
+        b.add_sphere(x, r, pour.density, pour.velocity);
+        b.material[b.spheres() - 1] = pour.material;
+      }
       placed = true;
     }
     if (!placed) break;  // the region is full for now: the rest wait for the next step
     ++pour.inserted, ++added;
+  }
+  if (spread) {
+    // Every process must have placed the same beads (a process that placed fewer would wait in the next pour's
+    // reductions while the others step): checked by one reduction, so that all fail alike if not.
+    const double most = spread->max_over_processes(static_cast<double>(pour.inserted));
+    const double least = -spread->max_over_processes(-static_cast<double>(pour.inserted));
+    if (most != least)
+      throw std::runtime_error("pour: the processes placed different beads (" + std::to_string(static_cast<long>(least)) +
+                               " to " + std::to_string(static_cast<long>(most)) + " in all); their models differ near it");
   }
   return added;
 }

@@ -73,9 +73,29 @@ struct TimedPour {
   long due(double t) const;
 };
 
+// Where the beads of a model spread over processes are (a partitioned model, engine/distributed/BeadDomain.hpp),
+// as a pour needs it: every process places the same beads, checked against the beads near the pour over all
+// processes, and each keeps those whose centres lie in its region. So a pour gives every bead the id and the place
+// it has in a one-process run, whatever the number of processes.
+class PourSpread {
+ public:
+  virtual ~PourSpread() = default;
+  // This process's own beads, which lead the sphere group (copies of other processes' beads may follow them).
+  virtual int own_spheres() const = 0;
+  // The largest of `value` over the processes (collective).
+  virtual double max_over_processes(double value) = 0;
+  // In place: the spheres every process lists, the same list on every process (collective).
+  virtual void gather_spheres(std::vector<PlacedSphere>& spheres) = 0;
+  // A new bead (every process calls it with the same bead): added to this process's model when its centre lies in
+  // this process's region, its id taken on every process (ids stay those of one process). Returns the id.
+  virtual std::uint32_t add_sphere(const Eigen::Vector3d& centre, double radius, double density,
+                                   const Eigen::Vector3d& velocity, std::uint8_t material) = 0;
+};
+
 // Inserts into the sphere group of `model` the beads of `pour` due by model.time that find a place, and
 // returns how many. Its walls, cones and meshes are avoided; capsules, boxes and drums are not checked (a pour's
-// region should be clear of them).
-long pour_due(Model& model, TimedPour& pour);
+// region should be clear of them). With `spread` (collective then): the model is a partitioned one (above); the
+// count returned is that of every process.
+long pour_due(Model& model, TimedPour& pour, PourSpread* spread = nullptr);
 
 }  // namespace talus::granular

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <cstring>
 #include <filesystem>
 
@@ -27,7 +28,7 @@ namespace {
 class WholePartition final : public ModelPartition, public SpreadBodies {
  public:
   explicit WholePartition(const Model& m) : m_(m) {}
-  std::string unsupported(const Model&, const GranularParameters&, bool) const override { return {}; }
+  std::string unsupported(const Model&, const GranularParameters&) const override { return {}; }
   GranularParameters begin(Model&, const GranularParameters& p) override { return p; }
   void prepare_step(GranularStepper&) override {}
   int own_beads() const override { return m_.bodies.spheres(); }
@@ -38,6 +39,7 @@ class WholePartition final : public ModelPartition, public SpreadBodies {
   void gather(Model&, const contact::ContactCache&, contact::ContactCache&, const contact::ContactCache*,
               contact::ContactCache&) override {}
   SpreadBodies& spread() override { return *this; }
+  PourSpread& pours() override { throw std::logic_error("WholePartition: no beads are added in these tests"); }
   void piece_cache(const contact::ContactCache& of, std::vector<contact::ContactKey>& keys,
                    std::vector<Eigen::Vector3d>& impulses) const override {
     keys = of.keys(), impulses = of.impulses();
@@ -111,23 +113,46 @@ void require_same(const State& a, const State& b) {
   CHECK(same_bits(a.extras.rolling_cache.impulses, b.extras.rolling_cache.impulses));
 }
 
+// 64 beads of bead_stack settled 60 steps (rolling resistance μ_r on every pair when > 0), with what writing its
+// archive in pieces takes: the scene before stepping (to read archives into), the one-process partition, the
+// counters, header and step.
+struct SettledRun {
+  GranularScene sc;
+  Model blank;
+  GranularStepper stepper;
+  WholePartition part;
+  RunCounters counters;
+  ArchiveHeader header;
+  double h;
+  static GranularScene scene(double rolling) {
+    BeadSpec spec;
+    spec.n = 64;
+    GranularScene sc = bead_stack(spec);
+    sc.model.materials.set_rolling(rolling);
+    return sc;
+  }
+  explicit SettledRun(double rolling = 0.0)
+      : sc(scene(rolling)), blank(sc.model), stepper(sc.model, GranularParameters{}), part(sc.model),
+        header(large_path_header("bead_stack", stepper.parameters())), h(stepper.parameters().h) {
+    for (int k = 0; k < 60; ++k) REQUIRE(stepper.step().solver.converged());
+    REQUIRE(stepper.contact_cache().size() > 0);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("restart archive in pieces: the index reads back as the whole archive, and replaces its pieces",
           "[apps][restart][pieces]") {
   const fs::path dir = scratch("protocol");
-  BeadSpec spec;
-  spec.n = 64;
-  GranularScene sc = bead_stack(spec);
-  const Model blank = sc.model;
-  GranularStepper stepper(sc.model, GranularParameters{});
-  for (int k = 0; k < 60; ++k) REQUIRE(stepper.step().solver.converged());
-  REQUIRE(stepper.contact_cache().size() > 0);
-  WholePartition part(sc.model);
+  SettledRun run;
+  GranularScene& sc = run.sc;
+  const Model& blank = run.blank;
+  GranularStepper& stepper = run.stepper;
+  WholePartition& part = run.part;
   PiecedRestart pieced{dir, 0, 1, {}};
-  RunCounters counters;
-  const ArchiveHeader header = large_path_header("bead_stack", stepper.parameters());
-  const double h = stepper.parameters().h;
+  RunCounters& counters = run.counters;
+  const ArchiveHeader& header = run.header;
+  const double h = run.h;
 
   const auto files = write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), nullptr, counters, header, h);
   const std::string first_piece = restart_piece_name(sc.model.step, 0);
@@ -174,26 +199,17 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
 TEST_CASE("restart archive in pieces: the rolling warm start goes into the pieces and reads back whole",
           "[apps][restart][pieces]") {
   const fs::path dir = scratch("rolling");
-  BeadSpec spec;
-  spec.n = 64;
-  GranularScene sc = bead_stack(spec);
-  sc.model.materials.default_law.rolling = 0.1;
-  for (ContactLaw& law : sc.model.materials.laws) law.rolling = 0.1;
-  const Model blank = sc.model;
-  GranularStepper stepper(sc.model, GranularParameters{});
+  SettledRun run(0.1);
+  GranularStepper& stepper = run.stepper;
   REQUIRE(stepper.has_rolling_resistance());
-  for (int k = 0; k < 60; ++k) REQUIRE(stepper.step().solver.converged());
   REQUIRE(stepper.rolling_cache().size() > 0);
-  WholePartition part(sc.model);
   PiecedRestart pieced{dir, 0, 1, {}};
-  RunCounters counters;
-  const ArchiveHeader header = large_path_header("bead_stack", stepper.parameters());
-  const double h = stepper.parameters().h;
-  write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), &stepper.rolling_cache(), counters, header, h);
+  write_pieced_restart(pieced, run.part, run.sc.model, stepper.contact_cache(), &stepper.rolling_cache(), run.counters,
+                       run.header, run.h);
   const StepperArchive whole_state = stepper_archive(stepper);
-  write_restart(dir / "whole.h5", sc.model, &whole_state, &counters, &header, h);
-  const State pieces = read_state(dir / kRestartFile, blank);
+  write_restart(dir / "whole.h5", run.sc.model, &whole_state, &run.counters, &run.header, run.h);
+  const State pieces = read_state(dir / kRestartFile, run.blank);
   CHECK(pieces.extras.has_rolling_cache);
   CHECK(pieces.extras.rolling_cache.keys.size() == stepper.rolling_cache().size());
-  require_same(pieces, read_state(dir / "whole.h5", blank));
+  require_same(pieces, read_state(dir / "whole.h5", run.blank));
 }

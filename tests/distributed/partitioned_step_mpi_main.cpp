@@ -11,6 +11,8 @@
 //   before and after it: each entry travels with its bead (BeadDomain::migrate_cache_entries).
 // - A bed flowing down a periodic chute (periodic along x, cut along it), Anderson: the same agreement, beads
 //   crossing the seam, and the ghosts a thin layer (at most 35 % of the beads over the ranks).
+// - Beads added during the run: a rain of 300 beads and a dropped ball, whole and partitioned: the same beads
+//   poured at every step, the same ids, velocities within 1e-7 m/s until the rain lands and 1e-4 m/s after.
 // - A touching packing at rest: over each step, Σ m Δv of the beads = −M g h + the walls' vertical impulses, summed
 //   over the contacts each rank counts, to round-off (a pair contact whose impulse reached one bead only, or a
 //   contact counted twice or missed, breaks it).
@@ -34,6 +36,7 @@
 #include "engine/analysis/GranularMeasures.hpp"
 #include "engine/distributed/BeadDomain.hpp"
 #include "engine/granular/GranularScenes.hpp"
+#include "engine/granular/RegionFill.hpp"
 #include "engine/granular/GranularStepper.hpp"
 #include "solvers/distributed/InterfaceNsgs.hpp"
 #include "tests/distributed/MpiTestReport.hpp"
@@ -49,8 +52,7 @@ GranularScene lattice(double rolling = 0.0) {
   BeadSpec spec;
   spec.n = 400;
   GranularScene sc = bead_stack(spec);
-  sc.model.materials.default_law.rolling = rolling;
-  for (ContactLaw& law : sc.model.materials.laws) law.rolling = rolling;
+  sc.model.materials.set_rolling(rolling);
   return sc;
 }
 
@@ -213,6 +215,104 @@ std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool r
   return d;
 }
 
+// Beads added during the run (engine/granular/RegionFill.hpp, PourSpread): a rain of 300 beads (radii 8–10 mm) into
+// the lattice's box and a steel ball dropped at step 30, stepped whole and partitioned for 90 steps: every step
+// pours as many beads on both (most of the 300 in all), each new bead is held by one rank at the bits of the whole
+// run's, the gathered beads are the whole run's ids, with velocities within 1e-6 m/s (the lattice test's bound) until
+// the rain meets anything (step 38) and 1e-4 m/s after (its landing impacts amplify what the tolerance 1e-9 leaves:
+// 7e-7 m/s on one rank, whose sweep order differs only by the bead order, 1e-5 on 2–4 ranks; a stale warm start gave
+// 1e-2 in the rolling test).
+void pours() {
+  GranularScene whole = lattice();
+  const GranularParameters pw = parameters(GranularSolver::Anderson, 1e-9);
+  Partitioned part(lattice(), pw, 10);
+  Eigen::Vector3d lo = Eigen::Vector3d::Constant(INFINITY), hi = -lo;
+  const RigidBodies& wb = whole.model.bodies;
+  for (int i = 0; i < wb.spheres(); ++i) lo = lo.cwiseMin(wb.x[i]), hi = hi.cwiseMax(wb.x[i]);
+  TimedPour rain;
+  rain.fill.lower = Eigen::Vector3d(lo.x(), lo.y(), hi.z() + 0.03);
+  rain.fill.upper = Eigen::Vector3d(hi.x(), hi.y(), hi.z() + 0.15);
+  rain.fill.count = 300;
+  rain.fill.sizes.r_min = 0.008, rain.fill.sizes.r_max = 0.01;
+  rain.fill.seed = 7;
+  rain.rate = 6000.0, rain.start = 0.005;
+  TimedPour rain_part = rain;
+  const Eigen::Vector3d drop(0.5 * (lo.x() + hi.x()), 0.5 * (lo.y() + hi.y()), hi.z() + 0.25), v0(0.0, 0.0, -1.0);
+  GranularStepper sw(whole.model, pw);
+  GranularStepper& sp = part.stepper;
+  distributed::BeadDomain& domain = part.domain;
+  double worst = 0.0, before_landing = 0.0;  // before the rain's beads meet anything (step 38)
+  bool placed_exactly = true, counts_agree = true;
+  long poured = 0;
+  for (int k = 0; k < 90; ++k) {
+    if (k == 30) {
+      const std::uint32_t a = whole.model.bodies.add_sphere(drop, 0.02, 7800.0, v0);
+      const std::uint32_t b = domain.add_sphere(drop, 0.02, 7800.0, v0, kBeadMaterial);
+      if (a != b) fail("pours: the dropped ball has id " + std::to_string(b) + " partitioned, " + std::to_string(a) + " whole");
+    }
+    const long a = pour_due(whole.model, rain), b = pour_due(part.scene.model, rain_part, &domain);
+    if (a != b) fail("pours: step " + std::to_string(k) + ": " + std::to_string(b) + " beads poured partitioned, " +
+                     std::to_string(a) + " whole");
+    poured += a;
+    if (a > 0 || k == 30) {
+      // The new beads where one process puts them, to the bit: the same beads near the pour over the ranks.
+      const distributed::GatheredBeads fresh = domain.gather(0);
+      if (rank == 0) {
+        std::map<std::uint32_t, int> at;
+        for (int i = 0; i < wb.spheres(); ++i) at[wb.id[i]] = i;
+        const long added = a + (k == 30);
+        long same = 0, fresh_beads = 0;
+        for (std::size_t j = 0; j < fresh.id.size(); ++j) {
+          const auto it = at.find(fresh.id[j]);
+          if (it == at.end() || fresh.id[j] < wb.next_id[0] - added) continue;
+          ++fresh_beads;
+          same += fresh.x[j] == wb.x[it->second] && fresh.v[j] == wb.v[it->second];
+        }
+        placed_exactly = placed_exactly && same == fresh_beads && fresh_beads == added;
+      }
+    }
+    sw.step();
+    domain.prepare_step(sp);
+    if (!sp.step().solver.converged()) fail("pours: step " + std::to_string(k) + " not converged");
+    const distributed::GatheredBeads g = domain.gather(0);
+    if (rank != 0) continue;
+    std::map<std::uint32_t, int> at;
+    for (int i = 0; i < wb.spheres(); ++i) at[wb.id[i]] = i;
+    if (g.id.size() != at.size()) {  // reported once; every rank keeps stepping (the gathers are collective)
+      if (counts_agree)
+        fail("pours: step " + std::to_string(k) + ": " + std::to_string(g.id.size()) + " beads over the ranks, " +
+             std::to_string(at.size()) + " whole");
+      counts_agree = false;
+      continue;
+    }
+    for (std::size_t j = 0; j < g.id.size(); ++j) {
+      const auto it = at.find(g.id[j]);
+      if (it == at.end()) {
+        if (counts_agree) fail("pours: bead id " + std::to_string(g.id[j]) + " is not in the whole model");
+        counts_agree = false;
+        break;  // out of this step's beads only
+      }
+      const double e = std::max((g.v[j] - wb.v[it->second]).norm(), (g.w[j] - wb.w[it->second]).norm());
+      worst = std::max(worst, e);
+      if (k < 38) before_landing = std::max(before_landing, e);
+    }
+  }
+  // Where the new beads went: each rank's own beads with ids of the rain or the ball.
+  long mine = 0, ranks_with = 0;
+  for (int i = 0; i < domain.owned(); ++i) mine += part.scene.model.bodies.id[i] >= 400;
+  long has = mine > 0;
+  MPI_Allreduce(&has, &ranks_with, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  if (poured < 250) fail("pours: " + std::to_string(poured) + " beads poured of 300 (expected most of them in 90 steps)");
+  if (!placed_exactly) fail("pours: a new bead is not where one process puts it, or not on exactly one rank");
+  if (!(before_landing <= 1e-6 && worst <= 1e-4))
+    fail("pours: velocities differ by " + std::to_string(before_landing) + " m/s before the rain meets anything, " +
+         std::to_string(worst) + " m/s in all");
+  std::printf("pours: %ld beads rained and a ball dropped, whole and on %d ranks: each placed where one process "
+              "places it, to the bit; velocities within %.3g m/s until the rain meets the lattice, %.3g m/s after; the "
+              "new beads on %ld ranks\n", poured, ranks, before_landing, worst, ranks_with);
+}
+
 void momentum_balance() {
   const GranularParameters p = parameters(GranularSolver::Anderson, 1e-8);
   Partitioned run(packing(), p, 3);
@@ -354,6 +454,7 @@ int main(int argc, char** argv) {
     const std::uint64_t b = compare("anderson again", GranularSolver::Anderson, 70, false);
     if (rank == 0 && a != b) fail("anderson: two runs on the same ranks differ");
     else if (rank == 0) std::printf("anderson: two runs on %d ranks are the same bits\n", ranks);
+    pours();
     momentum_balance();
     spread_measures();
   } catch (const std::exception& e) {

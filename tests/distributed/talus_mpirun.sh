@@ -14,7 +14,8 @@
 # three to the same state, from the pieces as from the whole archive; a piece alone or a missing piece is refused;
 # beads of two materials keep them through the pieces; with rolling resistance the rolling warm start goes into the
 # pieces too, and a run continued from them is the one continued from the whole archive; the periodic chute agrees
-# with one process's and continues from its pieces. The silo's outflow on two ranks: the beads left and removed add up to the scene's, in run.json, discharge.csv and the archive.
+# with one process's and continues from its pieces; a rain (pour at a rate) and a dropped ball give one process's
+# beads, and a rain stopped halfway continues on one process. The silo's outflow on two ranks: the beads left and removed add up to the scene's, in run.json, discharge.csv and the archive.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
 talus=$1; mpirun=$2; python=$3; src=$4
@@ -192,7 +193,12 @@ mv "$work/piece.h5" "$work/phalf/restart_s25_p1.h5"
 compare_archive "$work/prest3/restart.h5" "partitioned on 2 ranks to T/2, then 3 ranks"
 # Materials in the pieces: every piece holds /beads/material when any bead is not "bead"; read through the index on
 # one process, each bead keeps its material.
-cat > "$work/mat.yaml" <<'YAML'
+box_planes() {  # SIDE: the floor and four walls of a square box [0, SIDE]², normals inwards (a scene's planes:)
+  printf 'planes:\n  - {name: floor, normal: [0, 0, 1], offset: 0.0}\n'
+  printf '  - {name: x0, normal: [1, 0, 0], offset: 0.0}\n  - {name: x1, normal: [-1, 0, 0], offset: -%s}\n' "$1"
+  printf '  - {name: y0, normal: [0, 1, 0], offset: 0.0}\n  - {name: y1, normal: [0, -1, 0], offset: -%s}\n' "$1"
+}
+{ box_planes 0.2; cat <<'YAML'; } > "$work/mat.yaml"
 name: mat
 description: "two lattices of two materials in a box"
 gravity: [0.0, 0.0, -9.81]
@@ -200,12 +206,6 @@ laws:
   glass: {type: newton_friction, e: 0.0, mu: 0.3, dim: 3}
   grip: {type: newton_friction, e: 0.0, mu: 0.8, dim: 3}
 materials: [steel]
-planes:
-  - {name: floor, normal: [0, 0, 1], offset: 0.0}
-  - {name: x0, normal: [1, 0, 0], offset: 0.0}
-  - {name: x1, normal: [-1, 0, 0], offset: -0.2}
-  - {name: y0, normal: [0, 1, 0], offset: 0.0}
-  - {name: y1, normal: [0, -1, 0], offset: -0.2}
 lattices:
   - {name: a, corner: [0.01, 0.01, 0.01], counts: [8, 8, 4], radius: 0.01, density: 2500, spacing: 2.2, jitter: 0.05, seed: 1}
   - {name: b, corner: [0.01, 0.01, 0.11], counts: [8, 8, 4], radius: 0.01, density: 7800, spacing: 2.2, jitter: 0.05, seed: 2, material: steel}
@@ -266,6 +266,38 @@ grep -q "the model is partitioned" "$work/chute2.log" || { echo "periodic chute,
 compare_archive "$work/chute2/restart.h5" "periodic chute, partitioned on 2 ranks" "$work/cone/restart.h5"
 "$talus" "${cargs[@]}" --set t_end=0.11 --set restart="$work/chute2/restart.h5" --out "$work/chute1" 2> "$work/chute1.log" \
   || { cat "$work/chute1.log"; exit 1; }
+# Beads added during the run on a partitioned model: a rain (a pour with a rate) into an empty box, and the
+# perturbed stack's dropped ball. Every rank places the same beads and keeps those in its region: the beads (ids)
+# and their states are one process's (both solved to 1e-8, as the impacts amplify a looser tolerance), and a rain
+# stopped halfway on two ranks continues on one process to the same beads.
+{ box_planes 0.12; cat <<'YAML'; } > "$work/rain.yaml"
+name: rain
+description: "300 beads rained into an empty box"
+gravity: [0.0, 0.0, -9.81]
+laws:
+  glass: {type: newton_friction, e: 0.0, mu: 0.3, dim: 3}
+pours:
+  - {name: rain, region: [0.0, 0.0, 0.05, 0.12, 0.12, 0.25], count: 300, radii: {uniform: [0.004, 0.006]}, density: 2500, seed: 3, rate: 4000}
+contacts: {detect: true, law: glass}
+integrator: {path: large, h: 5.0e-4, t_end: 0.12, tolerance: 1.0e-8}
+YAML
+"$talus" run "$work/rain.yaml" --no-plot --overwrite --out "$work/rain1" 2> "$work/rain1.log" || { cat "$work/rain1.log"; exit 1; }
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" run "$work/rain.yaml" --no-plot --overwrite --out "$work/rain2" \
+  2> "$work/rain2.log" || { cat "$work/rain2.log"; exit 1; }
+grep -q "the model is partitioned" "$work/rain2.log" || { echo "rain, 2 ranks: not partitioned"; cat "$work/rain2.log"; exit 1; }
+"$python" "$src/scripts/check_granular_outputs.py" "$work/rain2" > /dev/null
+compare_archive "$work/rain2/restart.h5" "rain, partitioned on 2 ranks" "$work/rain1/restart.h5"
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" run "$work/rain.yaml" --no-plot --overwrite --set integrator.t_end=0.06 \
+  --out "$work/rainhalf" 2> "$work/rainhalf.log" || { cat "$work/rainhalf.log"; exit 1; }
+"$talus" run "$work/rain.yaml" --no-plot --overwrite --restart "$work/rainhalf/restart.h5" --out "$work/rainrest" \
+  2> "$work/rainrest.log" || { cat "$work/rainrest.log"; exit 1; }
+compare_archive "$work/rainrest/restart.h5" "rain, 2 ranks to T/2, then one process" "$work/rain1/restart.h5"
+sargs=(run "$src/examples/perturbed_stack.yaml" --set n=200 --set drop_time=0.03 --set t_end=0.06 --set tolerance=1e-8 --no-plot --overwrite)
+"$talus" "${sargs[@]}" --out "$work/drop1" 2> "$work/drop1.log" || { cat "$work/drop1.log"; exit 1; }
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${sargs[@]}" --out "$work/drop2" 2> "$work/drop2.log" \
+  || { cat "$work/drop2.log"; exit 1; }
+grep -q "the model is partitioned" "$work/drop2.log" || { echo "dropped ball, 2 ranks: not partitioned"; cat "$work/drop2.log"; exit 1; }
+compare_archive "$work/drop2/restart.h5" "dropped ball, partitioned on 2 ranks" "$work/drop1/restart.h5"
 # Outflow on a partitioned model: each rank removes its own beads; none lost or counted twice.
 "$mpirun" --oversubscribe --bind-to none -np 2 "$talus" run "$src/examples/silo.yaml" --set t_end=0.3 --no-plot \
   --overwrite --out "$work/silo2" 2> "$work/silo2.log" || { cat "$work/silo2.log"; exit 1; }

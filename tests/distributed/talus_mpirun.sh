@@ -198,12 +198,11 @@ box_planes() {  # SIDE: the floor and four walls of a square box [0, SIDE]², no
   printf '  - {name: x0, normal: [1, 0, 0], offset: 0.0}\n  - {name: x1, normal: [-1, 0, 0], offset: -%s}\n' "$1"
   printf '  - {name: y0, normal: [0, 1, 0], offset: 0.0}\n  - {name: y1, normal: [0, -1, 0], offset: -%s}\n' "$1"
 }
-{ box_planes 0.2; cat <<'YAML'; } > "$work/mat.yaml"
-name: mat
-description: "two lattices of two materials in a box"
-gravity: [0.0, 0.0, -9.81]
-laws:
-  glass: {type: newton_friction, e: 0.0, mu: 0.3, dim: 3}
+scene_head() {  # NAME DESCRIPTION: a scene's name, description, gravity, and its laws: beginning with glass
+  printf 'name: %s\ndescription: "%s"\ngravity: [0.0, 0.0, -9.81]\nlaws:\n' "$1" "$2"
+  printf '  glass: {type: newton_friction, e: 0.0, mu: 0.3, dim: 3}\n'
+}
+{ scene_head mat "two lattices of two materials in a box"; cat <<'YAML'; box_planes 0.2; } > "$work/mat.yaml"
   grip: {type: newton_friction, e: 0.0, mu: 0.8, dim: 3}
 materials: [steel]
 lattices:
@@ -270,12 +269,7 @@ compare_archive "$work/chute2/restart.h5" "periodic chute, partitioned on 2 rank
 # perturbed stack's dropped ball. Every rank places the same beads and keeps those in its region: the beads (ids)
 # and their states are one process's (both solved to 1e-8, as the impacts amplify a looser tolerance), and a rain
 # stopped halfway on two ranks continues on one process to the same beads.
-{ box_planes 0.12; cat <<'YAML'; } > "$work/rain.yaml"
-name: rain
-description: "300 beads rained into an empty box"
-gravity: [0.0, 0.0, -9.81]
-laws:
-  glass: {type: newton_friction, e: 0.0, mu: 0.3, dim: 3}
+{ scene_head rain "300 beads rained into an empty box"; box_planes 0.12; cat <<'YAML'; } > "$work/rain.yaml"
 pours:
   - {name: rain, region: [0.0, 0.0, 0.05, 0.12, 0.12, 0.25], count: 300, radii: {uniform: [0.004, 0.006]}, density: 2500, seed: 3, rate: 4000}
 contacts: {detect: true, law: glass}

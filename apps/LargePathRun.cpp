@@ -461,6 +461,9 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     pa["generator"] = kind;
     pa["seed"] = lp.seed ? nlohmann::json(*lp.seed) : nlohmann::json(nullptr);
     pa["threads"] = p.threads;
+    // Under mpirun: how many processes ran and how the model was spread over them (docs/distributed.md).
+    pa["processes"] = p.distributed ? p.distributed->ranks() : 1;
+    pa["model_spread"] = part ? "partitioned" : p.distributed ? "replicated" : "one process";
     if (p.solver == GranularSolver::Anderson) {
       pa["anderson_memory"] = p.anderson_memory, pa["anderson_every"] = p.anderson_every;
       pa["anderson_warm"] = p.anderson_warm;

@@ -243,6 +243,10 @@ same_state "$work/roll2/restart.h5" "$work/roll2w/restart.h5" "rolling resistanc
 import sys, h5py
 f, one = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
 n, n1 = f["contacts/rolling_cache/keys"].shape[0], one["contacts/rolling_cache/keys"].shape[0]
+import json, os
+spread = json.load(open(os.path.join(os.path.dirname(sys.argv[1]), "run.json")))["parameters"]
+if (spread["processes"], spread["model_spread"]) != (2, "partitioned"):
+    sys.exit(f"run.json says {spread['processes']} processes, {spread['model_spread']} (expected 2, partitioned)")
 pieces = int(sum(f["pieces/rolling_entries"][()]))
 if n == 0 or n != pieces or abs(n - n1) > 0.01 * n1:
     sys.exit(f"rolling resistance: {n} rolling entries through the index, {pieces} in the pieces, {n1} in one process's archive")

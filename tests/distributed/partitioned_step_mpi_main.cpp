@@ -133,6 +133,7 @@ std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool r
   GranularStepper& sp = part.stepper;
   double worst = 0.0;
   std::string first;  // the first bead found beyond the bound
+  bool counts_agree = true;
   long rebalances_checked = 0;  // rebalances that moved beads while the rolling warm start was not empty
   long crossed = 0, most_ghosts = 0;  // beads that crossed the seam (whole run); ghosts over the ranks
   const double period = whole.model.periodic.length.x();
@@ -176,10 +177,12 @@ std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool r
     const RigidBodies& b = whole.model.bodies;
     std::map<std::uint32_t, int> at;
     for (int i = 0; i < b.spheres(); ++i) at[b.id[i]] = i;
-    if (g.id.size() != at.size()) {
-      fail(std::string(name) + ": step " + std::to_string(k) + ": " + std::to_string(g.id.size()) +
-           " beads over the ranks, " + std::to_string(at.size()) + " in the whole model");
-      break;
+    if (g.id.size() != at.size()) {  // reported once; rank 0 keeps stepping with the others (gather is collective)
+      if (counts_agree)
+        fail(std::string(name) + ": step " + std::to_string(k) + ": " + std::to_string(g.id.size()) +
+             " beads over the ranks, " + std::to_string(at.size()) + " in the whole model");
+      counts_agree = false;
+      continue;
     }
     for (std::size_t j = 0; j < g.id.size(); ++j) {
       const auto it = at.find(g.id[j]);

@@ -20,12 +20,15 @@
 #include "tests/apps/GranularFileRun.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/SameBits.hpp"
 
 using namespace talus::granular;
 using talus::Model;
 namespace fs = std::filesystem;
 
 namespace {
+
+using talus::test::same_bits;
 
 fs::path scratch_dir(const char* name) {
   const fs::path d = fs::temp_directory_path() / ("talus_capsule_output_" + std::to_string(::getpid())) / name;
@@ -39,11 +42,6 @@ std::string slurp(const fs::path& f) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 // The numbers of a DataArray named `name` in a VTK XML file.

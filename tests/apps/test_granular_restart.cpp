@@ -24,6 +24,7 @@
 #include "apps/SceneLoader.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/SameBits.hpp"
 
 using namespace talus::granular;
 using talus::Model;
@@ -32,16 +33,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using talus::test::same_bits;
+
 fs::path scratch_dir(const char* name) {
   const fs::path d = fs::temp_directory_path() / ("talus_granular_restart_" + std::to_string(::getpid())) / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 int run(const fs::path& scene, const fs::path& out, std::vector<std::string> sets) {

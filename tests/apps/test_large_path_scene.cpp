@@ -27,6 +27,7 @@
 #include "apps/SceneRun.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/SameBits.hpp"
 #include "tests/SceneText.hpp"
 
 using namespace talus;
@@ -35,15 +36,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using talus::test::same_bits;
+
 std::string num(double x) {
   char b[40];
   std::snprintf(b, sizeof b, "%.17g", x);
   return b;
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 // The dynamic bodies' part of a store array: the obstacle bodies after them follow from the obstacle tables, where

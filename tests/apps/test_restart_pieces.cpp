@@ -16,6 +16,7 @@
 #include "apps/RestartPieces.hpp"
 #include "engine/granular/GranularScenes.hpp"
 #include "engine/granular/GranularStepper.hpp"
+#include "tests/SameBits.hpp"
 
 using namespace talus;
 using namespace talus::granular;
@@ -23,6 +24,8 @@ using namespace talus::app;
 namespace fs = std::filesystem;
 
 namespace {
+
+using talus::test::same_bits;
 
 // One process holding the whole model: every bead its own, every contact reported, the reductions the values.
 class WholePartition final : public ModelPartition, public SpreadBodies {
@@ -70,10 +73,6 @@ std::string read_error(const fs::path& file, const Model& like) {
     return e.what();
   }
   return {};
-}
-
-bool same_bits(const std::vector<Eigen::Vector3d>& a, const std::vector<Eigen::Vector3d>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Eigen::Vector3d)) == 0;
 }
 
 // What read_restart gives back of an archive: the beads (id order) and the warm start.

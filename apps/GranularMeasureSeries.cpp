@@ -82,7 +82,7 @@ MeasureRow measure_row(const Model& m, const std::vector<ContactForce>& contacts
   const ForceDistribution f = normal_force_distribution(contacts, 1, 1.0, 1e-6, spread);
   row.mean_normal_force = f.mean, row.above_mean = f.above_mean;
   if (region) {
-    const Eigen::Matrix3d s = love_weber_stress(m.bodies, contacts, *region, spread);
+    const Eigen::Matrix3d s = love_weber_stress(m.bodies, contacts, *region, spread, &m.periodic);
     const Eigen::Matrix3d sym = 0.5 * (s + s.transpose());
     row.pressure = sym.trace() / 3.0;
     const Eigen::Matrix3d dev = sym - row.pressure * Eigen::Matrix3d::Identity();

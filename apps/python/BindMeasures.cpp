@@ -107,7 +107,7 @@ void bind_measures(py::module_& m) {
       py::arg("contacts"), py::arg("bins") = 20, py::arg("max_ratio") = 5.0, py::arg("force_fraction") = 1e-6,
       "Probability density of f/<f> over the contacts that push, in `bins` bins on [0, max_ratio].");
   m.def("love_weber_stress",
-        [](const Model& model, const ContactList& c, const Region& r) { return love_weber_stress(model.bodies, c.items, r); },
+        [](const Model& model, const ContactList& c, const Region& r) { return love_weber_stress(model.bodies, c.items, r, nullptr, &model.periodic); },
         py::arg("model"), py::arg("contacts"), py::arg("region"),
         "Love–Weber stress tensor of the region [Pa], compression positive (3×3).");
   m.def("kinetic_stress", [](const Model& model, const Region& r) { return kinetic_stress(model.bodies, r); },

@@ -271,9 +271,14 @@ ForceDistribution normal_force_distribution(const std::vector<ContactForce>& con
 }
 
 Eigen::Matrix3d love_weber_stress(const RigidBodies& bodies, const std::vector<ContactForce>& contacts,
-                                  const Region& region, SpreadBodies* spread) {
+                                  const Region& region, SpreadBodies* spread, const contact::Periodicity* periodic) {
   const double V = region.volume();
   if (!(V > 0.0)) throw std::invalid_argument("love_weber_stress: the region is empty (lo must be below hi)");
+  const bool images = periodic && periodic->any();
+  auto branch = [&](int i, const Eigen::Vector3d& point) -> Eigen::Vector3d {
+    const Eigen::Vector3d d = bodies.x[i] - point;
+    return images ? periodic->minimum_image(d) : d;
+  };
   Eigen::Matrix3d sigma = Eigen::Matrix3d::Zero();
   const int n = bodies.count();
   auto counts = [&](int i) {
@@ -283,8 +288,8 @@ Eigen::Matrix3d love_weber_stress(const RigidBodies& bodies, const std::vector<C
     const ContactForce& c = contacts[k];
     if (!reported(spread, k)) continue;
     // The force on b is f, on a −f; each body's branch runs from the contact point to its centre.
-    if (counts(c.b)) sigma += c.force * (bodies.x[c.b] - c.point).transpose();
-    if (counts(c.a)) sigma -= c.force * (bodies.x[c.a] - c.point).transpose();
+    if (counts(c.b)) sigma += c.force * branch(c.b, c.point).transpose();
+    if (counts(c.a)) sigma -= c.force * branch(c.a, c.point).transpose();
   }
   if (spread) spread->sum(sigma.data(), 9);
   return sigma / V;

@@ -15,6 +15,7 @@
 #include "engine/analysis/ContactForces.hpp"
 #include "engine/analysis/SpreadBodies.hpp"
 #include "engine/bodies/RigidBodies.hpp"
+#include "contact/Periodicity.hpp"
 
 namespace talus {
 
@@ -86,8 +87,12 @@ ForceDistribution normal_force_distribution(const std::vector<ContactForce>& con
 // the bodies whose centre lies in the region (each body's contacts, wall contacts included, with the branch
 // from the contact point to its centre). For two spheres in contact this is the usual f ⊗ l with l the branch
 // vector between the centres. Symmetric at static equilibrium (each body's torque balance).
+// periodic: the model's periodic boundaries. A contact across the seam has its point on b's surface, next to b's
+// centre and a period away from a's: each branch is taken to the nearest image of its centre (a branch is shorter
+// than half a period), else a's branch would count a whole period.
 Eigen::Matrix3d love_weber_stress(const RigidBodies& bodies, const std::vector<ContactForce>& contacts,
-                                  const Region& region, SpreadBodies* spread = nullptr);
+                                  const Region& region, SpreadBodies* spread = nullptr,
+                                  const contact::Periodicity* periodic = nullptr);
 // The kinetic part (1/V) Σ m (v − v̄) ⊗ (v − v̄) over the same bodies, v̄ their mean velocity (mass-weighted).
 Eigen::Matrix3d kinetic_stress(const RigidBodies& bodies, const Region& region);
 

@@ -276,6 +276,32 @@ TEST_CASE("the virial of a settled pile equals Σ m (Δv/h − g) z minus the wa
   CHECK(sigma(2, 2) > 0.0);  // compression positive
 }
 
+TEST_CASE("Love-Weber stress of a pair pressed together across a periodic seam is that of the pair away from it") {
+  // Two beads of radius r touching along x, a compressive force F between them: σ_xx V = 2 r F wherever the pair
+  // lies. Across the seam of a period along x, a's centre sits a period away from the contact point on b.
+  const double r = 0.005, L = 0.1, F = 3.0;
+  contact::Periodicity periodic;
+  periodic.axis[0] = true, periodic.lower = Vector3d::Zero(), periodic.length = Vector3d(L, 1.0, 1.0);
+  auto pair_stress = [&](double x_b, const contact::Periodicity* p) {
+    RigidBodies b;
+    Vector3d xa(x_b - 2.0 * r, 0.5, 0.5), xb(x_b, 0.5, 0.5);
+    periodic.wrap(xa), periodic.wrap(xb);
+    b.add_sphere(xa, r, 2500.0, Vector3d::Zero());
+    b.add_sphere(xb, r, 2500.0, Vector3d::Zero());
+    ContactForce c;
+    c.a = 0, c.b = 1, c.normal = Vector3d::UnitX(), c.force = F * Vector3d::UnitX();
+    c.point = b.x[1] - r * c.normal;
+    const Region box{Vector3d::Zero(), Vector3d(L, 1.0, 1.0)};
+    return Eigen::Matrix3d(love_weber_stress(b, {c}, box, nullptr, p) * box.volume());
+  };
+  const Eigen::Matrix3d inside = pair_stress(0.05, &periodic), across = pair_stress(0.002, &periodic);
+  CHECK(inside(0, 0) == Approx(2.0 * r * F).epsilon(1e-12));
+  CHECK((across - inside).norm() < 1e-12 * inside.norm());
+  CHECK(pair_stress(0.05, nullptr).isApprox(inside, 1e-12));  // away from the seam the images change nothing
+  // Without the periodic boundaries a's branch spans the period: what the measure gave before.
+  CHECK(std::abs(pair_stress(0.002, nullptr)(0, 0) - inside(0, 0)) > 0.5 * F * L);
+}
+
 TEST_CASE("kinetic_energy_parts splits translation and rotation, a capsule's about its own axes") {
   RigidBodies b;
   b.add_sphere(Vector3d::Zero(), 0.01, 2500.0, Vector3d(1.0, 0.0, 0.0));

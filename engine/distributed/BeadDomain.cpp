@@ -202,6 +202,7 @@ void BeadDomain::prepare_step(GranularStepper& stepper) {
     throw std::invalid_argument("partitioned model: the stepper must be built with the domain's stepper_parameters()");
   if (steps_ > 0 && steps_ % rebalance_every_ == 0) rebalance(&stepper);
   refresh_ghosts(stepper);
+  layout_changed_ = false;  // the next step's contacts index the beads as they are now
   ++steps_;
 }
 
@@ -210,13 +211,27 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
   RigidBodies& b = model_.bodies;
   b.resize_spheres(owned_);  // drop the ghosts: only own beads move
   // Weights: 1 + the last step's contacts per own bead (the solve's work follows the contacts). The planes come
-  // from reductions over the processes (RecursiveBisection.hpp): no centre is sent.
+  // from reductions over the processes (RecursiveBisection.hpp): no centre is sent. The step's contacts index its
+  // own beads, then its ghosts; after beads were added or removed those own beads are found by id (a ghost's index
+  // may now be a new bead's).
   std::vector<double> weight(owned_, 1.0);
-  if (stepper)
-    for (const matrixfree::SweepContact& c : stepper->contacts()) {
-      if (c.a >= 0 && c.a < owned_) weight[c.a] += 1.0;
-      if (c.b < owned_) weight[c.b] += 1.0;
+  if (stepper) {
+    const int stepped = layout_changed_ ? static_cast<int>(stepped_ids_.size()) : owned_;
+    std::vector<int> now;  // a stepped own bead's index now (−1: removed); only after beads were added or removed
+    if (layout_changed_) {
+      std::unordered_map<std::uint32_t, int> at;
+      for (int i = 0; i < owned_; ++i) at.emplace(b.id[i], i);
+      now.assign(stepped, -1);
+      for (int j = 0; j < stepped; ++j)
+        if (const auto it = at.find(stepped_ids_[j]); it != at.end()) now[j] = it->second;
     }
+    auto own = [&](int j) { return j < 0 || j >= stepped ? -1 : layout_changed_ ? now[j] : j; };
+    for (const matrixfree::SweepContact& c : stepper->contacts())
+      for (const int j : {own(c.a), own(c.b)})
+        if (j >= 0) weight[j] += 1.0;
+  }
+  times_.balance_weight = 0.0;
+  for (const double w : weight) times_.balance_weight += w;
   for (int i = 0; i < owned_; ++i) model_.periodic.wrap(b.x[i]);  // the regions cut one period
   regions_ = bisect(b.x.data(), weight.data(), owned_, size_, *this);
   region_centre_ = periodic_region_centre(regions_, rank_, model_.periodic);
@@ -392,7 +407,15 @@ GatheredBeads BeadDomain::gather(int root) {
   return g;
 }
 
+void BeadDomain::keep_stepped_ids() {
+  if (layout_changed_) return;  // kept at the first change since the step
+  const RigidBodies& b = model_.bodies;
+  stepped_ids_.assign(b.id.begin(), b.id.begin() + owned_);
+  layout_changed_ = true;
+}
+
 void BeadDomain::remove_own(const std::vector<char>& flags) {
+  keep_stepped_ids();
   RigidBodies& b = model_.bodies;
   b.resize_spheres(owned_);
   std::vector<char> f(b.count(), 0);
@@ -422,6 +445,7 @@ void BeadDomain::gather_spheres(std::vector<granular::PlacedSphere>& spheres) {
 
 std::uint32_t BeadDomain::add_sphere(const Eigen::Vector3d& centre, double radius, double density,
                                      const Eigen::Vector3d& velocity, std::uint8_t material) {
+  keep_stepped_ids();
   RigidBodies& b = model_.bodies;
   b.resize_spheres(owned_);  // the ghosts go (prepare_step fetches them again): the new bead joins the own ones
   Eigen::Vector3d x = centre;

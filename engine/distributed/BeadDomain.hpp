@@ -51,6 +51,7 @@ struct DomainTimes {
   std::int64_t migrated = 0;      // beads that left this process
   std::int64_t bytes_sent = 0;    // by the refreshes and migrations
   std::int64_t rebalances = 0;
+  double balance_weight = 0.0;    // the last rebalance's weight of the own beads: Σ (1 + the last step's contacts)
 };
 
 // The beads of all processes, gathered to `root` in id order (outputs and tests).
@@ -123,6 +124,8 @@ class BeadDomain final : public SpreadBodies, public granular::PourSpread {
   void migrate_cache_entries(contact::ContactCache* cache, const std::unordered_map<std::uint32_t, int>& destination);
   void refresh_ghosts(const granular::GranularStepper& stepper);
   void morton_sort();
+  // Before the first bead added or removed since the last step: the own beads' ids, which the step's contacts index.
+  void keep_stepped_ids();
 
   Model& model_;
   InterfaceNsgs& solve_;
@@ -131,6 +134,10 @@ class BeadDomain final : public SpreadBodies, public granular::PourSpread {
   int rebalance_every_ = 50;
   int owned_ = 0;
   long steps_ = 0;
+  // Beads added or removed since the last step (pours, outflow) moved the indices its contacts name: the rebalance's
+  // weights find them again through the ids the own beads had then.
+  bool layout_changed_ = false;
+  std::vector<std::uint32_t> stepped_ids_;
   RankRegions regions_;
   Eigen::Vector3d region_centre_ = Eigen::Vector3d::Zero();  // along periodic axes: this process's region's centre
   DomainTimes times_;

@@ -13,7 +13,9 @@
 // - A bed flowing down a periodic chute (periodic along x, cut along it), Anderson: the same agreement, beads
 //   crossing the seam, and the ghosts a thin layer (at most 35 % of the beads over the ranks).
 // - Beads added during the run: a rain of 300 beads and a dropped ball, whole and partitioned: the same beads
-//   poured at every step, the same ids, velocities within 1e-7 m/s until the rain lands and 1e-4 m/s after.
+//   poured at every step, the same ids, velocities within 1e-7 m/s until the rain lands and 1e-4 m/s after; each
+//   rebalance weighs the beads by 1 + their contacts of the last step, the whole run's count, though the beads
+//   poured since moved the indices those contacts name.
 // - A touching packing at rest: over each step, Σ m Δv of the beads = −M g h + the walls' vertical impulses, summed
 //   over the contacts each rank counts, to round-off (a pair contact whose impulse reached one bead only, or a
 //   contact counted twice or missed, breaks it).
@@ -257,6 +259,8 @@ void pours() {
   double worst = 0.0, before_landing = 0.0;  // before the rain's beads meet anything (step 38)
   bool placed_exactly = true, counts_agree = true;
   long poured = 0;
+  long endpoints = 0;  // rank 0: the beads' ends of the whole run's last contacts (2 a pair, 1 a wall)
+  int weights_checked = 0;  // rebalances just after a pour whose weights were checked
   for (int k = 0; k < 90; ++k) {
     // The whole model is stepped on rank 0 only, which compares.
     if (k == 30) {
@@ -287,6 +291,23 @@ void pours() {
     }
     if (rank == 0) sw.step();
     domain.prepare_step(sp);
+    if (k > 0 && k % 10 == 0) {
+      // The rebalance just now weighed each bead by 1 + its contacts of the last step, found through the ids the
+      // beads had then (the beads poured since moved the indices: the ghosts' indices are the new beads' now).
+      double weight = domain.times().balance_weight;
+      MPI_Allreduce(MPI_IN_PLACE, &weight, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      if (rank == 0) {
+        const double expected = static_cast<double>(wb.spheres() + endpoints);
+        if (weight != expected)
+          fail("pours: the rebalance of step " + std::to_string(k) + " weighed the beads " + std::to_string(weight) +
+               " over the ranks, expected " + std::to_string(expected) + " (1 a bead + its contacts of the last step)");
+        weights_checked += b > 0;
+      }
+    }
+    if (rank == 0) {
+      endpoints = 0;
+      for (const matrixfree::SweepContact& c : sw.contacts()) endpoints += c.a >= 0 ? 2 : 1;
+    }
     if (!sp.step().solver.converged()) fail("pours: step " + std::to_string(k) + " not converged");
     const distributed::GatheredBeads g = domain.gather(0);
     if (rank != 0) continue;
@@ -318,6 +339,7 @@ void pours() {
   MPI_Allreduce(&has, &ranks_with, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank != 0) return;
   if (poured < 250) fail("pours: " + std::to_string(poured) + " beads poured of 300 (expected most of them in 90 steps)");
+  if (weights_checked == 0) fail("pours: no rebalance came just after a pour (the weights' test does not test them)");
   if (!placed_exactly) fail("pours: a new bead is not where one process puts it, or not on exactly one rank");
   if (!(before_landing <= 1e-6 && worst <= 1e-4))
     fail("pours: velocities differ by " + std::to_string(before_landing) + " m/s before the rain meets anything, " +

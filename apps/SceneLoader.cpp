@@ -1789,7 +1789,11 @@ std::string apply_override(YAML::Node root, const SceneOverride& o) {
       }
       continue;
     }
+    const std::string parent = field;
     field = join_path(field, seg.key);
+    if (node.IsSequence() && !seg.key.empty() && seg.key.find_first_not_of("0123456789") == std::string::npos)
+      throw SceneError(at, field, "its parent is a list: an entry is written " + parent + "[" + seg.key + "], not " +
+                                      parent + "." + seg.key);
     if (!node.IsMap() && !node.IsNull())
       throw SceneError(at, field, "its parent is not a map in the scene (expected a path through maps and lists)");
     if (last) {

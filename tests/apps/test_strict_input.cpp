@@ -190,6 +190,10 @@ TEST_CASE("overrides go through the loader's checks and name themselves", "[apps
                "--set integrator.rho_infinity=0.5: field 'integrator.rho_infinity': is not read by scheme moreau_jean"));
   CHECK(error_of(kBall, with({"lti_systems[3].q0=[1]"})) ==
         "--set lti_systems[3].q0=[1]: field 'lti_systems[3]': no such entry (the list has 1 entries)");
+  // A list indexed with a dot, as some tools write it, is told how to write it.
+  CHECK(error_of(kBall, with({"lti_systems.0.q0=[1]"})) ==
+        "--set lti_systems.0.q0=[1]: field 'lti_systems.0': its parent is a list: an entry is written lti_systems[0], "
+        "not lti_systems.0");
   CHECK(error_of(kBall, with({"integrator.h=[1"})).rfind("--set integrator.h=[1: field 'integrator.h': YAML syntax error", 0) == 0);
   CHECK_THROWS_AS(parse_override("novalue"), SceneError);
   // The last override of a key wins, and is the one an error names.

@@ -26,6 +26,13 @@ if [ "$sanitize" = 1 ]; then
   # Leaks are reported too; a UBSan report aborts (-fno-sanitize-recover) with its stack.
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  (cd "$asan" && ctest --output-on-failure -j "$jobs" --timeout 1800)
+  # Five tests take 2–8 min each under the sanitizers (a third of the stage's 29 min on 2 cores, measured
+  # 2026-11-28): they run in the first stage only, so that both stages fit CI's 90 minutes. Their code runs under
+  # the sanitizers in smaller tests (the generalized-α box: the scheme's and the dual active set's tests; the silo, the paddle,
+  # the measures and the detection: the apps and granular tests on the same paths). TALUS_ASAN_ALL=1 runs them too.
+  heavy='^(detection:a four-layer box of spheres settles|detection:a box of 64 spheres settles|granular:Beverloo: the discharge rate|granular:a driven paddle in a bead bed|apps:a settled stack.s measures)'
+  [ "${TALUS_ASAN_ALL:-0}" = 1 ] && heavy='^$'
+  echo "== left out under the sanitizers (run above): $(cd "$asan" && ctest -N -R "$heavy" | grep -c 'Test *#') tests"
+  (cd "$asan" && ctest --output-on-failure -j "$jobs" --timeout 1800 -E "$heavy")
   echo "== ASan + UBSan: build $((built - start)) s, tests $(( $(date +%s) - built )) s"
 fi

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "apps/GranularSceneFile.hpp"
+#include "apps/ModelPartition.hpp"
 #include "apps/MpiLaunch.hpp"
 #include "solvers/core/NumberText.hpp"
 #include "apps/PlotScript.hpp"
@@ -114,7 +115,9 @@ Scene load_with_overrides(const std::string& file, const std::vector<std::string
 // into their scratch folders. The ranks' time split is printed at the end.
 void spread_over_ranks(MpiLaunch& mpi, RunOptions& o, bool replicated) {
   o.distributed = mpi.solve();
-  if (!replicated) o.partition = mpi.partition();
+  // --dump-fclib keeps the whole model (the problem is written whole); decided here, on every rank alike, before
+  // the other ranks drop the flag below.
+  if (!replicated && o.dump_fclib.empty()) o.partition = mpi.partition();
   o.frame_piece = {mpi.rank(), mpi.size()};
   o.barrier = [&mpi] { mpi.barrier(); };
   o.any_rank = [&mpi](bool mine) { return mpi.any(mine); };
@@ -134,7 +137,15 @@ int run_command(const RunFlags& f) {
   Scene scene;
   if (is_granular_scene(f.scene)) {
     // A granular file's --restart, --dump-step, --t-end and --h replace its keys (their problems name the flag).
-    GranularFlags flags{f.restart, f.dump_step, f.t_end, f.h};
+    GranularFlags flags;
+    flags.restart = f.restart, flags.dump_step = f.dump_step, flags.t_end = f.t_end, flags.h = f.h;
+    // Partitioned (spread_over_ranks): each rank builds its share of the beads, not the whole scene.
+    if (mpi.active() && mpi.size() > 1 && !f.replicated && f.dump_fclib.empty()) {
+      flags.share = mpi.rank(), flags.shares = mpi.size();
+      flags.unsupported = [&mpi](const Model& m, const granular::GranularParameters& p) {
+        return mpi.partition()->unsupported(m, p);
+      };
+    }
     scene = load_granular_scene(f.scene, f.sets, max_memory, flags);
     for (const std::string& kv : f.sets) options.overrides.push_back("--set " + kv);
     if (f.t_end > 0) options.overrides.push_back("--t-end " + exact_number_text(f.t_end));

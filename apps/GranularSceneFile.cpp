@@ -444,17 +444,26 @@ void read_mechanism(const Settings& s, const BeadSpec& spec, const SceneEvents& 
   }
 }
 
-GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint64_t max_memory, BeadSpec& b);
+// Which share of the generated beads a process builds (GranularFlags::share): `taken` says whether it did (a scene
+// with capsules, or a drum, is built whole).
+struct BeadShare {
+  int share = 0, shares = 1;
+  bool taken = false;
+};
 
-GranularScene build_scene(const Settings& s, std::string& kind, std::uint64_t max_memory) {
+GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint64_t max_memory, BeadSpec& b,
+                                 BeadShare& share);
+
+GranularScene build_scene(const Settings& s, std::string& kind, std::uint64_t max_memory, BeadShare& share) {
   BeadSpec b;
-  GranularScene sc = build_scene_bodies(s, kind, max_memory, b);
+  GranularScene sc = build_scene_bodies(s, kind, max_memory, b, share);
   read_materials(s, b, sc.model);
   read_mechanism(s, b, sc.events, sc.model);
   return sc;
 }
 
-GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint64_t max_memory, BeadSpec& b) {
+GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint64_t max_memory, BeadSpec& b,
+                                 BeadShare& share) {
   b.n = s.integer("n", 1, std::numeric_limits<long>::max(), b.n);
   b.radius = s.positive("radius", b.radius);
   b.polydispersity = s.in_range("polydispersity", 0.0, 0.099, b.polydispersity);
@@ -467,6 +476,14 @@ GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint
   b.capsule_fraction = s.in_range("capsule_fraction", 0.0, 1.0, b.capsule_fraction);
   kind = s.choice("scene", {"bead_stack", "perturbed_stack", "silo", "chute", "drum", "lattice_stack", "packed_box"},
                   "bead_stack");
+  // This process's share of `total` generated beads (beads only), and the memory estimate `estimate` cut to it.
+  auto take_share = [&](long total, BeadSpec& estimate) {
+    share.taken = share.shares > 1 && b.capsule_fraction == 0.0 && kind != "drum";
+    if (!share.taken) return;
+    b.keep_begin = total * share.share / share.shares;
+    b.keep_end = total * (share.share + 1) / share.shares;
+    estimate.n = b.keep_end - b.keep_begin;
+  };
   if (kind == "lattice_stack" || kind == "packed_box") {
     // Beds of a given footprint and depth (GranularScenes.hpp): lattice_stack's beads fall a little and settle
     // into a loose bed; packed_box's are a crystal at rest whose walls touch it (rigid: nothing can enter it).
@@ -474,6 +491,7 @@ GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint
     const int layers = static_cast<int>(s.integer("layers", 1, 4096, 8));
     BeadSpec estimate = b;
     estimate.n = kind == "packed_box" ? packed_box_beads(width, layers) : static_cast<long>(width) * width * layers;
+    take_share(estimate.n, estimate);
     check_sizes(s, estimate, max_memory, "width");
     try {
       return kind == "packed_box" ? packed_box(b, width, layers) : lattice_stack(b, width, layers);
@@ -496,7 +514,9 @@ GranularScene build_scene_bodies(const Settings& s, std::string& kind, std::uint
       s.fail_scene(e.what());
     }
   }
-  check_sizes(s, b, max_memory);
+  BeadSpec estimate = b;
+  take_share(b.n, estimate);
+  check_sizes(s, estimate, max_memory);
   try {
     if (kind == "bead_stack") return bead_stack(b);
     if (kind == "perturbed_stack")
@@ -622,8 +642,16 @@ Scene load_granular_scene(const fs::path& scene_file, const std::vector<std::str
                           const GranularFlags& flags) {
   const Settings s = read_settings(scene_file, sets, flags);
   std::string kind;
-  GranularScene sc = build_scene(s, kind, max_memory);
-  const RunSettings r = read_run_settings(s, sc, scene_file);
+  BeadShare share{flags.share, flags.unsupported ? flags.shares : 1};
+  GranularScene sc = build_scene(s, kind, max_memory, share);
+  RunSettings r = read_run_settings(s, sc, scene_file);
+  // A share only where the run will partition the model from it: not for a restart (the archive holds the whole
+  // model), nor where the partitioned model refuses the scene (then every process holds all of it).
+  if (share.taken && (!r.restart.empty() || !flags.unsupported(sc.model, r.params).empty())) {
+    share = BeadShare{};
+    sc = build_scene(s, kind, max_memory, share);
+    r = read_run_settings(s, sc, scene_file);
+  }
   Scene scene;
   scene.name = r.name;
   scene.description = "granular scene '" + kind + "'";
@@ -641,6 +669,7 @@ Scene load_granular_scene(const fs::path& scene_file, const std::vector<std::str
                              : BeadSpec{}.seed;
   large.measure_region = r.measure_region;
   large.dump_step = r.dump_step;
+  large.shares = share.taken ? share.shares : 1;
   scene.large_path = std::move(large);
   if (!r.restart.empty()) restore_large_path_scene(scene, r.restart, settings_failure(s));
   planned_steps(s, r, scene.model.time);

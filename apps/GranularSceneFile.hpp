@@ -7,6 +7,7 @@
 // like any scene. The scene's sizes are checked against the memory before anything is allocated.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,12 @@ struct GranularFlags {
   std::filesystem::path restart;  // the `restart` key: the archive the model is restored from
   long dump_step = 0;             // `dump_fclib_step`
   double t_end = 0.0, h = 0.0;    // `t_end`, `h`
+  // Under mpirun with a partitioned model (issue 15): this process builds only share `share` of `shares` equal
+  // shares of the generated beads (BeadSpec::keep_begin), unless `unsupported` (ModelPartition::unsupported: a
+  // reason) refuses the scene's model and parameters; for a restart, capsules or a
+  // drum it builds the whole scene. LargePathSettings::shares says which it did.
+  int share = 0, shares = 1;
+  std::function<std::string(const Model&, const granular::GranularParameters&)> unsupported;
 };
 
 // Reads, validates and builds the scene with the overrides `sets` and the flags; restores the restart archive

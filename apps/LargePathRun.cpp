@@ -208,16 +208,26 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   // bead contacts' solve is spread (DistributedNsgs.hpp).
   ModelPartition* part = nullptr;
   std::string whole_why;  // why a run under mpirun holds the whole model on every process
-  const long beads_in_scene = m.bodies.spheres();
+  long beads_in_scene = m.bodies.spheres();
   // A scene that starts empty and fills by pours takes them from its first bead.
   double bead_mass = m.bodies.spheres() > 0 ? m.bodies.mass[0] : 0.0;
   double radius = m.bodies.spheres() > 0 ? m.bodies.radius[0] : 0.0;
+  if (lp.shares > 1) {
+    // This process built one share of the beads (GranularFlags::share): the scene's count and first bead are
+    // the processes' together (the first bead, id 0, is in share 0).
+    if (!o.partition || !o.partition->unsupported(m, p).empty())
+      throw std::logic_error("a share of the scene's beads was built for a run that does not partition them");
+    const bool first_here = m.bodies.spheres() > 0 && m.bodies.id[0] == 0;
+    double whole[3] = {static_cast<double>(beads_in_scene), first_here ? bead_mass : 0.0, first_here ? radius : 0.0};
+    o.partition->sum(whole, 3);
+    beads_in_scene = static_cast<long>(whole[0]), bead_mass = whole[1], radius = whole[2];
+  }
   if (o.partition) {
     whole_why = !o.dump_fclib.empty() ? "--dump-fclib"
                                       : o.partition->unsupported(m, p);
     if (whole_why.empty()) {
       part = o.partition;
-      p = part->begin(m, p);
+      p = part->begin(m, p, lp.shares > 1);
     }
   }
   PhaseProfile profile(!o.profile.empty());
@@ -276,7 +286,8 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
         << " walls, h = " << p.h << ", t_end = " << t_end << ", threads = " << p.threads
         << ", tolerance = " << p.tolerance << '\n';
     if (part) {
-      log << "talus: " << p.distributed->ranks() << " MPI ranks: the model is partitioned (each rank holds its beads "
+      log << "talus: " << p.distributed->ranks() << " MPI ranks: the model is partitioned (each rank "
+          << (lp.shares > 1 ? "built only its share of the scene's beads, and " : "") << "holds its beads "
           << "and copies of its neighbours' near them; docs/distributed.md)\n";
     } else if (p.distributed) {
       std::string whole;

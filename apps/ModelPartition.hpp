@@ -1,7 +1,7 @@
 #pragma once
 // The runner's view of a partitioned model under mpirun (issue 15 item 1; apps/MpiLaunch.cpp builds it over
-// engine/distributed/BeadDomain.hpp and solvers/distributed/InterfaceNsgs.hpp). Every process has loaded the whole
-// scene; the partition keeps this process's beads, fetches the ghosts before each step, and gives the runner what
+// engine/distributed/BeadDomain.hpp and solvers/distributed/InterfaceNsgs.hpp). Every process has built the whole
+// scene, or its share of the beads; the partition keeps this process's beads, fetches the ghosts before each step, and gives the runner what
 // it needs to report the run as one run: sums and maxima over the processes, the measurements' view of the spread
 // bodies, each process's share of the restart archive, and the whole model on process 0 for --whole-restart. This
 // header knows no MPI, so the runner builds without it.
@@ -23,8 +23,11 @@ class ModelPartition {
   // Why this scene cannot be partitioned (the run then holds the whole model on every process and spreads only
   // the solve), or an empty string.
   virtual std::string unsupported(const Model& model, const granular::GranularParameters& params) const = 0;
-  // Keeps this process's beads of `model`; returns the parameters its stepper takes.
-  virtual granular::GranularParameters begin(Model& model, const granular::GranularParameters& params) = 0;
+  // Keeps this process's beads of `model`; returns the parameters its stepper takes. `shares`: each process's
+  // `model` holds another share of the beads (GranularFlags::share), not all of them: the regions are cut from
+  // the shares and the beads sent to their owners.
+  virtual granular::GranularParameters begin(Model& model, const granular::GranularParameters& params,
+                                             bool shares) = 0;
   // Before each step: the regions rebalanced every so often, the ghosts fetched.
   virtual void prepare_step(granular::GranularStepper& stepper) = 0;
   virtual int own_beads() const = 0;

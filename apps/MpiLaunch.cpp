@@ -39,8 +39,9 @@ class MpiModelPartition final : public ModelPartition {
   std::string unsupported(const Model& model, const granular::GranularParameters& p) const override {
     return distributed::BeadDomain::unsupported(model, p);
   }
-  granular::GranularParameters begin(Model& model, const granular::GranularParameters& p) override {
-    domain_ = std::make_unique<distributed::BeadDomain>(model, solve_, p.resort_every > 0 ? p.resort_every : 50);
+  granular::GranularParameters begin(Model& model, const granular::GranularParameters& p, bool shares) override {
+    domain_ = std::make_unique<distributed::BeadDomain>(model, solve_, p.resort_every > 0 ? p.resort_every : 50,
+                                                        MPI_COMM_WORLD, shares);
     return domain_->stepper_parameters(p);
   }
   void prepare_step(granular::GranularStepper& stepper) override { domain_->prepare_step(stepper); }

@@ -158,13 +158,22 @@ GranularParameters BeadDomain::stepper_parameters(GranularParameters p) const {
   return p;
 }
 
-BeadDomain::BeadDomain(Model& model, InterfaceNsgs& solve, int rebalance_every, MPI_Comm comm)
+BeadDomain::BeadDomain(Model& model, InterfaceNsgs& solve, int rebalance_every, MPI_Comm comm, bool shares)
     : model_(model), solve_(solve), comm_(comm), rebalance_every_(std::max(1, rebalance_every)) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   RigidBodies& b = model_.bodies;
   if (b.capsules() > 0 || b.general() > 0)
     throw std::invalid_argument("partitioned model: capsules or other non-spherical bodies are not partitioned");
+  if (shares) {
+    // Each process holds a share: the first rebalance (equal weights, planes from reductions) cuts the regions
+    // and moves every bead to its owner.
+    owned_ = b.spheres();
+    rebalance(nullptr);
+    times_.migrated = 0;  // the start-up's moves are not the flow's
+    steps_ = 0;
+    return;
+  }
   // Every process holds the same beads: the same regions without a message; keep this process's.
   const int n = b.spheres();
   for (int i = 0; i < n; ++i) model_.periodic.wrap(b.x[i]);  // the regions cut one period

@@ -64,10 +64,14 @@ struct GatheredBeads {
 // beads first, the ghosts after them, the contacts this process counts, reductions over the processes.
 class BeadDomain final : public SpreadBodies, public granular::PourSpread {
  public:
-  // Every process has built the same model (the whole scene): keeps this process's beads. The stepper must be
-  // built afterwards on `model` with GranularParameters::distributed = &solve and resort_every = 0
-  // (stepper_parameters). Throws std::invalid_argument with unsupported()'s reason.
-  BeadDomain(Model& model, InterfaceNsgs& solve, int rebalance_every = 50, MPI_Comm comm = MPI_COMM_WORLD);
+  // Every process has built the same model (the whole scene): keeps this process's beads. With `shares`, each
+  // process's model holds another share of the beads instead (the same walls and obstacles; disjoint beads, ids
+  // unique over all): the regions are cut from the shares by reductions and the beads sent to their owners, so
+  // that no process ever holds them all. The stepper must be built afterwards on `model` with
+  // GranularParameters::distributed = &solve and resort_every = 0 (stepper_parameters). Throws
+  // std::invalid_argument with unsupported()'s reason.
+  BeadDomain(Model& model, InterfaceNsgs& solve, int rebalance_every = 50, MPI_Comm comm = MPI_COMM_WORLD,
+             bool shares = false);
 
   // Why `model` stepped with `params` cannot be partitioned, or an empty string.
   static std::string unsupported(const Model& model, const granular::GranularParameters& params);

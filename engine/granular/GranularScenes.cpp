@@ -26,16 +26,44 @@ void check(const BeadSpec& s) {
 // Uniform in [−1, 1] from a fixed generator: the same scene on every platform.
 double symmetric(std::mt19937_64& g) { return 2.0 * static_cast<double>(g() >> 11) * 0x1.0p-53 - 1.0; }
 
+// Adds the generated sphere number `index` (its place in the generator's order, and its id) when the spec keeps
+// it (BeadSpec::keep_begin, keep_end).
+void add_generated_sphere(Model& m, const BeadSpec& s, long index, const Eigen::Vector3d& x, double radius) {
+  if (index < s.keep_begin || index >= s.keep_end) return;
+  m.bodies.next_id[static_cast<int>(ShapeKind::Sphere)] = static_cast<std::uint32_t>(index);
+  m.bodies.add_sphere(x, radius, s.density);
+}
+
+// After a generator's last sphere: the next id is the whole scene's count, whichever share was kept (beads added
+// later, by pours or the dropped ball, take the same ids on every process).
+void end_generated_spheres(Model& m, long generated) {
+  m.bodies.next_id[static_cast<int>(ShapeKind::Sphere)] = static_cast<std::uint32_t>(generated);
+}
+
+// The share [keep_begin, keep_end) of `total` generated beads, clamped: what a generator reserves.
+int kept_count(const BeadSpec& s, long total) {
+  return static_cast<int>(std::max(0L, std::min(total, s.keep_end) - std::max(0L, s.keep_begin)));
+}
+
 // n beads on a lattice of `per_side` × `per_side` columns starting at `corner` (lower corner of the block).
 void fill_lattice(Model& m, const BeadSpec& s, long n, int per_side, const Eigen::Vector3d& corner) {
-  const std::vector<LatticeSite> sites = lattice_sites(s, n, per_side, per_side, corner);
-  m.bodies.reserve(static_cast<int>(m.bodies.count() + n));
-  // Capsules are added after the beads: each kind keeps its own id sequence, so ids are those of adding them
-  // in lattice order, and no bead insertion has to shift the capsule group.
-  for (const LatticeSite& site : sites)
-    if (!site.capsule) m.bodies.add_sphere(site.x, site.radius, s.density);
-  for (const LatticeSite& site : sites)
-    if (site.capsule) m.bodies.add_capsule(site.x, site.axis, 0.5 * s.radius, 0.5 * s.radius, s.density);
+  if (s.capsule_fraction > 0.0) {
+    if (!s.keeps_all()) throw std::invalid_argument("granular scene: a share of the beads cannot be kept with capsules");
+    const std::vector<LatticeSite> sites = lattice_sites(s, n, per_side, per_side, corner);
+    m.bodies.reserve(static_cast<int>(m.bodies.count() + n));
+    // Capsules are added after the beads: each kind keeps its own id sequence, so ids are those of adding them
+    // in lattice order, and no bead insertion has to shift the capsule group.
+    for (const LatticeSite& site : sites)
+      if (!site.capsule) m.bodies.add_sphere(site.x, site.radius, s.density);
+    for (const LatticeSite& site : sites)
+      if (site.capsule) m.bodies.add_capsule(site.x, site.axis, 0.5 * s.radius, 0.5 * s.radius, s.density);
+    return;
+  }
+  // Beads only: streamed, so that a process keeping a share never holds the whole lattice.
+  m.bodies.reserve(m.bodies.count() + kept_count(s, n));
+  for_each_lattice_site(s, n, per_side, per_side, corner,
+                        [&](long k, const LatticeSite& site) { add_generated_sphere(m, s, k, site.x, site.radius); });
+  end_generated_spheres(m, n);
 }
 
 Model base_model(const BeadSpec& s) {
@@ -47,17 +75,17 @@ Model base_model(const BeadSpec& s) {
 
 }  // namespace
 
-std::vector<LatticeSite> lattice_sites(const BeadSpec& s, long n, int nx, int ny, const Eigen::Vector3d& corner) {
+void for_each_lattice_site(const BeadSpec& s, long n, int nx, int ny, const Eigen::Vector3d& corner,
+                           const std::function<void(long, const LatticeSite&)>& visit) {
   check(s);
   if (nx < 1 || ny < 1) throw std::invalid_argument("lattice: the footprint needs at least one column each way");
   std::mt19937_64 gen(s.seed), shapes(s.seed ^ 0x9e3779b97f4a7c15ull);
   const double a = s.spacing * s.radius;
   const long per_layer = static_cast<long>(nx) * ny;
-  std::vector<LatticeSite> sites(static_cast<std::size_t>(n));
   for (long k = 0; k < n; ++k) {
     const long layer = k / per_layer, in = k % per_layer;
     const double jx = s.jitter * s.radius * symmetric(gen), jy = s.jitter * s.radius * symmetric(gen);
-    LatticeSite& site = sites[static_cast<std::size_t>(k)];
+    LatticeSite site;
     site.radius = s.radius * (1.0 + s.polydispersity * symmetric(gen));
     site.x = corner + Eigen::Vector3d((in % nx + 0.5) * a + jx, (in / nx + 0.5) * a + jy, (layer + 0.5) * a);
     // A capsule of total length 2 r fits the site like the bead it replaces (its own generator: the beads'
@@ -67,7 +95,14 @@ std::vector<LatticeSite> lattice_sites(const BeadSpec& s, long n, int nx, int ny
       site.capsule = true;
       site.axis = axis.norm() > 1e-3 ? axis : Eigen::Vector3d::UnitZ();
     }
+    visit(k, site);
   }
+}
+
+std::vector<LatticeSite> lattice_sites(const BeadSpec& s, long n, int nx, int ny, const Eigen::Vector3d& corner) {
+  std::vector<LatticeSite> sites;
+  sites.reserve(static_cast<std::size_t>(std::max(0L, n)));
+  for_each_lattice_site(s, n, nx, ny, corner, [&](long, const LatticeSite& site) { sites.push_back(site); });
   return sites;
 }
 
@@ -92,7 +127,12 @@ void assign_bead_materials(Model& m, const std::vector<BeadMaterialRule>& rules,
   // Its own generator: the lattice's sequences, and so the plain scene, do not change with the rules.
   std::mt19937_64 gen(seed ^ 0x6a09e667f3bcc909ull);
   RigidBodies& b = m.bodies;
+  // Draw number id for the bead of that id while ids ascend (a generated scene, or a process's share of one: the
+  // same material whichever process holds the bead); in the group's order otherwise.
+  std::uint64_t drawn = 0;
   for (int i = 0; i < b.spheres(); ++i) {
+    if (b.id[i] >= drawn) gen.discard(b.id[i] - drawn), drawn = b.id[i];
+    ++drawn;
     const double u = 0.5 * (symmetric(gen) + 1.0);
     double share = 0.0;
     for (const BeadMaterialRule& r : rules) {
@@ -124,13 +164,12 @@ GranularScene perturbed_stack(const BeadSpec& s, double ball_factor, double ball
                               double impact_speed) {
   GranularScene sc = bead_stack(s);
   sc.kind = "perturbed_stack";
-  double top = 0.0, width = 0.0;
-  for (int i = 0; i < sc.model.bodies.spheres(); ++i) {
-    const Eigen::Vector3d& x = sc.model.bodies.x[i];
-    top = std::max(top, x.z()), width = std::max(width, x.x());
-  }
+  // The top layer's centres, from the lattice rather than the beads (a process may hold only a share of them;
+  // the jitter is horizontal, so this is every top bead's height to the bit).
   const int k = static_cast<int>(std::ceil(std::cbrt(static_cast<double>(s.n)) - 1e-9));
-  width = k * s.spacing * s.radius;
+  const long top_layer = (s.n - 1) / (static_cast<long>(k) * k);
+  const double top = (static_cast<double>(top_layer) + 0.5) * (s.spacing * s.radius);
+  const double width = k * s.spacing * s.radius;
   sc.events.drop_time = drop_time;
   sc.events.drop_radius = ball_factor * s.radius;
   sc.events.drop_density = ball_density;
@@ -215,8 +254,10 @@ GranularScene drum(const BeadSpec& s, double radius_diameters, double thickness_
   sc.model.periodic.axis[1] = true;
   sc.model.periodic.lower = Eigen::Vector3d::Zero();
   sc.model.periodic.length = Eigen::Vector3d(0.0, L, 0.0);
-  for (const LatticeSite& site : drum_bed_sites(sc.model, 0, s, fill))
-    sc.model.bodies.add_sphere(site.x, site.radius, s.density);
+  const std::vector<LatticeSite> sites = drum_bed_sites(sc.model, 0, s, fill);
+  for (std::size_t k = 0; k < sites.size(); ++k)
+    add_generated_sphere(sc.model, s, static_cast<long>(k), sites[k].x, sites[k].radius);
+  end_generated_spheres(sc.model, static_cast<long>(sites.size()));
   sc.t_end = 2.0;
   return sc;
 }
@@ -308,8 +349,9 @@ GranularScene bead_column(const BeadSpec& s, int layers) {
   // contacts whose exact reactions are all zero.
   sc.model.walls = {contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d::Ones())[0]};
   const double r = s.radius;
-  sc.model.bodies.reserve(layers);
-  for (int j = 0; j < layers; ++j) sc.model.bodies.add_sphere(Eigen::Vector3d(0.0, 0.0, r + 2.0 * r * j), r, s.density);
+  sc.model.bodies.reserve(kept_count(s, layers));
+  for (int j = 0; j < layers; ++j) add_generated_sphere(sc.model, s, j, Eigen::Vector3d(0.0, 0.0, r + 2.0 * r * j), r);
+  end_generated_spheres(sc.model, layers);
   sc.t_end = 1.0;
   return sc;
 }
@@ -328,7 +370,8 @@ GranularScene packed_box(const BeadSpec& s, int width, int layers) {
   sc.model = base_model(s);
   const double r = s.radius, side = 2.0 * r * width;
   sc.model.walls = contact::box_walls(Eigen::Vector3d::Zero(), Eigen::Vector3d(side, side, 1.0));
-  sc.model.bodies.reserve(static_cast<int>(packed_box_beads(width, layers)));
+  sc.model.bodies.reserve(kept_count(s, packed_box_beads(width, layers)));
+  long index = 0;
   // Layer j at height r + √2 r j: a bead of an odd layer sits over the centre of four beads 2 r apart, at
   // horizontal offset √2 r from each, so the centres are √(2 r² + 2 r²) = 2 r apart: touching.
   for (int j = 0; j < layers; ++j) {
@@ -336,8 +379,10 @@ GranularScene packed_box(const BeadSpec& s, int width, int layers) {
     const int n = odd ? width - 1 : width;
     const double z = r + std::numbers::sqrt2 * r * j, x0 = odd ? 2.0 * r : r;
     for (int i = 0; i < n; ++i)
-      for (int l = 0; l < n; ++l) sc.model.bodies.add_sphere(Eigen::Vector3d(x0 + 2.0 * r * i, x0 + 2.0 * r * l, z), r, s.density);
+      for (int l = 0; l < n; ++l)
+        add_generated_sphere(sc.model, s, index++, Eigen::Vector3d(x0 + 2.0 * r * i, x0 + 2.0 * r * l, z), r);
   }
+  end_generated_spheres(sc.model, index);
   sc.t_end = 1.0;
   return sc;
 }
@@ -351,15 +396,18 @@ GranularScene pyramid(const BeadSpec& s, int layers) {
   const double r = s.radius;
   long beads = 0;
   for (long k = 1; k <= layers; ++k) beads += k * k;
-  sc.model.bodies.reserve(static_cast<int>(beads));
+  sc.model.bodies.reserve(kept_count(s, beads));
+  long index = 0;
   // Layer j (L − j beads a side) at height r + √2 r j, shifted by j r: each bead over the centre of four below,
   // √2 r from each horizontally, so 2 r apart (packed_box's packing, each layer one bead narrower).
   for (int j = 0; j < layers; ++j) {
     const int n = layers - j;
     const double z = r + std::numbers::sqrt2 * r * j, x0 = r + r * j;
     for (int i = 0; i < n; ++i)
-      for (int l = 0; l < n; ++l) sc.model.bodies.add_sphere(Eigen::Vector3d(x0 + 2.0 * r * i, x0 + 2.0 * r * l, z), r, s.density);
+      for (int l = 0; l < n; ++l)
+        add_generated_sphere(sc.model, s, index++, Eigen::Vector3d(x0 + 2.0 * r * i, x0 + 2.0 * r * l, z), r);
   }
+  end_generated_spheres(sc.model, index);
   sc.t_end = 1.0;
   return sc;
 }

@@ -28,6 +28,7 @@
 //                    beads at the base, (L−1) × (L−1) in its hollows, …, one at the top; every neighbour touches
 //                    exactly (issue 10's close-packed pyramid: a cold start's static problem held by friction).
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -47,6 +48,14 @@ struct BeadSpec {
   double jitter = 0.05;        // horizontal jitter amplitude / r
   std::uint64_t seed = 1;
   double capsule_fraction = 0.0;  // bead_stack: share of lattice sites holding a capsule
+  // The generated beads the model keeps, by their place in the generator's order (which is also their id):
+  // [keep_begin, keep_end). A partitioned run's processes each build one share of the scene (issue 15: no
+  // process holds every bead, not even at start-up) and the regions are cut from there. The others are drawn
+  // (the same random sequences) but not stored; walls and events are the whole scene's. Beads only: a spec with
+  // capsule_fraction > 0 must keep every site.
+  long keep_begin = 0;
+  long keep_end = std::numeric_limits<long>::max();
+  bool keeps_all() const { return keep_begin <= 0 && keep_end == std::numeric_limits<long>::max(); }
 };
 
 // One site of a lattice: a bead of `radius` at x, or (capsule_fraction) a capsule along `axis`.
@@ -63,6 +72,9 @@ struct LatticeSite {
 // Throws std::invalid_argument for a spec whose beads do not fit the lattice (spacing, polydispersity,
 // jitter) or an empty footprint.
 std::vector<LatticeSite> lattice_sites(const BeadSpec& spec, long n, int nx, int ny, const Eigen::Vector3d& corner);
+// The same sites one at a time, in order (site k, its index), without storing them.
+void for_each_lattice_site(const BeadSpec& spec, long n, int nx, int ny, const Eigen::Vector3d& corner,
+                           const std::function<void(long, const LatticeSite&)>& visit);
 
 // Things that happen during a run besides stepping (the runner applies them between steps).
 struct SceneEvents {

@@ -32,7 +32,7 @@ class WholePartition final : public ModelPartition, public SpreadBodies {
  public:
   explicit WholePartition(const Model& m) : m_(m) {}
   std::string unsupported(const Model&, const GranularParameters&) const override { return {}; }
-  GranularParameters begin(Model&, const GranularParameters& p) override { return p; }
+  GranularParameters begin(Model&, const GranularParameters& p, bool) override { return p; }
   void prepare_step(GranularStepper&) override {}
   int own_beads() const override { return m_.bodies.spheres(); }
   bool counts_contact(int) const override { return true; }

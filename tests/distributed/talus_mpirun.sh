@@ -6,7 +6,8 @@
 # one-process frames, rank 0 alone writes the other outputs and prints the ranks' time split, and no rank leaves
 # its scratch folder behind. A run stopped at T/2 on two ranks and restarted on three ends in the one-process
 # run's bits too.
-# Partitioned (the default): the same scene with its own settings on 2 and 3 ranks. The folder checks as one run's;
+# Partitioned (the default): the same scene with its own settings on 2 and 3 ranks, each rank building only its share
+# of the beads. The folder checks as one run's;
 # the frames' pieces hold every bead exactly once; the archive, written in pieces (one per rank, indexed by
 # restart.h5), holds the one-process run's beads (same ids) and contacts, with positions within 1e-6 m and
 # velocities within 1e-3 m/s (the solver's tolerance, as the sweep order differs), and is bit for bit the archive
@@ -108,6 +109,8 @@ for r in 2 3; do
   "$mpirun" --oversubscribe --bind-to none -np "$r" "$talus" "${pargs[@]}" --out "$work/part$r" 2> "$work/part$r.log" \
     || { cat "$work/part$r.log"; exit 1; }
   grep -q "the model is partitioned" "$work/part$r.log" || { echo "partitioned, $r ranks: not partitioned"; cat "$work/part$r.log"; exit 1; }
+  grep -q "built only its share of the scene's beads" "$work/part$r.log" \
+    || { echo "partitioned, $r ranks: every rank built the whole scene"; cat "$work/part$r.log"; exit 1; }
   grep -q "partitioned over $r ranks" "$work/part$r.log" || { echo "partitioned, $r ranks: no time split"; exit 1; }
   left=$(find "$work" -maxdepth 1 -name 'talus-rank*' | wc -l)
   [ "$left" = 0 ] || { echo "partitioned, $r ranks: $left scratch folders left behind"; exit 1; }

@@ -7,7 +7,8 @@
 // solution, with the bytes and messages each rank sent. Strong scaling: --sizes N beads whatever the rank count;
 // weak scaling: --per-rank N gives N × ranks beads. Times are per step, wall (MPI_Wtime) and CPU of each rank's
 // process; the rank printed is the slowest. A digest of the final velocities shows agreement between rank counts.
-// --partitioned steps the partitioned model instead (engine/distributed/BeadDomain.hpp): each rank holds its own beads
+// --partitioned steps the partitioned model instead (engine/distributed/BeadDomain.hpp): each rank builds its share
+// of the beads (BeadSpec::keep_begin) and then holds its own beads
 // and ghosts of its neighbours', so every phase is divided; the domain's column is the ghost refresh and the
 // rebalancing (regions, migration), and the digest is over all beads gathered in id order.
 #include <CLI/CLI.hpp>
@@ -103,6 +104,10 @@ int main(int argc, char** argv) {
   BeadSpec spec;
   spec.n = n;
   spec.spacing = 2.0, spec.jitter = 0.0;  // touching and at rest: bench/granular --packed
+  if (partitioned) {  // each rank builds its share of the beads, as `talus run` does under mpirun
+    spec.keep_begin = n * rank / ranks;
+    spec.keep_end = n * (rank + 1) / ranks;
+  }
   GranularScene scene = bead_stack(spec);
   Model& m = scene.model;
   distributed::DistributedNsgs dist(MPI_COMM_WORLD);
@@ -114,7 +119,7 @@ int main(int argc, char** argv) {
   p.solver = granular_solver_from_name(solver);
   p.on_failure = FailurePolicy::Keep;
   if (partitioned) {
-    domain = std::make_unique<distributed::BeadDomain>(m, part, rebalance_every);
+    domain = std::make_unique<distributed::BeadDomain>(m, part, rebalance_every, MPI_COMM_WORLD, true);
     p = domain->stepper_parameters(p);
   } else {
     p.distributed = &dist;

@@ -222,9 +222,10 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     o.partition->sum(whole, 3);
     beads_in_scene = static_cast<long>(whole[0]), bead_mass = whole[1], radius = whole[2];
   }
-  if (o.partition) {
-    whole_why = !o.dump_fclib.empty() ? "--dump-fclib"
-                                      : o.partition->unsupported(m, p);
+  if (!o.dump_fclib.empty() && (p.distributed || o.partition)) {
+    whole_why = "--dump-fclib";  // no rank was given the partition (apps/Cli.cpp, spread_over_ranks)
+  } else if (o.partition) {
+    whole_why = o.partition->unsupported(m, p);
     if (whole_why.empty()) {
       part = o.partition;
       p = part->begin(m, p, lp.shares > 1);

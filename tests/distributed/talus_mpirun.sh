@@ -17,6 +17,7 @@
 # pieces too, and a run continued from them is the one continued from the whole archive; the periodic chute agrees
 # with one process's and continues from its pieces; a rain (pour at a rate) and a dropped ball give one process's
 # beads, and a rain stopped halfway continues on one process. The silo's outflow on two ranks: the beads left and removed add up to the scene's, in run.json, discharge.csv and the archive.
+# --dump-fclib on two ranks keeps the whole model on both and writes the problem.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
 talus=$1; mpirun=$2; python=$3; src=$4
@@ -316,3 +317,10 @@ if removed <= 0 or left + removed != 1000 or int(rows[-1][1]) != removed or held
              "expected 1000 in all")
 print(f"silo on 2 ranks: {left} beads left, {removed} removed, 1000 in all")
 PY
+# --dump-fclib under mpirun: every rank holds the whole model alike (the flag reaches rank 0 only; deciding on each
+# rank from its own flags partitioned the others and left rank 0 whole), and rank 0 writes the step's problem.
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${pargs[@]}" --set t_end=0.006 --set dump_fclib_step=3 \
+  --dump-fclib "$work/dump" --out "$work/dump2" 2> "$work/dump2.log" || { cat "$work/dump2.log"; exit 1; }
+grep -q "every rank holds the whole model: --dump-fclib" "$work/dump2.log" || { echo "--dump-fclib on 2 ranks: not whole"; cat "$work/dump2.log"; exit 1; }
+[ -f "$work/dump/bead_stack_step3.hdf5" ] || { echo "--dump-fclib on 2 ranks: no problem written"; ls "$work/dump"; exit 1; }
+echo "--dump-fclib on 2 ranks: the whole model on both, the problem written"

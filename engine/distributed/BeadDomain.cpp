@@ -176,6 +176,7 @@ BeadDomain::BeadDomain(Model& model, InterfaceNsgs& solve, int rebalance_every, 
   }
   // Every process holds the same beads: the same regions without a message; keep this process's.
   const int n = b.spheres();
+  beads_at_rebalance_ = n;
   for (int i = 0; i < n; ++i) model_.periodic.wrap(b.x[i]);  // the regions cut one period
   std::vector<double> w(n, 1.0);
   WholeReductions whole;
@@ -209,7 +210,9 @@ void BeadDomain::morton_sort() {
 void BeadDomain::prepare_step(GranularStepper& stepper) {
   if (stepper.parameters().distributed != &solve_ || stepper.parameters().resort_every != 0)
     throw std::invalid_argument("partitioned model: the stepper must be built with the domain's stepper_parameters()");
-  if (steps_ > 0 && steps_ % rebalance_every_ == 0) rebalance(&stepper);
+  // Scheduled, or filling: the counts are the same on every process, so all rebalance together.
+  const bool filling = added_since_rebalance_ >= std::max(kFillRebalance, beads_at_rebalance_ / 4);
+  if (steps_ > 0 && (steps_ % rebalance_every_ == 0 || filling)) rebalance(&stepper);
   refresh_ghosts(stepper);
   layout_changed_ = false;  // the next step's contacts index the beads as they are now
   ++steps_;
@@ -275,6 +278,9 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
   owned_ = kept + arrived;
   morton_sort();
   ++times_.rebalances;
+  long own = owned_;
+  MPI_Allreduce(&own, &beads_at_rebalance_, 1, MPI_LONG, MPI_SUM, comm_);
+  added_since_rebalance_ = 0;
   times_.rebalance += MPI_Wtime() - t0;
 }
 
@@ -459,6 +465,7 @@ std::uint32_t BeadDomain::add_sphere(const Eigen::Vector3d& centre, double radiu
   b.resize_spheres(owned_);  // the ghosts go (prepare_step fetches them again): the new bead joins the own ones
   Eigen::Vector3d x = centre;
   model_.periodic.wrap(x);
+  ++added_since_rebalance_;
   if (regions_.owner(x) != rank_) return b.next_id[0]++;  // another process's bead: only its id is taken here
   const std::uint32_t id = b.add_sphere(centre, radius, density, velocity);
   b.material[b.spheres() - 1] = material;

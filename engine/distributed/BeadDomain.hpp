@@ -138,6 +138,11 @@ class BeadDomain final : public SpreadBodies, public granular::PourSpread {
   int rebalance_every_ = 50;
   int owned_ = 0;
   long steps_ = 0;
+  // Beads added (every process counts each, as every process places it) since the last rebalance, and all
+  // processes' beads after it: a quarter more beads, and at least kFillRebalance, rebalances at the next step
+  // (a pour into an empty region would otherwise land on one rank until the next scheduled rebalance).
+  static constexpr long kFillRebalance = 64;
+  long added_since_rebalance_ = 0, beads_at_rebalance_ = 0;
   // Beads added or removed since the last step (pours, outflow) moved the indices its contacts name: the rebalance's
   // weights find them again through the ids the own beads had then.
   bool layout_changed_ = false;

@@ -16,6 +16,10 @@
 //   poured at every step, the same ids, velocities within 1e-7 m/s until the rain lands and 1e-4 m/s after; each
 //   rebalance weighs the beads by 1 + their contacts of the last step, the whole run's count, though the beads
 //   poured since moved the indices those contacts name.
+// - Beads removed during the run (outflow: a slab of landed beads, three times, just before rebalances): the same
+//   beads removed whole and partitioned, the same agreement, and each rebalance after a removal weighs the whole
+//   run's remaining contacts.
+// - Each rank building its share of the scene holds, once partitioned, the beads it holds when all build the whole.
 // - A touching packing at rest: over each step, Σ m Δv of the beads = −M g h + the walls' vertical impulses, summed
 //   over the contacts each rank counts, to round-off (a pair contact whose impulse reached one bead only, or a
 //   contact counted twice or missed, breaks it).
@@ -349,6 +353,126 @@ void pours() {
               "new beads on %ld ranks\n", poured, ranks, before_landing, worst, ranks_with);
 }
 
+// Beads removed during the run (outflow: BeadDomain::remove_own): the settling lattice loses the landed beads of a
+// slab along a wall (5 cm deep and high; three walls) at steps 40, 60 and 75, just before rebalances (every 5
+// steps), stepped whole and partitioned for 80 steps: the same beads removed, the gathered beads the whole run's
+// ids, velocities within 1e-4 m/s (as in pours: the beads around a removal restart to move and the tolerance 1e-9
+// leaves 1e-6–1e-5 after it on 2–3 ranks), and each rebalance after a removal weighs the beads by 1 + their contacts of the last step that
+// are still there, the whole run's count, though the removals moved the indices those contacts name.
+void outflow() {
+  GranularScene whole = lattice();
+  const GranularParameters pw = parameters(GranularSolver::Anderson, 1e-9);
+  Partitioned part(lattice(), pw, 5);
+  auto leaves = [](int k, const Eigen::Vector3d& x) {  // the box is 17.6 cm wide
+    return x.z() < 0.05 && ((k == 40 && x.x() < 0.05) || (k == 60 && x.x() > 0.126) || (k == 75 && x.y() < 0.05));
+  };
+  GranularStepper sw(whole.model, pw);
+  GranularStepper& sp = part.stepper;
+  distributed::BeadDomain& domain = part.domain;
+  RigidBodies& wb = whole.model.bodies;
+  std::vector<char> flags;
+  std::vector<std::uint32_t> ends;  // rank 0: the beads (ids) at the ends of the whole run's last contacts
+  long removed_whole = 0, removed_part = 0, since_rebalance = 0;
+  int weights_checked = 0;
+  double worst = 0.0;
+  bool counts_agree = true;
+  for (int k = 0; k < 80; ++k) {
+    if (rank == 0) {
+      flags.assign(wb.count(), 0);
+      long n = 0;
+      for (int i = 0; i < wb.spheres(); ++i) n += flags[i] = leaves(k, wb.x[i]);
+      if (n > 0) wb.remove(flags);
+      removed_whole += n;
+    }
+    const RigidBodies& pb = part.scene.model.bodies;
+    flags.assign(domain.owned(), 0);
+    long mine = 0;
+    for (int i = 0; i < domain.owned(); ++i) mine += flags[i] = leaves(k, pb.x[i]);
+    MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (mine > 0) domain.remove_own(flags);  // the sum is alike on every rank: all call it or none
+    removed_part += mine, since_rebalance += mine;
+    if (rank == 0) sw.step();
+    domain.prepare_step(sp);
+    if (k > 0 && k % 5 == 0) {
+      double weight = domain.times().balance_weight;
+      MPI_Allreduce(MPI_IN_PLACE, &weight, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      if (rank == 0) {
+        std::map<std::uint32_t, int> present;
+        for (int i = 0; i < wb.spheres(); ++i) present[wb.id[i]] = i;
+        long kept_ends = 0;
+        for (const std::uint32_t id : ends) kept_ends += present.count(id);
+        const double expected = static_cast<double>(wb.spheres() + kept_ends);
+        if (weight != expected)
+          fail("outflow: the rebalance of step " + std::to_string(k) + " weighed the beads " + std::to_string(weight) +
+               " over the ranks, expected " + std::to_string(expected) +
+               " (1 a bead + its contacts of the last step, those of removed beads left out)");
+        weights_checked += since_rebalance > 0 && kept_ends > 0;
+      }
+      since_rebalance = 0;
+    }
+    if (rank == 0) {
+      ends.clear();
+      for (const matrixfree::SweepContact& c : sw.contacts()) {
+        if (c.a >= 0) ends.push_back(wb.id[c.a]);
+        ends.push_back(wb.id[c.b]);
+      }
+    }
+    if (!sp.step().solver.converged()) fail("outflow: step " + std::to_string(k) + " not converged");
+    const distributed::GatheredBeads g = domain.gather(0);
+    if (rank != 0) continue;
+    std::map<std::uint32_t, int> at;
+    for (int i = 0; i < wb.spheres(); ++i) at[wb.id[i]] = i;
+    bool same = g.id.size() == at.size();
+    for (std::size_t j = 0; same && j < g.id.size(); ++j) {
+      const auto it = at.find(g.id[j]);
+      if (it == at.end()) {
+        same = false;
+        break;
+      }
+      worst = std::max({worst, (g.v[j] - wb.v[it->second]).norm(), (g.w[j] - wb.w[it->second]).norm()});
+    }
+    if (!same && counts_agree)
+      fail("outflow: step " + std::to_string(k) + ": " + std::to_string(g.id.size()) + " beads over the ranks, " +
+           std::to_string(at.size()) + " whole, or other ids");
+    counts_agree = counts_agree && same;
+  }
+  if (rank != 0) return;
+  if (removed_whole != removed_part)
+    fail("outflow: " + std::to_string(removed_part) + " beads removed partitioned, " + std::to_string(removed_whole) + " whole");
+  if (removed_whole < 20) fail("outflow: " + std::to_string(removed_whole) + " beads removed (expected a slab of them)");
+  if (weights_checked < 3) fail("outflow: " + std::to_string(weights_checked) + " rebalances came after a removal with contacts (the weights' test does not test them)");
+  if (!(worst <= 1e-4)) fail("outflow: velocities differ by " + std::to_string(worst) + " m/s");
+  std::printf("outflow: %ld beads removed, whole and on %d ranks alike; velocities within %.3g m/s; %d rebalances after "
+              "removals weighed the whole run's remaining contacts\n", removed_whole, ranks, worst, weights_checked);
+}
+
+// Each rank building its share of the scene (BeadSpec::keep_begin, BeadDomain with shares, as `talus run` does under
+// mpirun) ends with the beads it holds when every rank builds the whole scene: the same ids, positions and
+// velocities on every rank (the regions depend on the beads only), though they arrived by migration.
+void shares() {
+  Partitioned whole(lattice(), parameters(GranularSolver::Anderson, 1e-4), 10);
+  BeadSpec spec;
+  spec.n = 400;
+  spec.keep_begin = spec.n * rank / ranks, spec.keep_end = spec.n * (rank + 1) / ranks;
+  GranularScene share = bead_stack(spec);
+  distributed::InterfaceNsgs solve{MPI_COMM_WORLD};
+  distributed::BeadDomain domain(share.model, solve, 10, MPI_COMM_WORLD, true);
+  auto own = [](const RigidBodies& b, int n) {
+    std::map<std::uint32_t, std::pair<Eigen::Vector3d, Eigen::Vector3d>> m;
+    for (int i = 0; i < n; ++i) m[b.id[i]] = {b.x[i], b.v[i]};
+    return m;
+  };
+  const bool same = own(whole.scene.model.bodies, whole.domain.owned()) == own(share.model.bodies, domain.owned());
+  long differ = !same, all = 0, mine = domain.owned(), beads = 0;
+  MPI_Allreduce(&differ, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &beads, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  if (all > 0) fail("shares: " + std::to_string(all) + " ranks hold other beads than when every rank builds the whole scene");
+  if (beads != 400) fail("shares: " + std::to_string(beads) + " beads over the ranks, expected 400");
+  std::printf("shares: each of %d ranks built its share and holds the beads it holds when all build the whole scene\n",
+              ranks);
+}
+
 void momentum_balance() {
   const GranularParameters p = parameters(GranularSolver::Anderson, 1e-8);
   Partitioned run(packing(), p, 3);
@@ -492,6 +616,8 @@ int main(int argc, char** argv) {
     if (rank == 0 && a != b) fail("anderson: two runs on the same ranks differ");
     else if (rank == 0) std::printf("anderson: two runs on %d ranks are the same bits\n", ranks);
     pours();
+    outflow();
+    shares();
     momentum_balance();
     spread_measures();
   } catch (const std::exception& e) {

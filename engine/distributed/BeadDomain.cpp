@@ -203,7 +203,10 @@ long BeadDomain::total_beads() {
 
 void BeadDomain::morton_sort() {
   RigidBodies& b = model_.bodies;
-  granular::morton_order(b.x.data(), owned_, 2.0 * std::max(max_sphere_radius(b, owned_), 1e-12), order_, sort_scratch_);
+  // Ties in bead id order: the beads' order, and so the run, depends on which beads a process holds, not on the
+  // order they arrived in (a scene built in shares and one built whole step alike, bit for bit).
+  granular::morton_order(b.x.data(), owned_, 2.0 * std::max(max_sphere_radius(b, owned_), 1e-12), order_, sort_scratch_,
+                         b.id.data());
   b.permute_spheres(order_, permute_scratch_);
 }
 

@@ -20,7 +20,7 @@ std::uint64_t spread_bits(std::uint64_t v) {  // 21 bits → every third bit
 }  // namespace
 
 void morton_order(const Eigen::Vector3d* x, int n, double cell, std::vector<std::int32_t>& order,
-                  std::vector<std::pair<std::uint64_t, std::int32_t>>& scratch) {
+                  std::vector<std::pair<std::uint64_t, std::int32_t>>& scratch, const std::uint32_t* ties) {
   Eigen::Vector3d lo = n > 0 ? x[0] : Eigen::Vector3d::Zero();
   for (int i = 1; i < n; ++i) lo = lo.cwiseMin(x[i]);
   scratch.resize(n);
@@ -32,7 +32,12 @@ void morton_order(const Eigen::Vector3d* x, int n, double cell, std::vector<std:
     }
     scratch[i] = {code, i};
   }
-  std::sort(scratch.begin(), scratch.end());
+  if (ties)
+    std::sort(scratch.begin(), scratch.end(), [ties](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : ties[a.second] < ties[b.second];
+    });
+  else
+    std::sort(scratch.begin(), scratch.end());
   order.resize(n);
   for (int i = 0; i < n; ++i) order[i] = scratch[i].second;
 }

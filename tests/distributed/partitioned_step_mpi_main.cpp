@@ -102,6 +102,13 @@ GranularParameters parameters(GranularSolver solver, double tolerance) {
   return p;
 }
 
+// The weight of the domain's last rebalance (1 a bead + its contacts of the last step), summed over the ranks.
+double balance_weight_over_ranks(distributed::BeadDomain& domain) {
+  double weight = domain.times().balance_weight;
+  MPI_Allreduce(MPI_IN_PLACE, &weight, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return weight;
+}
+
 // A scene partitioned over the ranks, with its stepper (built in place: the domain holds the scene's model).
 struct Partitioned {
   GranularScene scene;
@@ -299,8 +306,7 @@ void pours() {
     if (k > 0 && k % 10 == 0) {
       // The rebalance just now weighed each bead by 1 + its contacts of the last step, found through the ids the
       // beads had then (the beads poured since moved the indices: the ghosts' indices are the new beads' now).
-      double weight = domain.times().balance_weight;
-      MPI_Allreduce(MPI_IN_PLACE, &weight, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      const double weight = balance_weight_over_ranks(domain);
       if (rank == 0) {
         const double expected = static_cast<double>(wb.spheres() + endpoints);
         if (weight != expected)
@@ -395,8 +401,7 @@ void outflow() {
     if (rank == 0) sw.step();
     domain.prepare_step(sp);
     if (k > 0 && k % 5 == 0) {
-      double weight = domain.times().balance_weight;
-      MPI_Allreduce(MPI_IN_PLACE, &weight, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      const double weight = balance_weight_over_ranks(domain);
       if (rank == 0) {
         std::map<std::uint32_t, int> present;
         for (int i = 0; i < wb.spheres(); ++i) present[wb.id[i]] = i;

@@ -642,11 +642,13 @@ Scene load_granular_scene(const fs::path& scene_file, const std::vector<std::str
                           const GranularFlags& flags) {
   const Settings s = read_settings(scene_file, sets, flags);
   std::string kind;
-  BeadShare share{flags.share, flags.unsupported ? flags.shares : 1};
+  // A restart replaces the scene's beads with the archive's (read whole): no share to build then.
+  const bool restarting = !flags.restart.empty() || s.has("restart");
+  BeadShare share{flags.share, flags.unsupported && !restarting ? flags.shares : 1};
   GranularScene sc = build_scene(s, kind, max_memory, share);
   RunSettings r = read_run_settings(s, sc, scene_file);
-  // A share only where the run will partition the model from it: not for a restart (the archive holds the whole
-  // model), nor where the partitioned model refuses the scene (then every process holds all of it).
+  // A share only where the run will partition the model from it: not where the partitioned model refuses the scene
+  // (then every process holds all of it), nor for a restart (checked again: the run's settings have the last word).
   if (share.taken && (!r.restart.empty() || !flags.unsupported(sc.model, r.params).empty())) {
     share = BeadShare{};
     sc = build_scene(s, kind, max_memory, share);

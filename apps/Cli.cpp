@@ -113,11 +113,9 @@ Scene load_with_overrides(const std::string& file, const std::vector<std::string
 // Under mpirun (MpiLaunch.hpp), a large-path scene is partitioned over the ranks (or, --replicated or where the
 // scene needs it, held whole by each with its solve spread); rank 0 keeps the outputs and the log, the others write
 // into their scratch folders. The ranks' time split is printed at the end.
-void spread_over_ranks(MpiLaunch& mpi, RunOptions& o, bool replicated) {
+void spread_over_ranks(MpiLaunch& mpi, RunOptions& o, bool partitioned) {
   o.distributed = mpi.solve();
-  // --dump-fclib keeps the whole model (the problem is written whole); decided here, on every rank alike, before
-  // the other ranks drop the flag below.
-  if (!replicated && o.dump_fclib.empty()) o.partition = mpi.partition();
+  if (partitioned) o.partition = mpi.partition();
   o.frame_piece = {mpi.rank(), mpi.size()};
   o.barrier = [&mpi] { mpi.barrier(); };
   o.any_rank = [&mpi](bool mine) { return mpi.any(mine); };
@@ -133,6 +131,9 @@ void spread_over_ranks(MpiLaunch& mpi, RunOptions& o, bool replicated) {
 int run_command(const RunFlags& f) {
   const std::uint64_t max_memory = memory_limit(f.max_memory);
   MpiLaunch mpi;
+  // Under mpirun, partitioned unless --replicated or --dump-fclib (the problem is written whole): decided once, on
+  // every rank alike (only rank 0 keeps the --dump-fclib flag in its options).
+  const bool partitioned = !f.replicated && f.dump_fclib.empty();
   RunOptions options;
   Scene scene;
   if (is_granular_scene(f.scene)) {
@@ -140,7 +141,7 @@ int run_command(const RunFlags& f) {
     GranularFlags flags;
     flags.restart = f.restart, flags.dump_step = f.dump_step, flags.t_end = f.t_end, flags.h = f.h;
     // Partitioned (spread_over_ranks): each rank builds its share of the beads, not the whole scene.
-    if (mpi.active() && mpi.size() > 1 && !f.replicated && f.dump_fclib.empty()) {
+    if (mpi.active() && mpi.size() > 1 && partitioned) {
       flags.share = mpi.rank(), flags.shares = mpi.size();
       flags.unsupported = [&mpi](const Model& m, const granular::GranularParameters& p) {
         return mpi.partition()->unsupported(m, p);
@@ -165,7 +166,7 @@ int run_command(const RunFlags& f) {
   options.dump_step = f.dump_step;
   options.plot = !f.no_plot;
   options.whole_restart = f.whole_restart;
-  if (scene.large_path && mpi.active()) spread_over_ranks(mpi, options, f.replicated);
+  if (scene.large_path && mpi.active()) spread_over_ranks(mpi, options, partitioned);
   if (!scene.large_path) {
     if (mpi.size() > 1)
       throw std::invalid_argument("mpirun: " + f.scene + " is a single scene on the small path, which runs on one "

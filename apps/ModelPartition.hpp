@@ -1,8 +1,8 @@
 #pragma once
 // The runner's view of a partitioned model under mpirun (issue 15 item 1; apps/MpiLaunch.cpp builds it over
 // engine/distributed/BeadDomain.hpp and solvers/distributed/InterfaceNsgs.hpp). Every process has built the whole
-// scene, or its share of the beads; the partition keeps this process's beads, fetches the ghosts before each step, and gives the runner what
-// it needs to report the run as one run: sums and maxima over the processes, the measurements' view of the spread
+// scene, or its share of the beads; the partition keeps this process's beads, fetches the ghosts before each step,
+// and gives the runner what it needs to report the run as one run: sums and maxima over the processes, the measurements' view of the spread
 // bodies, each process's share of the restart archive, and the whole model on process 0 for --whole-restart. This
 // header knows no MPI, so the runner builds without it.
 #include <string>

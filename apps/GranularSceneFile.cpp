@@ -642,14 +642,13 @@ Scene load_granular_scene(const fs::path& scene_file, const std::vector<std::str
                           const GranularFlags& flags) {
   const Settings s = read_settings(scene_file, sets, flags);
   std::string kind;
-  // A restart replaces the scene's beads with the archive's (read whole): no share to build then.
-  const bool restarting = !flags.restart.empty() || s.has("restart");
-  BeadShare share{flags.share, flags.unsupported && !restarting ? flags.shares : 1};
+  BeadShare share{flags.share, flags.unsupported ? flags.shares : 1};
   GranularScene sc = build_scene(s, kind, max_memory, share);
   RunSettings r = read_run_settings(s, sc, scene_file);
   // A share only where the run will partition the model from it: not where the partitioned model refuses the scene
-  // (then every process holds all of it), nor for a restart (checked again: the run's settings have the last word).
-  if (share.taken && (!r.restart.empty() || !flags.unsupported(sc.model, r.params).empty())) {
+  // (then every process holds all of it).
+  const bool partitioned = flags.unsupported && flags.shares > 1 && flags.unsupported(sc.model, r.params).empty();
+  if (share.taken && !partitioned) {
     share = BeadShare{};
     sc = build_scene(s, kind, max_memory, share);
     r = read_run_settings(s, sc, scene_file);
@@ -673,7 +672,11 @@ Scene load_granular_scene(const fs::path& scene_file, const std::vector<std::str
   large.dump_step = r.dump_step;
   large.shares = share.taken ? share.shares : 1;
   scene.large_path = std::move(large);
-  if (!r.restart.empty()) restore_large_path_scene(scene, r.restart, settings_failure(s));
+  // A restart replaces the beads the scene built by the archive's: a partitioned run's process reads its share of
+  // them (and of the warm starts), whether the scene built a share or, where its generator cannot, all of them.
+  if (!r.restart.empty())
+    restore_large_path_scene(scene, r.restart, settings_failure(s),
+                             partitioned ? ArchiveShare{flags.share, flags.shares} : ArchiveShare{});
   planned_steps(s, r, scene.model.time);
   return scene;
 }

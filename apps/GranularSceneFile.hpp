@@ -31,9 +31,10 @@ struct GranularFlags {
   long dump_step = 0;             // `dump_fclib_step`
   double t_end = 0.0, h = 0.0;    // `t_end`, `h`
   // Under mpirun with a partitioned model (issue 15): this process builds only share `share` of `shares` equal
-  // shares of the generated beads (BeadSpec::keep_begin). It builds the whole scene where `unsupported`
-  // (ModelPartition::unsupported) gives a reason to refuse the scene, and for a restart, capsules or a drum.
-  // LargePathSettings::shares says which it did.
+  // shares of the generated beads (BeadSpec::keep_begin), and reads only that share of a restart archive's beads
+  // and warm starts (read_restart's ArchiveShare). It builds the whole scene where `unsupported`
+  // (ModelPartition::unsupported) gives a reason to refuse the scene (then a restart archive is read whole too),
+  // and for capsules or a drum. LargePathSettings::shares says which it did.
   int share = 0, shares = 1;
   std::function<std::string(const Model&, const granular::GranularParameters&)> unsupported;
 };

@@ -42,9 +42,9 @@ void write_cache(hid_t parent, const char* name, const contact::ContactCache& ca
 // pieces hold disjoint entries, so the keys must still be distinct).
 CacheContent read_cache_content(const ArchiveReader& r, bool pieced = false) {
   CacheContent c;
-  const hsize_t k = r.rows("keys");
-  r.read("keys", k, 1, H5T_NATIVE_UINT64, c.keys);
-  const std::vector<double> x = r.finite_doubles("impulses", k, 3);
+  const hsize_t all = r.rows("keys"), k = r.window_rows(all);
+  r.read("keys", all, 1, H5T_NATIVE_UINT64, c.keys);
+  const std::vector<double> x = r.finite_doubles("impulses", all, 3);
   c.impulses.resize(k);
   for (hsize_t i = 0; i < k; ++i) c.impulses[i] = {x[3 * i], x[3 * i + 1], x[3 * i + 2]};
   if (pieced) {
@@ -59,7 +59,8 @@ CacheContent read_cache_content(const ArchiveReader& r, bool pieced = false) {
   for (hsize_t i = 1; i < k; ++i)
     if (!(c.keys[i - 1] < c.keys[i]))
       r.fail("keys", (pieced ? "key " + std::to_string(c.keys[i]) + " appears twice (expected each contact in one piece)"
-                             : "row " + std::to_string(i) + " is not above the previous one (expected strictly increasing keys)"));
+                             : "row " + std::to_string(r.window.first + i) +
+                                   " is not above the previous one (expected strictly increasing keys)"));
   return c;
 }
 
@@ -222,43 +223,44 @@ void write_capsule_group(ArchiveWriter& w, const RigidBodies& all, const std::ve
 // Appends the archive's beads to the sphere group of `b` (read before any capsule).
 // The material ids of the n bodies of a group (all "bead" when the archive has none), each below `count`.
 std::vector<std::uint8_t> read_materials(const ArchiveReader& r, hsize_t n, int count) {
-  std::vector<std::uint8_t> id(n, kBeadMaterial);
+  std::vector<std::uint8_t> id(r.window_rows(n), kBeadMaterial);
   if (!r.has("material")) return id;
   r.read("material", n, 1, H5T_NATIVE_UINT8, id);
-  for (hsize_t i = 0; i < n; ++i)
+  for (hsize_t i = 0; i < id.size(); ++i)
     if (id[i] >= count)
-      r.fail("material", "row " + std::to_string(i) + " is " + std::to_string(id[i]) + " (expected a material id below the " +
+      r.fail("material", "row " + std::to_string(r.window.first + i) + " is " + std::to_string(id[i]) + " (expected a material id below the " +
                              std::to_string(count) + " materials of the scene)");
   return id;
 }
 
+// With a window (a process's share of the archive), its rows only.
 void read_bead_group(const ArchiveReader& r, RigidBodies& b, int materials) {
-  const hsize_t n = r.rows("radius");
-  const auto x = r.doubles("x", n, 3), v = r.doubles("v", n, 3), w = r.doubles("w", n, 3);
-  const auto radius = r.doubles("radius", n, 1), mass = r.doubles("mass", n, 1);
+  const hsize_t all = r.rows("radius"), n = r.window_rows(all);
+  const auto x = r.doubles("x", all, 3), v = r.doubles("v", all, 3), w = r.doubles("w", all, 3);
+  const auto radius = r.doubles("radius", all, 1), mass = r.doubles("mass", all, 1);
   r.finite("x", x, 3), r.finite("v", v, 3), r.finite("w", w, 3);
   r.positive("radius", radius), r.positive("mass", mass);
   std::vector<double> inv_mass(n), inv_inertia(n);
   for (hsize_t i = 0; i < n; ++i) inv_mass[i] = 1.0 / mass[i], inv_inertia[i] = 1.0 / (0.4 * mass[i] * radius[i] * radius[i]);
-  if (r.has("inv_mass")) inv_mass = r.doubles("inv_mass", n, 1), r.non_negative("inv_mass", inv_mass);
+  if (r.has("inv_mass")) inv_mass = r.doubles("inv_mass", all, 1), r.non_negative("inv_mass", inv_mass);
   if (r.has("inv_inertia")) {
-    inv_inertia = r.doubles("inv_inertia", n, 1), r.non_negative("inv_inertia", inv_inertia);
+    inv_inertia = r.doubles("inv_inertia", all, 1), r.non_negative("inv_inertia", inv_inertia);
     // Radius, mass and inertia of a free bead agree (I = 2/5 m r²): a radius scaled alone (a corrupt or edited
     // archive) would otherwise pass as a valid, much larger bead.
     for (hsize_t i = 0; i < n; ++i) {
       if (inv_mass[i] == 0.0 && inv_inertia[i] == 0.0) continue;  // a fixed bead
       if (std::abs(inv_mass[i] * mass[i] - 1.0) > 1e-12)
-        r.fail("inv_mass", "row " + std::to_string(i) + " is " + ArchiveReader::num(inv_mass[i]) + " (expected 1 / mass = " +
+        r.fail("inv_mass", "row " + std::to_string(r.window.first + i) + " is " + ArchiveReader::num(inv_mass[i]) + " (expected 1 / mass = " +
                                ArchiveReader::num(1.0 / mass[i]) + ", or 0 for a fixed bead)");
       const double from_inertia = std::sqrt(1.0 / (0.4 * mass[i] * inv_inertia[i]));
       if (!(std::abs(from_inertia / radius[i] - 1.0) <= 1e-9))
-        r.fail("radius", "row " + std::to_string(i) + " is " + ArchiveReader::num(radius[i]) + " but the bead's mass and inverse "
+        r.fail("radius", "row " + std::to_string(r.window.first + i) + " is " + ArchiveReader::num(radius[i]) + " but the bead's mass and inverse "
                              "inertia (/beads/mass, /beads/inv_inertia) give " + ArchiveReader::num(from_inertia) +
                              " (expected radius, mass and inertia to agree: I = 2/5 m r^2)");
     }
   }
-  const std::vector<std::uint32_t> id = r.ids("id", n);
-  const std::vector<std::uint8_t> material = read_materials(r, n, materials);
+  const std::vector<std::uint32_t> id = r.ids("id", all);
+  const std::vector<std::uint8_t> material = read_materials(r, all, materials);
   b.reserve(b.count() + static_cast<int>(n));
   for (hsize_t k = 0; k < n; ++k) {
     b.add_sphere(row3(x, k), radius[k], 1.0, row3(v, k));
@@ -491,7 +493,12 @@ void write_restart(const Path& file, const talus::Model& m, const StepperArchive
   });
 }
 
-void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
+void read_restart(const Path& file, talus::Model& m, RestartExtras* extras, ArchiveShare share) {
+  if (share.shares < 1 || share.share < 0 || share.share >= share.shares)
+    throw std::invalid_argument("read_restart: share " + std::to_string(share.share) + " of " + std::to_string(share.shares));
+  const bool shared = share.shares > 1;
+  // This process's rows of a dataset group whose first dimension is `rows` (all of them when not shared).
+  auto window = [&](hsize_t rows) { return shared ? RowWindow::share(rows, share.share, share.shares) : RowWindow{}; };
   read_archive(file, [&](hid_t f) {
     const ArchiveHeader header = read_header(f, file);
     expect_path(header, "large", file);
@@ -505,7 +512,9 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
     RigidBodies b;
     {
       ArchiveGroup g(f, "beads", false, file);
-      read_bead_group(ArchiveReader{g.id, "/beads/", file}, b, m.materials.count());
+      ArchiveReader r{g.id, "/beads/", file};
+      r.window = window(r.rows("radius"));
+      read_bead_group(r, b, m.materials.count());
     }
     if (pieced) {
       // The pieces' beads follow one another process by process: id order, as a one-process archive of the same
@@ -517,6 +526,9 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
       b.permute_spheres(order, scratch);
     }
     if (has_link(f, "capsules")) {
+      if (shared)
+        throw std::runtime_error("restart archive " + file.string() + ": holds capsules, but it is read in shares for a "
+                                 "partitioned run of a scene without any (expected an archive of this scene)");
       ArchiveGroup g(f, "capsules", false, file);
       read_capsule_group(ArchiveReader{g.id, "/capsules/", file}, b, m.materials.count());
     }
@@ -543,9 +555,13 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras) {
     if (root.has("step_size")) x.h = root.finite_doubles("step_size", 1, 1)[0];
     if (has_link(f, "contacts")) {
       ArchiveGroup g(f, "contacts", false, file);
+      // Shared: this process's rows of the warm starts the partitioned model routes to the beads' owners (the
+      // position cache is generalized-α's, which is not partitioned).
       auto read_cache = [&](const char* name) {
         ArchiveGroup c(g.id, name, false, file, "/contacts/");
-        return read_cache_content(ArchiveReader{c.id, std::string("/contacts/") + name + "/", file}, pieced);
+        ArchiveReader r{c.id, std::string("/contacts/") + name + "/", file};
+        if (std::string(name).find("position") == std::string::npos) r.window = window(r.rows("keys"));
+        return read_cache_content(r, pieced);
       };
       // An archive of the two caches with their older keys (before the one key scheme): translated and merged.
       auto read_legacy = [&](const char* beads, const char* capsules) {

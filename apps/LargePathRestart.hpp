@@ -122,6 +122,17 @@ void write_restart(const std::filesystem::path& file, const talus::Model& model,
 // archive's, and fills `extras` when given. The archive is validated before anything is replaced: a large-path
 // archive, finite values, positive radii and masses, consistent sizes, unique ids below the next id, a finite
 // clock >= 0, strictly increasing cache keys; every error is a std::runtime_error naming the file and the dataset.
-void read_restart(const std::filesystem::path& file, talus::Model& model, RestartExtras* extras = nullptr);
+//
+// `share`: a partitioned run under mpirun (issue 15) reads share k of K of the archive's beads and warm starts
+// (RowWindow::share of the rows of /beads and of /contacts/{cache, rolling_cache}; through the index of an archive
+// in pieces, the pieces' rows in process order), so that no process reads them all: the partition then sends the
+// beads to their owners (BeadDomain with shares) and the warm starts after them (BeadDomain::route_warm_start).
+// The checks are those of the rows read; ids are checked unique over the processes when routed. An archive with
+// capsules is refused in shares (the partitioned model holds beads only).
+struct ArchiveShare {
+  int share = 0, shares = 1;
+};
+void read_restart(const std::filesystem::path& file, talus::Model& model, RestartExtras* extras = nullptr,
+                  ArchiveShare share = {});
 
 }  // namespace talus::app

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <signal.h>
 #include <sstream>
 #include <stdexcept>
@@ -142,14 +143,15 @@ struct TerminateHandler {
 
 }  // namespace
 
-void restore_large_path_scene(Scene& scene, const fs::path& archive, const SettingFailure& fail) {
+void restore_large_path_scene(Scene& scene, const fs::path& archive, const SettingFailure& fail, ArchiveShare share) {
   Model& m = scene.model;
   LargePathSettings& lp = *scene.large_path;
   auto extras = std::make_shared<RestartExtras>();
   // The joints were made at the scene's poses and hold capsules by store index; the archive may hold another
   // number of beads before the capsules, so their indices follow.
   const int capsules_begin = m.bodies.nonsphere_begin(), scene_capsules = m.bodies.capsules();
-  read_restart(archive, m, extras.get());
+  read_restart(archive, m, extras.get(), share);
+  lp.shares = share.shares;
   if (!m.interactions.empty()) {
     if (m.bodies.capsules() != scene_capsules)
       fail("restart", "'" + archive.string() + "' holds " + std::to_string(m.bodies.capsules()) +
@@ -213,15 +215,24 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   double bead_mass = m.bodies.spheres() > 0 ? m.bodies.mass[0] : 0.0;
   double radius = m.bodies.spheres() > 0 ? m.bodies.radius[0] : 0.0;
   if (lp.shares > 1) {
-    // This process built one share of the beads (GranularFlags::share): the scene's count and first bead are
-    // the processes' together (the first bead, id 0, is in share 0).
+    // This process built, or read from an archive, one share of the beads (GranularFlags::share): the scene's
+    // count and first bead (the one of least id, as the whole model would hold it first) are the processes'
+    // together.
     if (!o.partition || !o.partition->unsupported(m, p).empty())
       throw std::logic_error("a share of the scene's beads was built for a run that does not partition them");
-    const bool first_here = m.bodies.spheres() > 0 && m.bodies.id[0] == 0;
-    double whole[3] = {static_cast<double>(beads_in_scene), first_here ? bead_mass : 0.0, first_here ? radius : 0.0};
+    double least = -std::numeric_limits<double>::infinity();  // −(the least id here), exact in a double
+    int first = -1;
+    for (int i = 0; i < m.bodies.spheres(); ++i)
+      if (-static_cast<double>(m.bodies.id[i]) > least) least = -static_cast<double>(m.bodies.id[i]), first = i;
+    double over_all = least;
+    o.partition->max(&over_all, 1);
+    const bool first_here = first >= 0 && least == over_all;
+    double whole[3] = {static_cast<double>(beads_in_scene), first_here ? m.bodies.mass[first] : 0.0,
+                       first_here ? m.bodies.radius[first] : 0.0};
     o.partition->sum(whole, 3);
     beads_in_scene = static_cast<long>(whole[0]), bead_mass = whole[1], radius = whole[2];
   }
+  const std::uint32_t ids_below = m.bodies.next_id[0];
   if (!o.dump_fclib.empty() && (p.distributed || o.partition)) {
     whole_why = "--dump-fclib";  // no rank was given the partition (apps/Cli.cpp, spread_over_ranks)
   } else if (o.partition) {
@@ -260,6 +271,11 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   if (!o.dump_fclib.empty()) fs::create_directories(o.dump_fclib);
   RunCounters counters;
   restore_stepper(extras, stepper);
+  // Read in shares: each process's rows of the archive's warm starts go to the owners of the beads they name.
+  if (part && lp.shares > 1 && lp.restored) {
+    part->route_warm_start(stepper.contact_cache(), ids_below);
+    part->route_warm_start(stepper.rolling_cache(), ids_below);
+  }
   if (extras.has_counters) counters = extras.counters;
   // A large-path archive continues under other settings too (settle, then change the solver or the step), but
   // then not bit for bit: said once, naming both.
@@ -288,7 +304,10 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
         << ", tolerance = " << p.tolerance << '\n';
     if (part) {
       log << "talus: " << p.distributed->ranks() << " MPI ranks: the model is partitioned (each rank "
-          << (lp.shares > 1 ? "built only its share of the scene's beads, and " : "") << "holds its beads "
+          << (lp.shares <= 1  ? ""
+              : lp.restored ? "read only its share of the restart archive's beads and warm starts, and "
+                            : "built only its share of the scene's beads, and ")
+          << "holds its beads "
           << "and copies of its neighbours' near them; docs/distributed.md)\n";
     } else if (p.distributed) {
       std::string whole;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <string>
 
+#include "apps/LargePathRestart.hpp"
 #include "apps/Scene.hpp"
 #include "apps/SceneRun.hpp"
 
@@ -25,7 +26,10 @@ using SettingFailure = std::function<void(const char* key, const std::string& wh
 // when the archive holds another number of beads before the capsules, and takes the pours with a rate as far as
 // they had gone at the start of the archive's last step. A joint count that does not fit is `fail`ed under
 // "restart"; an unreadable or invalid archive throws std::runtime_error naming the file and the dataset.
-void restore_large_path_scene(Scene& scene, const std::filesystem::path& archive, const SettingFailure& fail);
+// `share`: a partitioned run's process reads its share of the archive's beads and warm starts (read_restart), and
+// LargePathSettings::shares becomes share.shares.
+void restore_large_path_scene(Scene& scene, const std::filesystem::path& archive, const SettingFailure& fail,
+                              ArchiveShare share = {});
 
 // The number of whole steps of size h from t0 to t_end (never past it); `fail` when none fits or more than 10⁹.
 long large_path_steps(const std::function<void(const std::string&)>& fail, double t_end, double h, double t0);

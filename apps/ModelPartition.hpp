@@ -52,6 +52,10 @@ class ModelPartition {
   // each entry in exactly one process's share.
   virtual void piece_cache(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,
                            std::vector<Eigen::Vector3d>& impulses) const = 0;
+  // Collective, after begin(): `cache` (this process's share of a warm start read in shares from a restart
+  // archive) becomes the entries naming this process's own beads (BeadDomain::route_warm_start); every bead id is
+  // below `ids_below`.
+  virtual void route_warm_start(contact::ContactCache& cache, std::uint32_t ids_below) = 0;
   // Collective: where the processes' time went (the partitioned domain and the solve): the text on process 0.
   virtual std::string summary() = 0;
 };

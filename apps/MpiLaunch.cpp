@@ -64,6 +64,12 @@ class MpiModelPartition final : public ModelPartition {
                    std::vector<Eigen::Vector3d>& impulses) const override {
     domain_->piece_cache_entries(cache_of, keys, impulses);
   }
+  void route_warm_start(contact::ContactCache& cache, std::uint32_t ids_below) override {
+    std::vector<contact::ContactKey> keys(cache.keys().begin(), cache.keys().end());
+    std::vector<Eigen::Vector3d> impulses(cache.impulses().begin(), cache.impulses().end());
+    domain_->route_warm_start(keys, impulses, ids_below);
+    cache.store(keys.data(), impulses.data(), keys.size());
+  }
   std::string summary() override {
     if (!domain_) return {};
     int rank = 0, size = 1;

@@ -359,7 +359,28 @@ void ArchiveReader::read(const char* name, hsize_t n, hsize_t cols, hid_t mem_ty
     H5Dclose(d);
     fail(name, "holds fewer values than its size says (truncated archive)");
   }
-  const herr_t s = n == 0 ? 0 : H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
+  herr_t s = 0;
+  if (window.count == RowWindow::kAll) {
+    s = n == 0 ? 0 : H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
+  } else {
+    if (window.first + window.count > n) {
+      H5Dclose(d);
+      fail(name, "rows " + std::to_string(window.first) + " to " + std::to_string(window.first + window.count) +
+                     " were asked of " + std::to_string(n));
+    }
+    // The window's rows only: a hyperslab of the file's dataset into as many rows in memory.
+    if (window.count > 0) {
+      const hid_t file_space = H5Dget_space(d);
+      const hsize_t start[2] = {window.first, 0}, count[2] = {window.count, cols};
+      const int dims = rank == 2 ? 2 : 1;
+      const hid_t mem_space = H5Screate_simple(dims, count, nullptr);
+      s = rank == 0 ? H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out)
+                    : H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+      if (rank != 0 && s >= 0) s = H5Dread(d, mem_type, mem_space, file_space, H5P_DEFAULT, out);
+      H5Sclose(mem_space);
+      H5Sclose(file_space);
+    }
+  }
   H5Dclose(d);
   if (s < 0) fail(name, "unreadable");
 }

@@ -128,25 +128,43 @@ struct ArchiveWriter {
   }
 };
 
+// The rows of a dataset a reader takes: [first, first + count); count = kAll: every row.
+struct RowWindow {
+  static constexpr hsize_t kAll = ~hsize_t{0};
+  hsize_t first = 0, count = kAll;
+  // Share k of K equal shares of n rows (a process's rows of an archive read by K processes).
+  static RowWindow share(hsize_t n, int k, int K) {
+    const hsize_t a = n * static_cast<hsize_t>(k) / static_cast<hsize_t>(K);
+    return {a, n * static_cast<hsize_t>(k + 1) / static_cast<hsize_t>(K) - a};
+  }
+};
+
 // Reads and validates the datasets of one group; every error names the archive and the dataset.
 struct ArchiveReader {
   hid_t g;
   std::string path;  // "/beads/"
   const std::filesystem::path& file;
+  // The rows read (read() and what reads through it): a window of each dataset, whose shape is still checked
+  // whole; the checks' row numbers are the dataset's.
+  RowWindow window{};
+
+  // The rows read of a dataset of n rows.
+  hsize_t window_rows(hsize_t n) const { return window.count == RowWindow::kAll ? n : window.count; }
 
   [[noreturn]] void fail(const char* name, const std::string& what) const;
   bool has(const char* name) const { return has_link(g, name); }
   // The rows of a dataset of rank 0 (one), 1 or 2 (its first dimension); refused when the machine could not
   // hold the bodies it would build.
   hsize_t rows(const char* name) const;
-  // rows × cols values (cols == 1: rank 0 or 1, or rank 2 with one column) of type mem_type into out. `meaning`
+  // rows × cols values (cols == 1: rank 0 or 1, or rank 2 with one column) of type mem_type into out: the
+  // dataset must have n rows, of which the window's are read (window_rows(n) × cols values). `meaning`
   // says what the expected size counts ("one per velocity of the scene"); by default, the group's other datasets.
   void read(const char* name, hsize_t n, hsize_t cols, hid_t mem_type, void* out, std::size_t value_bytes,
             const char* meaning = nullptr) const;
   template <class T>
   void read(const char* name, hsize_t n, hsize_t cols, hid_t mem_type, std::vector<T>& out,
             const char* meaning = nullptr) const {
-    out.resize(n * cols);
+    out.resize(window_rows(n) * cols);
     read(name, n, cols, mem_type, out.data(), sizeof(T), meaning);
   }
   std::vector<double> doubles(const char* name, hsize_t n, hsize_t cols, const char* meaning = nullptr) const {
@@ -171,7 +189,7 @@ struct ArchiveReader {
   void each(const char* name, const std::vector<double>& a, hsize_t cols, Ok ok, const char* expected) const {
     for (std::size_t i = 0; i < a.size(); ++i)
       if (!ok(a[i]))
-        fail(name, "row " + std::to_string(i / cols) + (cols > 1 ? " column " + std::to_string(i % cols) : std::string()) +
+        fail(name, "row " + std::to_string(window.first + i / cols) + (cols > 1 ? " column " + std::to_string(i % cols) : std::string()) +
                        " is " + num(a[i]) + " (expected " + expected + ")");
   }
   void finite(const char* name, const std::vector<double>& a, hsize_t cols) const {

@@ -40,8 +40,9 @@ struct LargePathSettings {
   // what it held besides the model: the stepper's warm starts and the runner's counters (null: not restored).
   std::filesystem::path restored_from;
   std::shared_ptr<const RestartExtras> restored;
-  // > 1: the model holds this process's share of the generated beads, one of `shares` (GranularFlags): it must
-  // be partitioned (ModelPartition::begin with shares), every process holding another share.
+  // > 1: the model holds this process's share of the generated beads, or of a restart archive's beads and warm
+  // starts, one of `shares` (GranularFlags): it must be partitioned (ModelPartition::begin with shares), every
+  // process holding another share.
   int shares = 1;
 };
 

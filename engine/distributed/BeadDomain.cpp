@@ -287,6 +287,25 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
   times_.rebalance += MPI_Wtime() - t0;
 }
 
+// Cache entries bound for other processes: keys_to[r] and impulses_to[r] (3 values an entry) go to r; what
+// arrives, from every process in rank order, is left in keys and impulses (3 values an entry). Collective.
+void BeadDomain::exchange_entries(const std::vector<std::vector<std::uint64_t>>& keys_to,
+                                  const std::vector<std::vector<double>>& impulses_to, std::vector<std::uint64_t>& keys,
+                                  std::vector<double>& impulses) {
+  std::vector<std::uint64_t> key_send;
+  std::vector<double> imp_send;
+  std::vector<int> key_counts(size_), imp_counts(size_), rc;
+  for (int r = 0; r < size_; ++r) {
+    key_counts[r] = static_cast<int>(keys_to[r].size());
+    imp_counts[r] = static_cast<int>(impulses_to[r].size());
+    key_send.insert(key_send.end(), keys_to[r].begin(), keys_to[r].end());
+    imp_send.insert(imp_send.end(), impulses_to[r].begin(), impulses_to[r].end());
+  }
+  all_to_all(comm_, MPI_UINT64_T, key_send, key_counts, keys, rc);
+  all_to_all(comm_, MPI_DOUBLE, imp_send, imp_counts, impulses, rc);
+  times_.bytes_sent += static_cast<std::int64_t>(key_send.size() * 8 + imp_send.size() * sizeof(double));
+}
+
 void BeadDomain::migrate_cache_entries(contact::ContactCache* cache,
                                        const std::unordered_map<std::uint32_t, int>& destination) {
   // The entries naming beads that leave, by destination (an entry naming beads bound for two processes goes to
@@ -306,18 +325,9 @@ void BeadDomain::migrate_cache_entries(contact::ContactCache* cache,
         for (int d = 0; d < 3; ++d) impulses_to[sent_to].push_back(cache->impulses()[k][d]);
       }
     }
-  std::vector<std::uint64_t> key_send, key_recv;
-  std::vector<double> imp_send, imp_recv;
-  std::vector<int> key_counts(size_), imp_counts(size_), rc;
-  for (int r = 0; r < size_; ++r) {
-    key_counts[r] = static_cast<int>(keys_to[r].size());
-    imp_counts[r] = static_cast<int>(impulses_to[r].size());
-    key_send.insert(key_send.end(), keys_to[r].begin(), keys_to[r].end());
-    imp_send.insert(imp_send.end(), impulses_to[r].begin(), impulses_to[r].end());
-  }
-  all_to_all(comm_, MPI_UINT64_T, key_send, key_counts, key_recv, rc);
-  all_to_all(comm_, MPI_DOUBLE, imp_send, imp_counts, imp_recv, rc);
-  times_.bytes_sent += static_cast<std::int64_t>(key_send.size() * 8 + imp_send.size() * sizeof(double));
+  std::vector<std::uint64_t> key_recv;
+  std::vector<double> imp_recv;
+  exchange_entries(keys_to, impulses_to, key_recv, imp_recv);
   if (!cache || key_recv.empty()) return;
   // The arriving entries join the cache and win over this process's entries of the same key: those were its
   // copies of contacts between ghosts, or of a ghost and an obstacle, which it never solved (their stored
@@ -335,6 +345,94 @@ void BeadDomain::migrate_cache_entries(contact::ContactCache* cache,
   std::vector<Eigen::Vector3d> impulses(merged.size());
   for (std::size_t k = 0; k < merged.size(); ++k) keys[k] = merged[k].first, impulses[k] = merged[k].second;
   cache->store(keys.data(), impulses.data(), keys.size());
+}
+
+void BeadDomain::route_warm_start(std::vector<contact::ContactKey>& keys, std::vector<Eigen::Vector3d>& impulses,
+                                  std::uint32_t ids_below) {
+  if (keys.size() != impulses.size())
+    throw std::invalid_argument("partitioned model: " + std::to_string(keys.size()) + " cache keys for " +
+                                std::to_string(impulses.size()) + " impulses");
+  // A directory of the owners, spread by id: process r keeps the owner of every bead id in [lo(r), lo(r + 1)),
+  // learnt from the owners themselves. Each entry goes to the directory of each bead it names, which passes it
+  // on to that bead's owner: two exchanges, and no process ever holds a table of all beads.
+  const std::uint64_t n_ids = std::max<std::uint32_t>(ids_below, 1);
+  auto directory = [&](std::uint32_t id) { return static_cast<int>(static_cast<std::uint64_t>(id) * size_ / n_ids); };
+  auto first_id = [&](int r) { return static_cast<std::uint32_t>((static_cast<std::uint64_t>(r) * n_ids + size_ - 1) / size_); };
+  const RigidBodies& b = model_.bodies;
+  std::vector<std::vector<std::uint64_t>> ids_to(size_);
+  long above = -1;  // an id at or above ids_below, which no directory takes (all fail together)
+  for (int i = 0; i < owned_; ++i) {
+    if (b.id[i] >= ids_below) above = std::max(above, static_cast<long>(b.id[i]));
+    else ids_to[directory(b.id[i])].push_back(b.id[i]);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &above, 1, MPI_LONG, MPI_MAX, comm_);
+  if (above >= 0)
+    throw std::invalid_argument("partitioned model: bead id " + std::to_string(above) + " is not below the next id " +
+                                std::to_string(ids_below));
+  std::vector<std::uint64_t> send, registered;
+  std::vector<int> counts(size_), from;
+  for (int r = 0; r < size_; ++r) counts[r] = static_cast<int>(ids_to[r].size()), send.insert(send.end(), ids_to[r].begin(), ids_to[r].end());
+  all_to_all(comm_, MPI_UINT64_T, send, counts, registered, from);
+  const std::uint32_t lo = first_id(rank_), hi = rank_ + 1 < size_ ? first_id(rank_ + 1) : static_cast<std::uint32_t>(n_ids);
+  std::vector<int> owner(hi - lo, -1);
+  // Ids are unique over all processes (an archive read in shares is checked here, where both copies meet); every
+  // process learns of a duplicate, so that all fail together.
+  long duplicate = -1;
+  for (int r = 0, k = 0; r < size_; ++r)
+    for (int j = 0; j < from[r]; ++j, ++k) {
+      int& o = owner[registered[k] - lo];
+      if (o >= 0) duplicate = std::max(duplicate, static_cast<long>(registered[k]));
+      o = r;
+    }
+  MPI_Allreduce(MPI_IN_PLACE, &duplicate, 1, MPI_LONG, MPI_MAX, comm_);
+  if (duplicate >= 0)
+    throw std::runtime_error("partitioned model: bead id " + std::to_string(duplicate) +
+                             " is held by two processes (expected each bead once)");
+  // Each entry to the directories of the beads it names (once per directory), then on to the owners.
+  std::vector<std::vector<std::uint64_t>> keys_to(size_);
+  std::vector<std::vector<double>> impulses_to(size_);
+  auto send_entry = [&](int r, std::uint64_t key, const double* impulse) {
+    keys_to[r].push_back(key);
+    impulses_to[r].insert(impulses_to[r].end(), impulse, impulse + 3);
+  };
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    std::uint32_t ids[2];
+    const int m = key_beads(keys[k], ids);
+    for (int j = 0; j < m; ++j)
+      if (j == 0 || directory(ids[j]) != directory(ids[0])) send_entry(directory(ids[j]), keys[k], impulses[k].data());
+  }
+  std::vector<std::uint64_t> at_directory;
+  std::vector<double> at_directory_impulses;
+  exchange_entries(keys_to, impulses_to, at_directory, at_directory_impulses);
+  for (auto& v : keys_to) v.clear();
+  for (auto& v : impulses_to) v.clear();
+  for (std::size_t k = 0; k < at_directory.size(); ++k) {
+    std::uint32_t ids[2];
+    const int m = key_beads(at_directory[k], ids);
+    int sent_to = -1;
+    for (int j = 0; j < m; ++j) {
+      if (ids[j] < lo || ids[j] >= hi) continue;  // the other bead's directory passes it on to its owner
+      const int o = owner[ids[j] - lo];
+      if (o < 0 || o == sent_to) continue;  // a bead no longer in the model: its contacts' warm start is dropped
+      sent_to = o;
+      send_entry(o, at_directory[k], &at_directory_impulses[3 * k]);
+    }
+  }
+  std::vector<std::uint64_t> arrived;
+  std::vector<double> arrived_impulses;
+  exchange_entries(keys_to, impulses_to, arrived, arrived_impulses);
+  // A pair contact whose beads have two directories reaches a process holding both beads twice, the same entry.
+  std::vector<std::pair<std::uint64_t, std::size_t>> order(arrived.size());
+  for (std::size_t k = 0; k < arrived.size(); ++k) order[k] = {arrived[k], k};
+  std::sort(order.begin(), order.end());
+  order.erase(std::unique(order.begin(), order.end(), [](const auto& p, const auto& q) { return p.first == q.first; }),
+              order.end());
+  keys.resize(order.size()), impulses.resize(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    keys[k] = order[k].first;
+    const double* r = &arrived_impulses[3 * order[k].second];
+    impulses[k] = Eigen::Vector3d(r[0], r[1], r[2]);
+  }
 }
 
 void BeadDomain::refresh_ghosts(const GranularStepper& stepper) {

@@ -104,6 +104,12 @@ class BeadDomain final : public SpreadBodies, public granular::PourSpread {
   // the same impulse); this way each entry is written once over all processes. Keys increasing, as in the cache.
   void piece_cache_entries(const contact::ContactCache& cache_of, std::vector<contact::ContactKey>& keys,
                            std::vector<Eigen::Vector3d>& impulses) const;
+  // Collective, after the partition: `keys` and `impulses` (a warm start, each process holding any share of its
+  // entries, e.g. its rows of a restart archive) become the entries naming one of this process's own beads, keys
+  // increasing; entries naming no bead of the model are dropped. `ids_below`: every bead id is below it (the
+  // model's next id). Throws std::runtime_error when two processes hold a bead of the same id.
+  void route_warm_start(std::vector<contact::ContactKey>& keys, std::vector<Eigen::Vector3d>& impulses,
+                        std::uint32_t ids_below);
   // SpreadBodies (collective where it says so): sums by the fixed tree, least values by MPI_MIN, and each own
   // bead's value to its ghosts as the last refresh sent them (the ghosts are still those of the last step).
   int own_spheres() const override { return owned_; }  // SpreadBodies and PourSpread
@@ -126,6 +132,9 @@ class BeadDomain final : public SpreadBodies, public granular::PourSpread {
   // Collective, in rebalance: the entries of `cache` (null: none) naming a bead bound for another process
   // (`destination`: id → process) go there, and the arriving entries replace this process's copies.
   void migrate_cache_entries(contact::ContactCache* cache, const std::unordered_map<std::uint32_t, int>& destination);
+  void exchange_entries(const std::vector<std::vector<std::uint64_t>>& keys_to,
+                        const std::vector<std::vector<double>>& impulses_to, std::vector<std::uint64_t>& keys,
+                        std::vector<double>& impulses);
   void refresh_ghosts(const granular::GranularStepper& stepper);
   void morton_sort();
   // Before the first bead added or removed since the last step: the own beads' ids, which the step's contacts index.

@@ -47,6 +47,7 @@ class WholePartition final : public ModelPartition, public SpreadBodies {
                    std::vector<Eigen::Vector3d>& impulses) const override {
     keys = of.keys(), impulses = of.impulses();
   }
+  void route_warm_start(contact::ContactCache&, std::uint32_t) override {}  // one process holds every entry
   std::string summary() override { return {}; }
   // SpreadBodies
   int own_spheres() const override { return m_.bodies.spheres(); }
@@ -211,4 +212,64 @@ TEST_CASE("restart archive in pieces: the rolling warm start goes into the piece
   CHECK(pieces.extras.has_rolling_cache);
   CHECK(pieces.extras.rolling_cache.keys.size() == stepper.rolling_cache().size());
   require_same(pieces, read_state(dir / "whole.h5", run.blank));
+}
+
+// A partitioned run's processes read their shares of the archive (read_restart's ArchiveShare): together, the
+// whole archive's beads and warm starts, each row once, for an archive in pieces (through its index) and a whole one.
+TEST_CASE("restart archive read in shares: the shares together are the whole archive", "[apps][restart][pieces]") {
+  const fs::path dir = scratch("shares");
+  SettledRun run(0.1);  // rolling resistance: both warm starts
+  PiecedRestart pieced{dir, 0, 1, {}};
+  write_pieced_restart(pieced, run.part, run.sc.model, run.stepper.contact_cache(), &run.stepper.rolling_cache(),
+                       run.counters, run.header, run.h);
+  const StepperArchive whole_state = stepper_archive(run.stepper);
+  write_restart(dir / "whole.h5", run.sc.model, &whole_state, &run.counters, &run.header, run.h);
+  for (const fs::path file : {dir / kRestartFile, dir / "whole.h5"}) {
+    const State all = read_state(file, run.blank);
+    for (const int shares : {1, 2, 3, 7}) {
+      CAPTURE(file, shares);
+      State joined{run.blank, {}};
+      joined.model.bodies.resize_spheres(0);
+      std::vector<std::pair<contact::ContactKey, Eigen::Vector3d>> cache, rolling;
+      for (int k = 0; k < shares; ++k) {
+        State part{run.blank, {}};
+        read_restart(file, part.model, &part.extras, ArchiveShare{k, shares});
+        const RigidBodies& b = part.model.bodies;
+        // Equal shares: a process's rows are its window of the archive's.
+        const int n = all.model.bodies.spheres();
+        CHECK(b.spheres() == n * (k + 1) / shares - n * k / shares);
+        CHECK(part.model.step == all.model.step);
+        CHECK(b.next_id[0] == all.model.bodies.next_id[0]);
+        for (int i = 0; i < b.spheres(); ++i) {
+          RigidBodies& j = joined.model.bodies;
+          j.add_sphere(b.x[i], b.radius[i], 1.0, b.v[i]);
+          const int at = j.spheres() - 1;
+          j.w[at] = b.w[i], j.id[at] = b.id[i];
+        }
+        for (std::size_t e = 0; e < part.extras.cache.keys.size(); ++e)
+          cache.emplace_back(part.extras.cache.keys[e], part.extras.cache.impulses[e]);
+        for (std::size_t e = 0; e < part.extras.rolling_cache.keys.size(); ++e)
+          rolling.emplace_back(part.extras.rolling_cache.keys[e], part.extras.rolling_cache.impulses[e]);
+        CHECK(part.extras.has_rolling_cache);
+      }
+      const RigidBodies &x = joined.model.bodies, &y = all.model.bodies;
+      REQUIRE(x.spheres() == y.spheres());
+      CHECK(same_bits(by_id(x, x.x), by_id(y, y.x)));
+      CHECK(same_bits(by_id(x, x.v), by_id(y, y.v)));
+      CHECK(same_bits(by_id(x, x.w), by_id(y, y.w)));
+      auto keys_of = [](std::vector<std::pair<contact::ContactKey, Eigen::Vector3d>>& c,
+                        std::vector<contact::ContactKey>& keys, std::vector<Eigen::Vector3d>& impulses) {
+        std::sort(c.begin(), c.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
+        for (const auto& [key, impulse] : c) keys.push_back(key), impulses.push_back(impulse);
+      };
+      keys_of(cache, joined.extras.cache.keys, joined.extras.cache.impulses);
+      keys_of(rolling, joined.extras.rolling_cache.keys, joined.extras.rolling_cache.impulses);
+      CHECK(joined.extras.cache.keys == all.extras.cache.keys);
+      CHECK(same_bits(joined.extras.cache.impulses, all.extras.cache.impulses));
+      CHECK(joined.extras.rolling_cache.keys == all.extras.rolling_cache.keys);
+      CHECK(same_bits(joined.extras.rolling_cache.impulses, all.extras.rolling_cache.impulses));
+    }
+  }
+  CHECK_THROWS_WITH(read_restart(dir / "whole.h5", *std::make_unique<Model>(run.blank), nullptr, ArchiveShare{2, 2}),
+                    Catch::Contains("share 2 of 2"));
 }

@@ -21,6 +21,7 @@
 //   run's remaining contacts.
 // - Each rank building its share of the scene holds, once partitioned, the beads it holds when all build the whole,
 //   and 40 steps later the two runs are the same bits.
+// - A warm start read in shares (a restart archive's rows) reaches the owners of the beads its entries name.
 // - A touching packing at rest: over each step, Σ m Δv of the beads = −M g h + the walls' vertical impulses, summed
 //   over the contacts each rank counts, to round-off (a pair contact whose impulse reached one bead only, or a
 //   contact counted twice or missed, breaks it).
@@ -40,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "contact/ContactKey.hpp"
 #include "engine/analysis/ContactForces.hpp"
 #include "engine/analysis/GranularMeasures.hpp"
 #include "engine/distributed/BeadDomain.hpp"
@@ -493,6 +495,87 @@ void shares() {
               "40 steps later the two runs are the same bits\n", ranks);
 }
 
+// A warm start read in shares from a restart archive (each rank any rows of it: here entry k on rank k mod R) and
+// routed to the owners of the beads it names (BeadDomain::route_warm_start, as `talus run` does after reading its
+// share of an archive under mpirun): every rank ends with exactly the entries naming one of its own beads (a pair
+// contact across two ranks on both), keys increasing, impulses the same bits; entries naming a bead no rank holds
+// are dropped. Shares that overlap (a bead on two ranks) are refused on every rank.
+void route_warm_start() {
+  BeadSpec spec;
+  spec.n = 300;
+  auto build = [&](int extra) {
+    BeadSpec s = spec;
+    s.keep_begin = spec.n * rank / ranks, s.keep_end = std::min<long>(spec.n, spec.n * (rank + 1) / ranks + extra);
+    return bead_stack(s);
+  };
+  GranularScene sc = build(0);
+  distributed::InterfaceNsgs solve{MPI_COMM_WORLD};
+  distributed::BeadDomain domain(sc.model, solve, 10, MPI_COMM_WORLD, true);
+  // Ids up to 319: ids 300–319 name beads no rank holds (removed since the archive, say).
+  const std::uint32_t ids_below = 320;
+  std::vector<contact::ContactKey> all;
+  for (std::uint32_t i = 0; i + 1 < ids_below; ++i) {
+    using contact::KeyBody;
+    all.push_back(contact::pair_key(KeyBody::Sphere, i, KeyBody::Sphere, i + 1));
+    if (i + 37 < ids_below) all.push_back(contact::pair_key(KeyBody::Sphere, i, KeyBody::Sphere, i + 37));
+    all.push_back(contact::obstacle_key(contact::KeyObstacle::Plane, i % 5, 0, KeyBody::Sphere, i));
+  }
+  auto impulse = [](contact::ContactKey key) {
+    return Eigen::Vector3d(std::sin(1e-9 * static_cast<double>(key % 1000003)), 1.0 / (1.0 + static_cast<double>(key % 97)),
+                           -static_cast<double>(key % 31) * 0.1);
+  };
+  std::vector<contact::ContactKey> keys;
+  std::vector<Eigen::Vector3d> impulses;
+  for (std::size_t k = rank; k < all.size(); k += ranks) keys.push_back(all[k]), impulses.push_back(impulse(all[k]));
+  domain.route_warm_start(keys, impulses, ids_below);
+  std::vector<std::uint32_t> own(sc.model.bodies.id.begin(), sc.model.bodies.id.begin() + domain.owned());
+  std::sort(own.begin(), own.end());
+  std::vector<contact::ContactKey> expected;
+  for (const contact::ContactKey key : all) {
+    const auto owns = [&](std::uint32_t id) { return std::binary_search(own.begin(), own.end(), id); };
+    const bool pair = !contact::is_obstacle_key(key);
+    const std::uint32_t a = pair ? static_cast<std::uint32_t>((key >> 33) & (contact::kKeyBodyIds - 1))
+                                 : static_cast<std::uint32_t>(key & ((1u << 30) - 1));
+    const std::uint32_t b = pair ? static_cast<std::uint32_t>((key >> 3) & (contact::kKeyBodyIds - 1)) : a;
+    if (owns(a) || owns(b)) expected.push_back(key);
+  }
+  std::sort(expected.begin(), expected.end());
+  long wrong = keys != expected;
+  for (std::size_t k = 0; k < keys.size() && !wrong; ++k) wrong = !(impulses[k].array() == impulse(keys[k]).array()).all();
+  long across = 0, total = 0;  // entries held by two ranks: the pair contacts across them
+  long held = static_cast<long>(keys.size());
+  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&held, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  long named = 0;  // entries naming a bead of the model (ids below 300), each once
+  for (const contact::ContactKey key : all) {
+    const bool pair = !contact::is_obstacle_key(key);
+    named += (pair ? static_cast<std::uint32_t>((key >> 33) & (contact::kKeyBodyIds - 1)) : static_cast<std::uint32_t>(key & ((1u << 30) - 1))) < 300;
+  }
+  across = total - named;
+  // Overlapping shares: bead spec.n·(r+1)/R is built by ranks r and r + 1.
+  bool refused = ranks == 1;
+  if (ranks > 1) {
+    GranularScene twice = build(1);
+    distributed::InterfaceNsgs solve2{MPI_COMM_WORLD};
+    distributed::BeadDomain overlapping(twice.model, solve2, 10, MPI_COMM_WORLD, true);
+    std::vector<contact::ContactKey> k2;
+    std::vector<Eigen::Vector3d> i2;
+    try {
+      overlapping.route_warm_start(k2, i2, ids_below);
+    } catch (const std::runtime_error& e) {
+      refused = std::string(e.what()).find("held by two processes") != std::string::npos;
+    }
+  }
+  long not_refused = !refused;
+  MPI_Allreduce(MPI_IN_PLACE, &not_refused, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  if (wrong > 0) fail("route_warm_start: " + std::to_string(wrong) + " ranks hold other entries than those naming their own beads");
+  if (ranks == 1 && across != 0) fail("route_warm_start: one rank holds " + std::to_string(total) + " entries, expected " + std::to_string(named));
+  if (not_refused > 0) fail("route_warm_start: overlapping shares were not refused on " + std::to_string(not_refused) + " ranks");
+  std::printf("route_warm_start: %ld entries read in %d shares reached the owners of their beads (%ld held on two ranks); "
+              "overlapping shares refused\n", named, ranks, across);
+}
+
 void momentum_balance() {
   const GranularParameters p = parameters(GranularSolver::Anderson, 1e-8);
   Partitioned run(packing(), p, 3);
@@ -638,6 +721,7 @@ int main(int argc, char** argv) {
     pours();
     outflow();
     shares();
+    route_warm_start();
     momentum_balance();
     spread_measures();
   } catch (const std::exception& e) {

@@ -12,7 +12,8 @@
 # restart.h5), holds the one-process run's beads (same ids) and contacts, with positions within 1e-6 m and
 # velocities within 1e-3 m/s (the solver's tolerance, as the sweep order differs), and is bit for bit the archive
 # rank 0 gathers whole with --whole-restart; a run stopped at T/2 on two ranks continues on one process and on
-# three to the same state, from the pieces as from the whole archive; a piece alone or a missing piece is refused;
+# three to the same state, from the pieces as from the whole archive (on three ranks, each reading only its share of
+# the archive: the same bits from both); a piece alone or a missing piece is refused;
 # beads of two materials keep them through the pieces; with rolling resistance the rolling warm start goes into the
 # pieces too, and a run continued from them is the one continued from the whole archive; the periodic chute agrees
 # with one process's and continues from its pieces; a rain (pour at a rate) and a dropped ball give one process's
@@ -195,6 +196,14 @@ mv "$work/piece.h5" "$work/phalf/restart_s25_p1.h5"
 "$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${pargs[@]}" --set restart="$work/phalf/restart.h5" \
   --out "$work/prest3" 2> "$work/prest3.log" || { cat "$work/prest3.log"; exit 1; }
 compare_archive "$work/prest3/restart.h5" "partitioned on 2 ranks to T/2, then 3 ranks"
+# Each rank reads only its share of the archive (the rows of the index's virtual datasets, or of a whole archive),
+# and the beads and warm starts go to their owners: the rows' order does not matter, so the pieces and the whole
+# archive of the same state continue to the same bits.
+grep -q "read only its share of the restart archive's beads" "$work/prest3.log" \
+  || { echo "restart on 3 ranks: every rank read the whole archive"; cat "$work/prest3.log"; exit 1; }
+"$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${pargs[@]}" --set restart="$work/phalfw/restart.h5" \
+  --out "$work/prest3w" 2> "$work/prest3w.log" || { cat "$work/prest3w.log"; exit 1; }
+same_state "$work/prest3/restart.h5" "$work/prest3w/restart.h5" "3 ranks from the pieces and from the whole archive"
 # Materials in the pieces: every piece holds /beads/material when any bead is not "bead"; read through the index on
 # one process, each bead keeps its material.
 box_planes() {  # SIDE: the floor and four walls of a square box [0, SIDE]², normals inwards (a scene's planes:)

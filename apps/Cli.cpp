@@ -7,6 +7,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -147,7 +148,24 @@ int run_command(const RunFlags& f) {
         return mpi.partition()->unsupported(m, p);
       };
     }
-    scene = load_granular_scene(f.scene, f.sets, max_memory, flags);
+    // Under mpirun a rank may fail alone (its share of a restart archive holds a bad value): every rank learns it
+    // before the first collective step, so that none waits forever for the others, and rank 0 says why.
+    std::exception_ptr failed;
+    std::string why;
+    try {
+      scene = load_granular_scene(f.scene, f.sets, max_memory, flags);
+    } catch (const SceneError& e) {
+      failed = std::current_exception(), why = e.what();
+    } catch (const std::exception& e) {
+      failed = std::current_exception(), why = std::string("talus: ") + e.what();
+    }
+    if (mpi.active() && mpi.size() > 1) {
+      if (const std::string first = mpi.first_message(why); !first.empty()) {
+        if (mpi.rank() == 0) std::cerr << first << '\n';
+        return 1;
+      }
+    }
+    if (failed) std::rethrow_exception(failed);
     for (const std::string& kv : f.sets) options.overrides.push_back("--set " + kv);
     if (f.t_end > 0) options.overrides.push_back("--t-end " + exact_number_text(f.t_end));
     if (f.h > 0) options.overrides.push_back("--h " + exact_number_text(f.h));

@@ -152,6 +152,18 @@ bool MpiLaunch::any(bool mine) const {
   return all != 0;
 }
 
+std::string MpiLaunch::first_message(const std::string& mine) const {
+  if (!active()) return mine;
+  int from = mine.empty() ? size_ : rank_;
+  MPI_Allreduce(MPI_IN_PLACE, &from, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (from == size_) return {};
+  long length = rank_ == from ? static_cast<long>(mine.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_LONG, from, MPI_COMM_WORLD);
+  std::string text = rank_ == from ? mine : std::string(static_cast<std::size_t>(length), ' ');
+  MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, from, MPI_COMM_WORLD);
+  return text + " (rank " + std::to_string(from) + ")";
+}
+
 std::string MpiLaunch::summary() {
   if (!active()) return {};
   if (state_->partition->used()) return state_->partition->summary();
@@ -202,6 +214,8 @@ ModelPartition* MpiLaunch::partition() const { return nullptr; }
 void MpiLaunch::barrier() const {}
 
 bool MpiLaunch::any(bool mine) const { return mine; }
+
+std::string MpiLaunch::first_message(const std::string& mine) const { return mine; }
 
 std::string MpiLaunch::summary() { return {}; }
 

@@ -38,6 +38,9 @@ class MpiLaunch {
   void barrier() const;
   // Collective: whether `mine` is true on any rank (mine without MPI).
   bool any(bool mine) const;
+  // Collective: the non-empty `mine` of the lowest rank that has one, followed by " (rank K)" (mine without MPI);
+  // empty when no rank has one. A failure on some ranks only is thus known to all, and said once by rank 0.
+  std::string first_message(const std::string& mine) const;
   // Collective (every rank calls it): where the ranks' solve time went; the text on rank 0, empty elsewhere.
   std::string summary();
 

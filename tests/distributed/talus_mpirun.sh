@@ -204,6 +204,16 @@ grep -q "read only its share of the restart archive's beads" "$work/prest3.log" 
 "$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${pargs[@]}" --set restart="$work/phalfw/restart.h5" \
   --out "$work/prest3w" 2> "$work/prest3w.log" || { cat "$work/prest3w.log"; exit 1; }
 same_state "$work/prest3/restart.h5" "$work/prest3w/restart.h5" "3 ranks from the pieces and from the whole archive"
+# A bad value in one rank's share only: that rank alone finds it, and every rank must stop (not wait for it in the
+# first collective step) with the message, said once by rank 0, naming the archive, the dataset and the row.
+cp -r "$work/phalf" "$work/pbad"
+"$python" -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r+'); f['beads/radius'][10] = -1.0" "$work/pbad/restart_s25_p1.h5"
+if timeout 120 "$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${pargs[@]}" --set restart="$work/pbad/restart.h5" \
+     --out "$work/bad3" 2> "$work/bad3.log"; then
+  echo "a restart from a bad piece was accepted"; exit 1; fi
+grep -q "pbad/restart.h5: dataset /beads/radius: row [0-9]* is -1 (expected a positive finite number) (rank 1)" "$work/bad3.log" \
+  || { echo "a bad value in one rank's share: not reported (or the ranks waited)"; cat "$work/bad3.log"; exit 1; }
+echo "a bad value in rank 1's share of the archive stops both ranks with its message"
 # Materials in the pieces: every piece holds /beads/material when any bead is not "bead"; read through the index on
 # one process, each bead keeps its material.
 box_planes() {  # SIDE: the floor and four walls of a square box [0, SIDE]², normals inwards (a scene's planes:)

@@ -120,6 +120,7 @@ void spread_over_ranks(MpiLaunch& mpi, RunOptions& o, bool partitioned) {
   o.frame_piece = {mpi.rank(), mpi.size()};
   o.barrier = [&mpi] { mpi.barrier(); };
   o.any_rank = [&mpi](bool mine) { return mpi.any(mine); };
+  o.first_failure = [&mpi](const std::string& mine) { return mpi.first_message(mine); };
   if (mpi.rank() > 0) {
     o.frame_dir = o.out_dir;  // its frame pieces go beside rank 0's
     o.out_dir = mpi.scratch_folder();
@@ -159,12 +160,8 @@ int run_command(const RunFlags& f) {
     } catch (const std::exception& e) {
       failed = std::current_exception(), why = std::string("talus: ") + e.what();
     }
-    if (mpi.active() && mpi.size() > 1) {
-      if (const std::string first = mpi.first_message(why); !first.empty()) {
-        if (mpi.rank() == 0) std::cerr << first << '\n';
-        return 1;
-      }
-    }
+    if (mpi.active() && mpi.size() > 1)
+      if (const std::string first = mpi.first_message(why); !first.empty()) throw RanksFailure(first, mpi.rank() == 0);
     if (failed) std::rethrow_exception(failed);
     for (const std::string& kv : f.sets) options.overrides.push_back("--set " + kv);
     if (f.t_end > 0) options.overrides.push_back("--t-end " + exact_number_text(f.t_end));
@@ -302,6 +299,8 @@ int cli_main(int argc, char** argv) {
     return check_command(check_scene, check_sets, check_memory);
   } catch (const SceneError& e) {
     std::cerr << e.what() << '\n';
+  } catch (const RanksFailure& e) {
+    if (e.say_here) std::cerr << e.what() << '\n';
   } catch (const std::exception& e) {
     std::cerr << "talus: " << e.what() << '\n';
   }

@@ -259,12 +259,25 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   // Every process has read the scene (and any restart archive, perhaps in pieces in this folder) before process 0
   // clears the folder.
   if (o.barrier) o.barrier();
-  prepare_output_folder(out, o.overwrite, quiet, log);
-  fs::create_directories(out);
-  // Under mpirun the other ranks write their frame pieces into rank 0's folder, once it is prepared.
+  // Under mpirun only rank 0 prepares the run's folder (the others' is scratch): if it cannot (an earlier run's
+  // outputs there without --overwrite), every rank stops with its message.
+  std::string folder_failure;
+  try {
+    prepare_output_folder(out, o.overwrite, quiet, log);
+    fs::create_directories(out);
+  } catch (const std::exception& e) {
+    if (!o.first_failure) throw;
+    folder_failure = std::string("talus: ") + e.what();
+  }
+  // Under mpirun the other ranks write their frame pieces into rank 0's folder, once it is prepared (the exchange
+  // of the outcome, or the barrier, waits for it).
   const fs::path frames_out =
       o.frame_piece.index == 0 ? out : o.frame_dir.empty() ? fs::path("out") / name : o.frame_dir;
-  if (o.barrier) o.barrier();
+  if (o.first_failure) {
+    if (const std::string first = o.first_failure(folder_failure); !first.empty()) throw RanksFailure(first, root);
+  } else if (o.barrier) {
+    o.barrier();
+  }
   if (!o.dump_fclib.empty())
     if (const std::string why = stepper.unkeepable_problem(); !why.empty())
       throw std::invalid_argument("--dump-fclib: this scene has " + why);

@@ -69,6 +69,17 @@ struct RunOptions {
   // Under mpirun: whether any rank asks to stop (collective: every rank calls it once before each step), so that
   // an interrupt ends every rank after the same step instead of leaving the others waiting in the solve.
   std::function<bool(bool)> any_rank;
+  // Under mpirun: the non-empty message of the lowest rank that has one, with its rank, on every rank; empty when
+  // none has (collective). Failures that may strike some ranks only (the output folder, which rank 0 prepares) go
+  // through it, so that every rank stops (RanksFailure) instead of waiting for the failed one.
+  std::function<std::string(const std::string&)> first_failure;
+};
+
+// A failure every rank of an mpirun run learnt of together (RunOptions::first_failure): thrown on every rank with
+// the same message, to be printed where `say_here` (rank 0) only.
+struct RanksFailure : std::runtime_error {
+  RanksFailure(const std::string& what, bool say) : std::runtime_error(what), say_here(say) {}
+  bool say_here;
 };
 
 struct RunResult {

@@ -214,6 +214,16 @@ if timeout 120 "$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${pargs[
 grep -q "pbad/restart.h5: dataset /beads/radius: row [0-9]* is -1 (expected a positive finite number) (rank 1)" "$work/bad3.log" \
   || { echo "a bad value in one rank's share: not reported (or the ranks waited)"; cat "$work/bad3.log"; exit 1; }
 echo "a bad value in rank 1's share of the archive stops both ranks with its message"
+# An output folder holding an earlier run, without --overwrite: rank 0 refuses it, and every rank stops (before, the
+# others waited for it forever); the earlier run's files stay.
+before=$(ls "$work/phalf" | sort | md5sum)
+if timeout 120 "$mpirun" --oversubscribe --bind-to none -np 2 "$talus" run "$src/examples/bead_stack.yaml" --set t_end=0.025 \
+     --no-plot --out "$work/phalf" 2> "$work/again.log"; then
+  echo "a run into a folder holding an earlier run was accepted"; exit 1; fi
+grep -q "holds the outputs of an earlier run.*pass --overwrite.*(rank 0)" "$work/again.log" \
+  || { echo "an occupied output folder under mpirun: not reported (or the ranks waited)"; cat "$work/again.log"; exit 1; }
+[ "$(ls "$work/phalf" | sort | md5sum)" = "$before" ] || { echo "the earlier run's files changed"; exit 1; }
+echo "an occupied output folder stops both ranks with rank 0's message; the earlier run is kept"
 # Materials in the pieces: every piece holds /beads/material when any bead is not "bead"; read through the index on
 # one process, each bead keeps its material.
 box_planes() {  # SIDE: the floor and four walls of a square box [0, SIDE]², normals inwards (a scene's planes:)

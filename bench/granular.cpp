@@ -53,6 +53,7 @@ struct Variant {
   GranularParameters p;
   long sweeps = 0, checks = 0, steps = 0, unconverged = 0;
   double solve_cpu = 0;
+  double solve_wall = 0;
 };
 
 Variant parse_variant(const std::string& text, const GranularParameters& base) {
@@ -76,6 +77,9 @@ Variant parse_variant(const std::string& text, const GranularParameters& base) {
     else if (key == "anderson_stall") v.p.anderson_stall = std::stod(value);
     else if (key == "layer") v.p.order_layer = std::stod(value);
     else if (key == "anderson_warm") v.p.anderson_warm = std::stod(value);
+    else if (key == "partitions") v.p.partitions = std::stoi(value);
+    else if (key == "symmetric") v.p.symmetric = value == "1" || value == "true";
+    else if (key == "threads") v.p.threads = std::stoi(value);
     else if (key == "order")
       v.p.contact_order = value == "top_down"    ? GranularParameters::ContactOrder::TopDown
                           : value == "bottom_up" ? GranularParameters::ContactOrder::BottomUp
@@ -110,6 +114,7 @@ void run_steps(GranularStepper& s, Model& m, const BeadSpec& spec, int steps, Re
         v.sweeps += vr.solver.iterations;
         v.checks += vr.residual_checks;
         v.solve_cpu += vr.phase_cpu_seconds[static_cast<int>(Phase::Solve)];
+        v.solve_wall += vr.phase_seconds[static_cast<int>(Phase::Solve)];
         v.unconverged += vr.solver.converged() ? 0 : 1;
         ++v.steps;
       }
@@ -208,7 +213,7 @@ int main(int argc, char** argv) {
                  "warm-start residual, solve CPU s)");
   app.add_option("--variant", variant_texts,
                  "with --settle and --compare-every: NAME:key=value,... (solver, anderson_memory, anderson_every, "
-                 "anderson_restarts, anderson_stall, anderson_warm, check_every, order = detection|bottom_up|top_down, "
+                 "anderson_restarts, anderson_stall, anderson_warm, check_every, partitions, threads, symmetric, order = detection|bottom_up|top_down, "
                  "layer), "
                  "stepped from the same states as the settling run");
   app.add_option("--compare-every", compare_every, "with --settle: every this many settling steps, step each --variant once "
@@ -261,9 +266,9 @@ int main(int argc, char** argv) {
       if (log) std::fclose(log);
       for (const Variant& v : variants)
         std::printf("variant %-24s %5ld same-state steps: sweeps %9ld (mean %7.1f), checks %7ld, solve cpu %8.3f s, "
-                    "unconverged %ld\n",
+                    "solve wall %8.3f s, unconverged %ld\n",
                     v.name.c_str(), v.steps, v.sweeps, v.steps ? double(v.sweeps) / v.steps : 0.0, v.checks, v.solve_cpu,
-                    v.unconverged);
+                    v.solve_wall, v.unconverged);
       if (settle_figure) {
         records.push_back(r);
         print(r, p.h);

@@ -66,7 +66,9 @@ CacheContent read_cache_content(const ArchiveReader& r, bool pieced = false) {
 
 // An archive in pieces: every piece named by /pieces is beside the index, belongs to it (the same clock) and holds
 // the rows the index maps (a missing piece would read as fill values). Returns whether the archive is in pieces.
-bool check_pieces(hid_t f, const Path& file) {
+// `share`: a process reading its share of the rows checks only the pieces it reads from (each piece is then
+// checked by the processes reading it, not by every process: R² files opened otherwise).
+bool check_pieces(hid_t f, const Path& file, ArchiveShare share) {
   if (!has_link(f, "pieces")) return false;
   ArchiveGroup g(f, "pieces", false, file);
   const ArchiveReader r{g.id, "/pieces/", file};
@@ -78,7 +80,26 @@ bool check_pieces(hid_t f, const Path& file) {
       rolling ? r.integers("rolling_entries", files.size(), "one per piece (/pieces/files)") : decltype(entries){};
   const ArchiveReader root{f, "/", file};
   const auto clock = root.doubles("clock", root.rows("clock"), 1);
+  // The rows of each kind this process reads, and where each piece's rows start.
+  auto total = [](const std::vector<long long>& rows) {
+    long long t = 0;
+    for (long long n : rows) t += std::max(0LL, n);
+    return static_cast<hsize_t>(t);
+  };
+  const std::vector<long long>* kinds[3] = {&beads, &entries, &rolling_entries};
+  RowWindow read[3];
+  for (int j = 0; j < 3; ++j)
+    if (share.shares > 1) read[j] = RowWindow::share(total(*kinds[j]), share.share, share.shares);
+  hsize_t start[3] = {0, 0, 0};
   for (std::size_t k = 0; k < files.size(); ++k) {
+    bool reads = share.shares <= 1;
+    for (int j = 0; j < 3; ++j) {
+      if (kinds[j]->size() != files.size()) continue;
+      const hsize_t n = static_cast<hsize_t>(std::max(0LL, (*kinds[j])[k]));
+      reads = reads || (start[j] < read[j].first + read[j].count && read[j].first < start[j] + n);
+      start[j] += n;
+    }
+    if (!reads) continue;
     const std::string what = "piece " + std::to_string(k) + " (" + files[k] + ")";
     const Path name(files[k]);
     if (name.empty() || name.has_parent_path() || name.is_absolute())
@@ -508,7 +529,7 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras, Arch
                                " (expected that archive, which names all its pieces)");
     if (!has_link(f, "beads"))
       throw std::runtime_error("restart archive " + file.string() + ": no group /beads (a truncated archive)");
-    const bool pieced = check_pieces(f, file);
+    const bool pieced = check_pieces(f, file, share);
     RigidBodies b;
     {
       ArchiveGroup g(f, "beads", false, file);

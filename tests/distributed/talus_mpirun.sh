@@ -214,6 +214,13 @@ if timeout 120 "$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${pargs[
 grep -q "pbad/restart.h5: dataset /beads/radius: row [0-9]* is -1 (expected a positive finite number) (rank 1)" "$work/bad3.log" \
   || { echo "a bad value in one rank's share: not reported (or the ranks waited)"; cat "$work/bad3.log"; exit 1; }
 echo "a bad value in rank 1's share of the archive stops both ranks with its message"
+# Each rank checks only the pieces it reads: a missing piece is still found (by the ranks reading it) on 3 ranks.
+mv "$work/pbad/restart_s25_p1.h5" "$work/pbad/gone.h5"
+if timeout 120 "$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${pargs[@]}" --set restart="$work/pbad/restart.h5" \
+     --out "$work/bad4" 2> "$work/bad4.log"; then
+  echo "a restart with a piece missing was accepted on 3 ranks"; exit 1; fi
+grep -q "piece 1 (restart_s25_p1.h5): no such file beside the index.*(rank [0-9])" "$work/bad4.log" \
+  || { echo "a missing piece on 3 ranks: not reported"; cat "$work/bad4.log"; exit 1; }
 # An output folder holding an earlier run, without --overwrite: rank 0 refuses it, and every rank stops (before, the
 # others waited for it forever); the earlier run's files stay.
 before=$(ls "$work/phalf" | sort | md5sum)

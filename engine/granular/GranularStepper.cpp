@@ -441,7 +441,7 @@ void GranularStepper::narrow() {
     else
       cand_a_[k] = -1, cand_b_[k] = wall_hits_[src - np].bead;
   }
-  int partitions = params_.partitions > 0 ? params_.partitions : default_partitions(b.spheres());
+  int partitions = params_.partitions > 0 ? params_.partitions : automatic_partitions(b.spheres(), params_.threads);
   if (params_.distributed && params_.partitions <= 0)
     partitions = std::max(partitions, params_.distributed->min_sweep_blocks());
   build_sweep_layout(cand_a_.data(), cand_b_.data(), n, b.spheres(), partitions, layout_);

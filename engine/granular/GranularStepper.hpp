@@ -114,7 +114,7 @@ struct GranularParameters {
   bool check_first = true;  // matrix-free: residual of the warm start before the first sweep
   double relaxation = 1.0;  // ω of the matrix-free projected SOR
   bool symmetric = false;   // alternate forward and backward matrix-free sweeps
-  int partitions = 0;       // matrix-free sweep blocks (SweepPartition.hpp); 0 = default_partitions(N)
+  int partitions = 0;       // matrix-free sweep blocks (SweepPartition.hpp); 0 = automatic_partitions(N, threads)
   int threads = 1;
   int resort_every = 50;    // steps between Morton re-sorts; 0 = never
   GranularSolver solver = GranularSolver::MatrixFree;

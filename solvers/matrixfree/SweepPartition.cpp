@@ -11,6 +11,12 @@ int default_partitions(int beads) {
   return p;
 }
 
+int automatic_partitions(int beads, int threads) {
+  int t = 1;
+  while (t < 256 && 2 * t <= threads && static_cast<long>(beads) >= 2L * kMinBlockBeads * t) t *= 2;
+  return std::max(default_partitions(beads), t);
+}
+
 void build_sweep_layout(const std::int32_t* a, const std::int32_t* b, int n, int bodies, int partitions,
                         SweepLayout& L) {
   assert(partitions >= 1);

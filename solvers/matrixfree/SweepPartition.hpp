@@ -10,7 +10,9 @@
 // Why not colour every contact (the first version): a colour is a scattered subset of the whole domain, so
 // every sweep streamed the bead arrays once per colour (~12 colours) and propagated a column's weight only by
 // colour order; a block sweep reads each bead from cache a few times per sweep and visits a column in order.
-// P depends on the bead count only, never on the thread count, so the result is the same for any thread count.
+// default_partitions depends on the bead count only, so with it (or a fixed P) the result is the same for any
+// thread count; automatic_partitions gives each thread a block from 1 024 beads on (below ~8 000 beads the default
+// is one block, and a second thread would have nothing to sweep), at the price of bits that follow the thread count.
 #include <cstdint>
 #include <vector>
 
@@ -32,6 +34,12 @@ struct SweepLayout {
 // The default block count: a power of two (so that for 2^k threads the blocks split evenly) with at least
 // ~4096 beads per block (interface contacts stay a few percent), at most 256.
 int default_partitions(int beads);
+// The block count of `partitions: 0` (automatic): default_partitions, raised to the largest power of two not above
+// `threads` that leaves each block kMinBlockBeads beads. A 1 500-bead pile on two threads is then swept in two
+// blocks (docs/granular.md, "Determinism": 1.4–1.6× faster than one thread on the README run, where one block
+// gained nothing); one thread, or fewer than 2 × kMinBlockBeads beads, keeps default_partitions.
+constexpr int kMinBlockBeads = 512;
+int automatic_partitions(int beads, int threads);
 
 // Contacts k = 0..n-1 between beads a[k] (−1 for a wall) and b[k], of `bodies` beads cut into `partitions`
 // index ranges (partitions >= 1). Keeps the detection order inside each block.

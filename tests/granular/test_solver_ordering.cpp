@@ -94,6 +94,35 @@ TEST_CASE("several sweep blocks give the same state for 1 and 2 threads") {
   CHECK(run(2, 4, 1.5, true, 60) == run(1, 4, 1.5, true, 60));
 }
 
+TEST_CASE("automatic sweep blocks: one per thread from 1 024 beads, the bead count's default otherwise") {
+  CHECK(automatic_partitions(1500, 1) == 1);
+  CHECK(automatic_partitions(1500, 2) == 2);
+  CHECK(automatic_partitions(1500, 4) == 2);  // 512 beads a block at least
+  CHECK(automatic_partitions(1023, 2) == 1);
+  CHECK(automatic_partitions(4096, 3) == 2);
+  CHECK(automatic_partitions(4096, 8) == 8);
+  CHECK(automatic_partitions(20000, 1) == default_partitions(20000));
+  CHECK(automatic_partitions(20000, 16) == 16);
+  // A 1 100-bead pile on two threads is swept in two blocks: the state of one thread with two blocks, bit for bit,
+  // not that of one block (which a second thread could not share).
+  auto hash = [](int threads, int partitions) {
+    BeadSpec spec;
+    spec.n = 1100;
+    GranularScene sc = bead_stack(spec);
+    GranularParameters p;
+    p.solver = GranularSolver::Anderson;
+    p.threads = threads;
+    p.partitions = partitions;
+    GranularStepper stepper(sc.model, p);
+    for (int k = 0; k < 60; ++k) REQUIRE(stepper.step().solver.converged());
+    return state_hash(sc.model.bodies);
+  };
+  const std::uint64_t two_threads = hash(2, 0);
+  CHECK(two_threads == hash(1, 2));
+  CHECK(two_threads != hash(1, 1));
+  CHECK(hash(1, 0) == hash(1, 1));
+}
+
 TEST_CASE("projected SOR and symmetric sweeps meet the tolerance on the assembled problem") {
   for (const auto& [omega, symmetric] : {std::pair{1.5, false}, std::pair{1.0, true}, std::pair{1.3, true}}) {
     BeadSpec spec;

@@ -12,8 +12,9 @@
 // (solvers/fc). A contact with only one body is one with a fixed obstacle (a wall).
 //
 // The free velocities v* = M⁻¹ f are the bodies' starting velocities, and the contacts are laid out by the same
-// block partition and interface colouring as the granular stepper's (SweepPartition.hpp, default_partitions),
-// so the replay sweeps in the stepper's order when the file's contacts come in the stepper's order.
+// block partition and interface colouring as the granular stepper's on one thread with automatic blocks
+// (SweepPartition.hpp, default_partitions), so the replay sweeps in that stepper's order when the file's contacts
+// come in its order.
 #include <string>
 #include <vector>
 

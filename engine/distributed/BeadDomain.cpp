@@ -397,7 +397,9 @@ void BeadDomain::route_warm_start(std::vector<contact::ContactKey>& keys, std::v
   };
   for (std::size_t k = 0; k < keys.size(); ++k) {
     std::uint32_t ids[2];
-    const int m = key_beads(keys[k], ids);
+    int m = key_beads(keys[k], ids);
+    if (m == 2 && ids[1] >= ids_below) m = 1;  // an id no bead has (a corrupt archive's key): no directory
+    if (m >= 1 && ids[0] >= ids_below) ids[0] = ids[m - 1], --m;
     for (int j = 0; j < m; ++j)
       if (j == 0 || directory(ids[j]) != directory(ids[0])) send_entry(directory(ids[j]), keys[k], impulses[k].data());
   }

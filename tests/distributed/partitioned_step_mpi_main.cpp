@@ -520,6 +520,9 @@ void route_warm_start() {
     if (i + 37 < ids_below) all.push_back(contact::pair_key(KeyBody::Sphere, i, KeyBody::Sphere, i + 37));
     all.push_back(contact::obstacle_key(contact::KeyObstacle::Plane, i % 5, 0, KeyBody::Sphere, i));
   }
+  // Keys naming an id at or above ids_below (a corrupt archive's): reach the owner of the other bead, or nobody.
+  all.push_back(contact::pair_key(contact::KeyBody::Sphere, 5, contact::KeyBody::Sphere, 400));
+  all.push_back(contact::obstacle_key(contact::KeyObstacle::Plane, 0, 0, contact::KeyBody::Sphere, 500));
   auto impulse = [](contact::ContactKey key) {
     return Eigen::Vector3d(std::sin(1e-9 * static_cast<double>(key % 1000003)), 1.0 / (1.0 + static_cast<double>(key % 97)),
                            -static_cast<double>(key % 31) * 0.1);

@@ -66,11 +66,13 @@ TEST_CASE("the sweep layout places every contact once, blocks independent, inter
 
 namespace {
 
-std::uint64_t run(int threads, int partitions, double relaxation, bool symmetric, int steps, int* interface = nullptr) {
+std::uint64_t run(int threads, int partitions, double relaxation, bool symmetric, int steps, int* interface = nullptr,
+                  long beads = 216, GranularSolver solver = GranularSolver::MatrixFree) {
   BeadSpec spec;
-  spec.n = 216;
+  spec.n = beads;
   GranularScene sc = bead_stack(spec);
   GranularParameters p;
+  p.solver = solver;
   p.threads = threads;
   p.partitions = partitions;
   p.relaxation = relaxation;
@@ -106,16 +108,7 @@ TEST_CASE("automatic sweep blocks: one per thread from 1 024 beads, the bead cou
   // A 1 100-bead pile on two threads is swept in two blocks: the state of one thread with two blocks, bit for bit,
   // not that of one block (which a second thread could not share).
   auto hash = [](int threads, int partitions) {
-    BeadSpec spec;
-    spec.n = 1100;
-    GranularScene sc = bead_stack(spec);
-    GranularParameters p;
-    p.solver = GranularSolver::Anderson;
-    p.threads = threads;
-    p.partitions = partitions;
-    GranularStepper stepper(sc.model, p);
-    for (int k = 0; k < 60; ++k) REQUIRE(stepper.step().solver.converged());
-    return state_hash(sc.model.bodies);
+    return run(threads, partitions, 1.0, false, 60, nullptr, 1100, GranularSolver::Anderson);
   };
   const std::uint64_t two_threads = hash(2, 0);
   CHECK(two_threads == hash(1, 2));

@@ -129,10 +129,25 @@ void spread_over_ranks(MpiLaunch& mpi, RunOptions& o, bool partitioned) {
   }
 }
 
+int run_on(MpiLaunch& mpi, const RunFlags& f);
+
 // Every scene file, single or granular, is loaded into the one Scene and run by the one runner (SceneRun.hpp).
 int run_command(const RunFlags& f) {
-  const std::uint64_t max_memory = memory_limit(f.max_memory);
   MpiLaunch mpi;
+  try {
+    return run_on(mpi, f);
+  } catch (const RanksFailure& e) {
+    // Every rank learnt of the failure together. Rank 0 says why and exits 1; the others wait until it has said it
+    // and exit 0: mpirun aborts the job at the first non-zero exit, and could otherwise kill rank 0 before it speaks
+    // (the run's exit status is rank 0's).
+    if (e.say_here) std::cerr << e.what() << std::endl;
+    mpi.barrier();
+    return e.say_here ? 1 : 0;
+  }
+}
+
+int run_on(MpiLaunch& mpi, const RunFlags& f) {
+  const std::uint64_t max_memory = memory_limit(f.max_memory);
   // Under mpirun, partitioned unless --replicated or --dump-fclib (the problem is written whole): decided once, on
   // every rank alike (only rank 0 keeps the --dump-fclib flag in its options).
   const bool partitioned = !f.replicated && f.dump_fclib.empty();
@@ -299,8 +314,6 @@ int cli_main(int argc, char** argv) {
     return check_command(check_scene, check_sets, check_memory);
   } catch (const SceneError& e) {
     std::cerr << e.what() << '\n';
-  } catch (const RanksFailure& e) {
-    if (e.say_here) std::cerr << e.what() << '\n';
   } catch (const std::exception& e) {
     std::cerr << "talus: " << e.what() << '\n';
   }

@@ -576,17 +576,17 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras, Arch
     if (root.has("step_size")) x.h = root.finite_doubles("step_size", 1, 1)[0];
     if (has_link(f, "contacts")) {
       ArchiveGroup g(f, "contacts", false, file);
-      // Shared: this process's rows of the warm starts the partitioned model routes to the beads' owners (the
-      // position cache is generalized-α's, which is not partitioned).
-      auto read_cache = [&](const char* name) {
+      // Shared: this process's rows of the warm starts the partitioned model routes to the beads' owners; the
+      // position cache (`whole`) is generalized-α's, which is not partitioned.
+      auto read_cache = [&](const char* name, bool whole = false) {
         ArchiveGroup c(g.id, name, false, file, "/contacts/");
         ArchiveReader r{c.id, std::string("/contacts/") + name + "/", file};
-        if (std::string(name).find("position") == std::string::npos) r.window = window(r.rows("keys"));
+        if (!whole) r.window = window(r.rows("keys"));
         return read_cache_content(r, pieced);
       };
       // An archive of the two caches with their older keys (before the one key scheme): translated and merged.
-      auto read_legacy = [&](const char* beads, const char* capsules) {
-        CacheContent b = read_cache(beads), k = read_cache(capsules), out;
+      auto read_legacy = [&](const char* beads, const char* capsules, bool whole = false) {
+        CacheContent b = read_cache(beads, whole), k = read_cache(capsules, whole), out;
         auto translate = [&](const CacheContent& c, const char* name, contact::ContactKey (*f)(std::uint64_t)) {
           for (std::size_t i = 0; i < c.keys.size(); ++i) {
             try {
@@ -605,13 +605,13 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras, Arch
       if (has_link(g.id, "cache") || !has_link(g.id, "beads")) {
         x.cache = read_cache("cache");
         if (has_link(g.id, "position_cache"))
-          x.position_cache = read_cache("position_cache"), x.has_position_cache = true;
+          x.position_cache = read_cache("position_cache", true), x.has_position_cache = true;
         if (has_link(g.id, "rolling_cache"))
           x.rolling_cache = read_cache("rolling_cache"), x.has_rolling_cache = true;
       } else {
         x.cache = read_legacy("beads", "capsules");
         if (has_link(g.id, "bead_positions"))
-          x.position_cache = read_legacy("bead_positions", "capsule_positions"), x.has_position_cache = true;
+          x.position_cache = read_legacy("bead_positions", "capsule_positions", true), x.has_position_cache = true;
         if (has_link(g.id, "rolling"))
           x.rolling_cache = read_legacy("rolling", "capsule_rolling"), x.has_rolling_cache = true;
       }

@@ -368,15 +368,15 @@ void ArchiveReader::read(const char* name, hsize_t n, hsize_t cols, hid_t mem_ty
       fail(name, "rows " + std::to_string(window.first) + " to " + std::to_string(window.first + window.count) +
                      " were asked of " + std::to_string(n));
     }
-    // The window's rows only: a hyperslab of the file's dataset into as many rows in memory.
-    if (window.count > 0) {
+    if (window.count > 0 && rank == 0) {
+      s = H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);  // a scalar: its one row is the window
+    } else if (window.count > 0) {
+      // The window's rows only: a hyperslab of the file's dataset into as many rows in memory.
       const hid_t file_space = H5Dget_space(d);
       const hsize_t start[2] = {window.first, 0}, count[2] = {window.count, cols};
-      const int dims = rank == 2 ? 2 : 1;
-      const hid_t mem_space = H5Screate_simple(dims, count, nullptr);
-      s = rank == 0 ? H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out)
-                    : H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr);
-      if (rank != 0 && s >= 0) s = H5Dread(d, mem_type, mem_space, file_space, H5P_DEFAULT, out);
+      const hid_t mem_space = H5Screate_simple(rank, count, nullptr);
+      s = H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+      if (s >= 0) s = H5Dread(d, mem_type, mem_space, file_space, H5P_DEFAULT, out);
       H5Sclose(mem_space);
       H5Sclose(file_space);
     }

@@ -81,12 +81,11 @@ void anderson_step(std::vector<SweepContact>& contacts, const SweepLayout& L, co
   // r ← proj_K(G(r) − ΔG γ), the beads moved by the change; r is the next sweep's start. The interior of each
   // block, then the interface colours: the same conflict-free order as the sweep.
   if (w.extrapolate) {
-    auto move = [&](int i) { anderson_move(contacts[i], &w.history[static_cast<std::size_t>(i) * stride], w, beads); };
-    const ContactColours& ic = L.interface;
-#pragma omp for schedule(dynamic, 1)
-    for (int q = 0; q < L.partitions; ++q)
-      for (int i = L.part_start[q]; i < L.part_start[q + 1]; ++i) move(i);
-    for (int k = 0; k < L.interface_colours(); ++k) for_colour(ic, k, L.interface_begin(), false, move);
+    auto record = [&](int i) { return &w.history[static_cast<std::size_t>(i) * stride]; };
+    auto move = [&](int i) { anderson_move(contacts[i], record(i), w, beads); };
+    auto move_two = [&](int i, int j) { anderson_move_pair(contacts[i], record(i), contacts[j], record(j), w, beads); };
+    for_blocks(L, false, move, move_two);
+    for (int k = 0; k < L.interface_colours(); ++k) for_colour_pairs(L.interface, k, L.interface_begin(), false, move, move_two);
   } else {
 #pragma omp for schedule(static)
     for (int i = 0; i < n; ++i) w.history[static_cast<std::size_t>(i) * stride] = contacts[i].r;

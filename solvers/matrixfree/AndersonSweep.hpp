@@ -68,7 +68,7 @@ void anderson_coefficients(AndersonWorkspace& work, const double* sums, bool rec
 // differences into ring slot `slot` when `record`, and their terms of the new Gram row and of ΔFᵀf added to
 // sums[0..columns) and sums[m..m + columns). The one step of anderson_step and of the distributed sweeps
 // (solvers/distributed/), so that all sum the same terms in the same order.
-inline void anderson_record(Eigen::Vector3d* x, const Eigen::Vector3d& g, int m, bool record, int slot, int columns,
+[[gnu::always_inline]] inline void anderson_record(Eigen::Vector3d* x, const Eigen::Vector3d& g, int m, bool record, int slot, int columns,
                             double* sums) {
   Eigen::Vector3d* h = x + 3;
   const Eigen::Vector3d f = g - x[0];
@@ -83,16 +83,36 @@ inline void anderson_record(Eigen::Vector3d* x, const Eigen::Vector3d& g, int m,
   x[1] = f, x[2] = g;
 }
 
-// One contact moved to the extrapolated impulse proj_K(G(r) − ΔG γ) (x: its record), its bodies with it.
-inline void anderson_move(SweepContact& c, Eigen::Vector3d* x, const AndersonWorkspace& w, const BodyArrays& bodies) {
+// One contact's extrapolated impulse proj_K(G(r) − ΔG γ) (x: its record, whose r_k it becomes).
+[[gnu::always_inline]] inline Eigen::Vector3d anderson_point(const SweepContact& c, Eigen::Vector3d* x,
+                                                             const AndersonWorkspace& w) {
   const Eigen::Vector3d* dg = x + 3 + w.memory;
   Eigen::Vector3d r = c.r;
-  for (int j = 0; j < w.stored; ++j) r -= w.gamma[j] * dg[j];
+  for (int j = 0; j < w.stored; ++j) {  // r −= γ_j ΔG_j, written out: the compiler kept Eigen's −= out of line here
+    const double g = w.gamma[j];
+    r[0] -= g * dg[j][0], r[1] -= g * dg[j][1], r[2] -= g * dg[j][2];
+  }
   project_isotropic(r, c.mu);
   x[0] = r;
+  return r;
+}
+
+// One contact moved to its extrapolated impulse, its bodies with it.
+[[gnu::always_inline]] inline void anderson_move(SweepContact& c, Eigen::Vector3d* x, const AndersonWorkspace& w,
+                                                 const BodyArrays& bodies) {
+  const Eigen::Vector3d r = anderson_point(c, x, w);
   if (r == c.r) return;  // open contacts stay open: no bead to move
   push_impulse(c, r - c.r, bodies);
   c.r = r;
+}
+
+// anderson_move of c, then of d, two contacts that share no body, side by side (the same bits).
+[[gnu::always_inline]] inline void anderson_move_pair(SweepContact& c, Eigen::Vector3d* x, SweepContact& d,
+                                                      Eigen::Vector3d* y, const AndersonWorkspace& w,
+                                                      const BodyArrays& bodies) {
+  const Eigen::Vector3d rc = anderson_point(c, x, w), rd = anderson_point(d, y, w);
+  if (rc != c.r) push_impulse(c, rc - c.r, bodies), c.r = rc;
+  if (rd != d.r) push_impulse(d, rd - d.r, bodies), d.r = rd;
 }
 
 // After a sweep, inside the solver's parallel region (every thread calls it): records the sweep in the history

@@ -38,6 +38,24 @@ inline void for_colour(const ContactColours& c, int k, int base, bool backward, 
   }
 }
 
+// As for_colour, with two(i, j) for two contacts of a proper colour at a time (they share no bead: an update of
+// both side by side is that of i then j) and one(i) for the rest: an odd one out and the overflow colour.
+template <class One, class Two>
+inline void for_colour_pairs(const ContactColours& c, int k, int base, bool backward, One&& one, Two&& two) {
+  const int s = base + c.colour_start[k], e = base + c.colour_start[k + 1];
+  if (c.last_is_overflow && k == c.colours() - 1) {
+    for_colour(c, k, base, backward, one);
+    return;
+  }
+  const int pairs = (e - s) / 2;
+#pragma omp for schedule(static)
+  for (int j = 0; j < pairs; ++j) two(s + 2 * j, s + 2 * j + 1);
+  if ((e - s) % 2 == 1) {
+#pragma omp single
+    one(e - 1);
+  }
+}
+
 // Contacts k = 0..n-1 between beads a[k] (−1 for a wall) and b[k]; bodies = number of beads.
 void colour_contacts_on_bodies(const std::int32_t* a, const std::int32_t* b, int n, int bodies, ContactColours& c);
 

@@ -49,20 +49,24 @@ void sweep_range(std::vector<SweepContact>& contacts, RollingContact* roll, int 
 
 // One sweep, inside the parallel region: blocks (dynamic: a held-up thread does not hold the others, and the
 // blocks are independent, so the result does not depend on who sweeps which), then the interface colours.
-// A backward sweep reverses the whole order.
+// A backward sweep reverses the whole order. Without rolling rows, two contacts of different blocks, or of one
+// proper colour, are updated side by side (for_blocks, for_colour_pairs): the same bits, more updates in flight.
 template <bool Relaxed, bool Rolling = false>
 void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, const BodyArrays& beads, double omega,
            bool backward, RollingContact* roll = nullptr) {
   const ContactColours& ic = L.interface;
-  const int P = L.partitions, nc = L.interface_colours(), base = L.interface_begin();
-  auto interface_colour = [&](int k) {
-    for_colour(ic, k, base, backward, [&](int i) { update_at<Relaxed, Rolling>(contacts, roll, i, beads, omega); });
+  const int nc = L.interface_colours(), base = L.interface_begin();
+  auto one = [&](int i) { update_at<Relaxed, Rolling>(contacts, roll, i, beads, omega); };
+  auto two = [&](int i, int j) {
+    if constexpr (Rolling)
+      one(i), one(j);
+    else
+      sweep_update_pair<Relaxed>(contacts[i], contacts[j], beads, omega);
   };
+  auto interface_colour = [&](int k) { for_colour_pairs(ic, k, base, backward, one, two); };
   if (backward)
     for (int k = nc - 1; k >= 0; --k) interface_colour(k);
-#pragma omp for schedule(dynamic, 1)
-  for (int q = 0; q < P; ++q)
-    sweep_range<Relaxed, Rolling>(contacts, roll, L.part_start[q], L.part_start[q + 1], backward, beads, omega);
+  for_blocks(L, backward, one, two);
   if (!backward)
     for (int k = 0; k < nc; ++k) interface_colour(k);
 }

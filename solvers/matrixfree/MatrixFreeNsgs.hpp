@@ -113,28 +113,68 @@ double matrix_free_residual(const std::vector<SweepContact>& contacts, const Bod
 double squared_contact_velocities(const std::vector<SweepContact>& contacts, const BodyArrays& beads, int threads,
                                   MatrixFreeWorkspace& work);
 
-// The relative velocity u = H v + extra of one contact, in its frame.
-inline Eigen::Vector3d contact_velocity(const SweepContact& c, const BodyArrays& beads) {
-  Eigen::Vector3d rel = beads.v[c.b] - c.rb * beads.w[c.b].cross(c.n);
-  if (c.a >= 0) rel -= beads.v[c.a] + c.ra * beads.w[c.a].cross(c.n);
-  return Eigen::Vector3d(c.n.dot(rel) + c.extra, c.t1.dot(rel), c.t2.dot(rel));
+// The relative velocity u = H v + extra of one contact, in its frame: rel = v_b − r_b ω_b × n − (v_a + r_a ω_a × n),
+// u = (n·rel + extra, t₁·rel, t₂·rel), written out in the order of operations of those Eigen expressions (the same
+// bits; see push_impulse).
+[[gnu::always_inline]] inline Eigen::Vector3d contact_velocity(const SweepContact& c, const BodyArrays& beads) {
+  const double* n = c.n.data();
+  auto cross_n = [n](const double* w, double* x) {  // x = w × n
+    x[0] = w[1] * n[2] - w[2] * n[1];
+    x[1] = w[2] * n[0] - w[0] * n[2];
+    x[2] = w[0] * n[1] - w[1] * n[0];
+  };
+  double rel[3], x[3];
+  {
+    const double* v = beads.v[c.b].data();
+    cross_n(beads.w[c.b].data(), x);
+    for (int i = 0; i < 3; ++i) rel[i] = v[i] - c.rb * x[i];
+  }
+  if (c.a >= 0) {
+    const double* v = beads.v[c.a].data();
+    cross_n(beads.w[c.a].data(), x);
+    for (int i = 0; i < 3; ++i) rel[i] -= v[i] + c.ra * x[i];
+  }
+  auto dot = [&rel](const Eigen::Vector3d& e) { return e[0] * rel[0] + e[1] * rel[1] + e[2] * rel[2]; };
+  return Eigen::Vector3d(dot(c.n) + c.extra, dot(c.t1), dot(c.t2));
 }
 
 // One Gauss–Seidel update of a contact: the exact local solution from the beads' current velocities (Relaxed:
 // r ← proj_K(r + ω (r_local − r)), projected SOR), and the beads moved by the change. The one kernel of the
 // one-process and the distributed sweeps (solvers/distributed/DistributedNsgs.cpp).
 template <bool Relaxed>
-inline void sweep_update(SweepContact& c, const BodyArrays& beads, double omega) {
-  const Eigen::Vector3d u = contact_velocity(c, beads);
+[[gnu::always_inline]] inline Eigen::Vector3d local_update(const SweepContact& c, const Eigen::Vector3d& u,
+                                                           double omega) {
   Eigen::Vector3d r = c.r;
   isotropic_local_solve(c.wn, c.wt, c.mu, u, r);
   if constexpr (Relaxed) {
     r = c.r + omega * (r - c.r);
     project_isotropic(r, c.mu);
   }
+  return r;
+}
+
+template <bool Relaxed>
+[[gnu::always_inline]] inline void sweep_update(SweepContact& c, const BodyArrays& beads, double omega) {
+  const Eigen::Vector3d r = local_update<Relaxed>(c, contact_velocity(c, beads), omega);
   const Eigen::Vector3d dr = r - c.r;
   c.r = r;
   push_impulse(c, dr, beads);
+}
+
+// sweep_update of c, then of d, for two contacts that share no bead: the same operations, so the same bits. Both
+// read their beads before either writes, so the processor runs the two updates side by side. One update is a
+// chain of dependent steps (the beads' velocities, the local solve's divisions and square root, the beads written
+// back) that the next contact of a block usually waits for, since it shares a bead; the sweep is bound by that
+// chain's latency, not by arithmetic or memory (docs/stack-height.md, "The sweep kernel").
+template <bool Relaxed>
+[[gnu::always_inline]] inline void sweep_update_pair(SweepContact& c, SweepContact& d, const BodyArrays& beads,
+                                                     double omega) {
+  const Eigen::Vector3d uc = contact_velocity(c, beads), ud = contact_velocity(d, beads);
+  const Eigen::Vector3d rc = local_update<Relaxed>(c, uc, omega), rd = local_update<Relaxed>(d, ud, omega);
+  const Eigen::Vector3d drc = rc - c.r, drd = rd - d.r;
+  c.r = rc, d.r = rd;
+  push_impulse(c, drc, beads);
+  push_impulse(d, drd, beads);
 }
 
 // When to evaluate the residual next (solve_matrix_free's schedule, shared with the distributed solve): after

@@ -6,15 +6,16 @@
 namespace talus::matrixfree {
 
 int default_partitions(int beads) {
-  int p = 1;
+  if (beads < 2 * kMinBlockBeads) return 1;
+  int p = 2;
   while (p < 256 && static_cast<long>(beads) >= 2L * 4096 * p) p *= 2;
   return p;
 }
 
 int automatic_partitions(int beads, int threads) {
-  int t = 1;
-  while (t < 256 && 2 * t <= threads && static_cast<long>(beads) >= 2L * kMinBlockBeads * t) t *= 2;
-  return std::max(default_partitions(beads), t);
+  int p = 1;
+  while (p < 256 && 2 * p <= 2 * threads && static_cast<long>(beads) >= 2L * kMinBlockBeads * p) p *= 2;
+  return std::max(default_partitions(beads), p);
 }
 
 void build_sweep_layout(const std::int32_t* a, const std::int32_t* b, int n, int bodies, int partitions,

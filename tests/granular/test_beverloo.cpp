@@ -7,7 +7,11 @@
 // reaches a steady state whatever the orifice (the usual device of discrete-element Beverloo studies). The
 // rate is counted over a window after the start-up transient, for three orifices, and fitted with k = 1.5:
 // the exponent must be 5/2 within the scatter such small counts allow, and C of the order of Beverloo's.
-// Measured (2026-11, two solver versions): exponent 2.19–2.25, C = 0.60–0.62 (e.g. 91, 217, 317 beads/s).
+// The orifices are 4, 5 and 6 bead diameters. The first version used 3.5, 4.25 and 5: at 3.5 d the flow is
+// intermittent (arches form and break; 3.5 d is near the clogging regime of 3-D silos), so its count carried the
+// fit, and the exponent moved from 2.19 to 1.95 when only the sweep's rounding changed (2026-12-07: two sweep
+// blocks instead of one). Measured with the present orifices under three roundings (1, 2 and 4 sweep blocks):
+// exponent 2.39, 2.26, 2.42, C = 0.54–0.56 (e.g. 58, 129, 236 beads in the 0.4 s window).
 // scripts/beverloo.py runs the check on examples/silo.yaml at larger N (no re-injection, quasi-steady part).
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -84,11 +88,11 @@ Discharge discharge(double orifice_diameters, double t_transient, double t_windo
 
 TEST_CASE("Beverloo: the discharge rate of a silo grows like (D - 1.5 d)^(5/2)") {
   const double d = 2.0 * kRadius, mass = kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3);
-  const std::vector<double> orifices = {3.5, 4.25, 5.0};  // D / d
+  const std::vector<double> orifices = {4.0, 5.0, 6.0};  // D / d
   std::vector<double> lx, ly;
   double c_sum = 0.0;
   for (double D : orifices) {
-    const Discharge q = discharge(D, 0.25, 0.35);
+    const Discharge q = discharge(D, 0.25, 0.4);
     INFO("D = " << D << " d: " << q.counted << " beads in the window, " << q.beads_per_second
                 << " beads/s, worst sweeps " << q.worst_sweeps);
     REQUIRE(q.all_converged);

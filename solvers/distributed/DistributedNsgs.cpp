@@ -139,7 +139,7 @@ solvers::SolverStats DistributedNsgs::solve(std::vector<SweepContact>& contacts,
   const int threads = std::max(1, p.threads);
   // One pass over this rank's contacts in sweep order (forward or backward), with the plan's exchanges after the
   // interior and after each colour; f(i, j) with j the contact's place in owned_contacts_.
-  auto pass = [&](bool backward, auto&& f, bool parallel_interior) {
+  auto pass = [&](bool backward, auto&& f, auto&& /*f2: one contact at a time here*/, bool parallel_interior) {
     auto interior = [&] {
       double s = MPI_Wtime();
       if (parallel_interior && threads > 1) {

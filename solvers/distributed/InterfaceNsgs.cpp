@@ -261,27 +261,33 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
   // One pass in sweep order (backward: reversed): the interior contacts, then the rounds; f(i, slot) with slot the
   // contact's place in the Anderson history. The interior contacts are visited in place (most contacts of a
   // process are), skipping the others.
-  auto pass = [&](bool backward, auto&& f, bool parallel) {
+  auto pass = [&](bool backward, auto&& f, auto&& f2, bool parallel) {
     auto interior = [&] {
       double s = MPI_Wtime();
-      auto range = [&](int a, int e) {
-        if (backward) {
-          for (int i = e - 1; i >= a; --i)
-            if (kind_[i] == kInterior) f(i, i);
-        } else {
-          for (int i = a; i < e; ++i)
-            if (kind_[i] == kInterior) f(i, i);
-        }
+      auto one = [&](int i) {
+        if (kind_[i] == kInterior) f(i, i);
       };
-      if (parallel && threads > 1 && P > 1) {
-        // The blocks share no bead: in parallel; then the interface colours in order.
-        if (backward) range(base, n);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int q = 0; q < P; ++q) range(L.part_start[q], L.part_start[q + 1]);
-        if (!backward) range(base, n);
-      } else {
-        range(0, n);
-      }
+      // Two contacts of different blocks share no bead (SweepPartition.hpp, for_blocks).
+      auto two = [&](int i, int j) {
+        const bool a = kind_[i] == kInterior, b = kind_[j] == kInterior;
+        if (a && b)
+          f2(i, i, j, j);
+        else if (a)
+          f(i, i);
+        else if (b)
+          f(j, j);
+      };
+      auto interface = [&] {  // the contacts between blocks, in order
+        if (backward)
+          for (int i = n - 1; i >= base; --i) one(i);
+        else
+          for (int i = base; i < n; ++i) one(i);
+      };
+      const int T = parallel && threads > 1 && P > 1 ? threads : 1;
+      if (backward) interface();
+#pragma omp parallel num_threads(T) if (T > 1)
+      matrixfree::for_blocks(L, backward, one, two);
+      if (!backward) interface();
       times_.sweep += lap(s);
     };
     if (backward) {

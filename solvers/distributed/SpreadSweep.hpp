@@ -3,8 +3,10 @@
 // InterfaceNsgs.cpp: a partitioned model). Each solve says how its contacts are visited; the loop is the
 // one-process rule (solvers/matrixfree/SweepSchedule.hpp) with Anderson acceleration (AndersonSweep.hpp) over this
 // process's contacts, its Gram entries summed over the processes so that every process takes the same γ.
-//   pass(backward, f, parallel)  this process's contacts in sweep order, f(contact, slot), with the exchanges the
-//                                sweep needs (parallel: its threads may share the interior contacts)
+//   pass(backward, f, f2, parallel)  this process's contacts in sweep order, f(contact, slot), with the exchanges
+//                                the sweep needs (parallel: its threads may share the interior contacts); where
+//                                two contacts share no bead it may call f2(contact, slot, contact, slot) instead of
+//                                f twice (the kernels' side-by-side forms: the same bits, MatrixFreeNsgs.hpp)
 //   for_mine(g)                  the same contacts in a fixed order, g(contact, slot), without exchanges
 //   residual()                   the common residual (collective)
 //   reduce(local, n, total)      sums over the processes, the same bits on every one (collective)
@@ -54,7 +56,13 @@ matrixfree::SweepSchedule spread_sweeps(std::vector<matrixfree::SweepContact>& c
     times.reduce += lap(s);
     matrixfree::anderson_coefficients(aw, sums, record, slot, columns);
     if (aw.extrapolate)
-      pass(false, [&](int i, int j) { matrixfree::anderson_move(contacts[i], &history[j * stride], aw, bodies); }, false);
+      pass(
+          false, [&](int i, int j) { matrixfree::anderson_move(contacts[i], &history[j * stride], aw, bodies); },
+          [&](int i, int si, int j, int sj) {
+            matrixfree::anderson_move_pair(contacts[i], &history[si * stride], contacts[j], &history[sj * stride], aw,
+                                           bodies);
+          },
+          false);
     else
       for_mine([&](int i, int j) { history[j * stride] = contacts[i].r; });
   };
@@ -64,20 +72,32 @@ matrixfree::SweepSchedule spread_sweeps(std::vector<matrixfree::SweepContact>& c
   if (p.check_first && !sc.done) check();
   while (!sc.done) {
     const bool backward = p.symmetric && sc.sweeps % 2 == 1;
-    if (rolling && p.relaxation != 1.0)
-      pass(backward, [&](int i, int) {
+    auto each = [](auto&& f) { return [f](int i, int si, int j, int sj) { f(i, si), f(j, sj); }; };
+    if (rolling && p.relaxation != 1.0) {
+      auto f = [&](int i, int) {
         matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation);
         matrixfree::rolling_update(contacts[i], rolling[i], bodies);
-      }, true);
-    else if (rolling)
-      pass(backward, [&](int i, int) {
+      };
+      pass(backward, f, each(f), true);
+    } else if (rolling) {
+      auto f = [&](int i, int) {
         matrixfree::sweep_update<false>(contacts[i], bodies, 1.0);
         matrixfree::rolling_update(contacts[i], rolling[i], bodies);
-      }, true);
-    else if (p.relaxation != 1.0)
-      pass(backward, [&](int i, int) { matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation); }, true);
-    else
-      pass(backward, [&](int i, int) { matrixfree::sweep_update<false>(contacts[i], bodies, 1.0); }, true);
+      };
+      pass(backward, f, each(f), true);
+    } else if (p.relaxation != 1.0) {
+      pass(
+          backward, [&](int i, int) { matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation); },
+          [&](int i, int, int j, int) {
+            matrixfree::sweep_update_pair<true>(contacts[i], contacts[j], bodies, p.relaxation);
+          },
+          true);
+    } else {
+      pass(
+          backward, [&](int i, int) { matrixfree::sweep_update<false>(contacts[i], bodies, 1.0); },
+          [&](int i, int, int j, int) { matrixfree::sweep_update_pair<false>(contacts[i], contacts[j], bodies, 1.0); },
+          true);
+    }
     ++sc.sweeps;
     if (sc.extrapolate_now(p)) anderson_step();
     if (sc.check_due()) check();

@@ -64,6 +64,38 @@ TEST_CASE("the sweep layout places every contact once, blocks independent, inter
     for (int s = L.part_start[q] + 1; s < L.part_start[q + 1]; ++s) CHECK(at[s - 1] < at[s]);
 }
 
+TEST_CASE("for_blocks visits every interior contact once, each block in its order, pairs from two blocks") {
+  // Blocks of unequal lengths (one empty), an odd count so that one is left without a partner; forward and
+  // backward; one thread, so the blocks go two at a time.
+  SweepLayout L;
+  L.partitions = 7;
+  L.part_start = {0, 7, 10, 10, 14, 21, 24, 26};  // lengths 7, 3, 0, 4, 7, 3, 2
+  auto block_of = [&](int i) {
+    int q = 0;
+    while (L.part_start[q + 1] <= i) ++q;
+    return q;
+  };
+  for (bool backward : {false, true}) {
+    std::vector<int> visits(26, 0), last(7, backward ? 1000 : -1);
+    int pairs = 0;
+    auto visit = [&](int i) {
+      ++visits[i];
+      const int q = block_of(i);
+      CHECK((backward ? i < last[q] : i > last[q]));  // in the block's order
+      last[q] = i;
+    };
+    for_blocks(
+        L, backward, visit,
+        [&](int i, int j) {
+          CHECK(block_of(i) != block_of(j));
+          ++pairs;
+          visit(i), visit(j);
+        });
+    for (int v : visits) CHECK(v == 1);
+    CHECK(pairs == 3 + 0 + 3);  // blocks 0 and 1 together for 3 contacts, 2 and 3 for none, 4 and 5 for 3; 6 alone
+  }
+}
+
 namespace {
 
 std::uint64_t run(int threads, int partitions, double relaxation, bool symmetric, int steps, int* interface = nullptr,

@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "solvers/distributed/SolveTimes.hpp"
@@ -72,19 +73,23 @@ matrixfree::SweepSchedule spread_sweeps(std::vector<matrixfree::SweepContact>& c
   if (p.check_first && !sc.done) check();
   while (!sc.done) {
     const bool backward = p.symmetric && sc.sweeps % 2 == 1;
-    auto each = [](auto&& f) { return [f](int i, int si, int j, int sj) { f(i, si), f(j, sj); }; };
+    // Two contacts that share no bead: both Coulomb updates side by side, then both rolling updates.
+    auto rolling_pair = [&](auto relaxed, double omega) {
+      return [&, omega](int i, int, int j, int) {
+        matrixfree::sweep_update_pair<decltype(relaxed)::value>(contacts[i], contacts[j], bodies, omega);
+        matrixfree::rolling_update(contacts[i], rolling[i], bodies), matrixfree::rolling_update(contacts[j], rolling[j], bodies);
+      };
+    };
     if (rolling && p.relaxation != 1.0) {
-      auto f = [&](int i, int) {
+      pass(backward, [&](int i, int) {
         matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation);
         matrixfree::rolling_update(contacts[i], rolling[i], bodies);
-      };
-      pass(backward, f, each(f), true);
+      }, rolling_pair(std::true_type{}, p.relaxation), true);
     } else if (rolling) {
-      auto f = [&](int i, int) {
+      pass(backward, [&](int i, int) {
         matrixfree::sweep_update<false>(contacts[i], bodies, 1.0);
         matrixfree::rolling_update(contacts[i], rolling[i], bodies);
-      };
-      pass(backward, f, each(f), true);
+      }, rolling_pair(std::false_type{}, 1.0), true);
     } else if (p.relaxation != 1.0) {
       pass(
           backward, [&](int i, int) { matrixfree::sweep_update<true>(contacts[i], bodies, p.relaxation); },

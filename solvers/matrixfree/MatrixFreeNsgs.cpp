@@ -49,19 +49,17 @@ void sweep_range(std::vector<SweepContact>& contacts, RollingContact* roll, int 
 
 // One sweep, inside the parallel region: blocks (dynamic: a held-up thread does not hold the others, and the
 // blocks are independent, so the result does not depend on who sweeps which), then the interface colours.
-// A backward sweep reverses the whole order. Without rolling rows, two contacts of different blocks, or of one
-// proper colour, are updated side by side (for_blocks, for_colour_pairs): the same bits, more updates in flight.
+// A backward sweep reverses the whole order. Two contacts of different blocks, or of one proper colour, are updated
+// side by side (for_blocks, for_colour_pairs): the same bits, more updates in flight.
 template <bool Relaxed, bool Rolling = false>
 void sweep(std::vector<SweepContact>& contacts, const SweepLayout& L, const BodyArrays& beads, double omega,
            bool backward, RollingContact* roll = nullptr) {
   const ContactColours& ic = L.interface;
   const int nc = L.interface_colours(), base = L.interface_begin();
   auto one = [&](int i) { update_at<Relaxed, Rolling>(contacts, roll, i, beads, omega); };
-  auto two = [&](int i, int j) {
-    if constexpr (Rolling)
-      one(i), one(j);
-    else
-      sweep_update_pair<Relaxed>(contacts[i], contacts[j], beads, omega);
+  auto two = [&](int i, int j) {  // i and j share no bead: each one's rolling rows may follow both Coulomb updates
+    sweep_update_pair<Relaxed>(contacts[i], contacts[j], beads, omega);
+    if constexpr (Rolling) rolling_update(contacts[i], roll[i], beads), rolling_update(contacts[j], roll[j], beads);
   };
   auto interface_colour = [&](int k) { for_colour_pairs(ic, k, base, backward, one, two); };
   if (backward)

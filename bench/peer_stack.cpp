@@ -212,20 +212,43 @@ int main(int argc, char** argv) {
     std::cerr << "peer_stack: --solver: " << e.what() << '\n';
     return 2;
   }
-  std::vector<Row> rows;
+  // The Bullet settings are read before anything runs: a bad one must not cost the Talus run before it. An empty
+  // entry (--bullet "") is no setting.
+  struct BulletSetting {
+    std::string text;
+    double h = 0.0;
+    int iterations = 0;
+  };
+  std::vector<BulletSetting> settings;
   try {
-    if (!skip_talus) rows.push_back(run_talus(spec, p, t_end));
     for (const std::string& s : bullet) {
+      if (s.empty()) continue;
       const auto colon = s.find(':');
       if (colon == std::string::npos) throw std::invalid_argument("--bullet " + s + ": expected h:iterations (1/600:50)");
       const std::string hs = s.substr(0, colon);
-      const double h = hs.rfind("1/", 0) == 0 ? 1.0 / std::stod(hs.substr(2)) : std::stod(hs);
-      const int iterations = std::stoi(s.substr(colon + 1));
+      double h = 0.0;
+      int iterations = 0;
+      try {
+        h = hs.rfind("1/", 0) == 0 ? 1.0 / std::stod(hs.substr(2)) : std::stod(hs);
+        iterations = std::stoi(s.substr(colon + 1));
+      } catch (const std::exception&) {
+        throw std::invalid_argument("--bullet " + s + ": h or iterations is not a number");
+      }
       if (!(h > 0.0) || iterations < 1) throw std::invalid_argument("--bullet " + s + ": h and iterations must be positive");
+      settings.push_back({s, h, iterations});
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "peer_stack: " << e.what() << '\n';
+    return 2;
+  }
+  std::vector<Row> rows;
+  try {
+    if (!skip_talus) rows.push_back(run_talus(spec, p, t_end));
+    for (const BulletSetting& b : settings) {
 #ifdef TALUS_HAVE_BULLET
-      rows.push_back(run_bullet(spec, h, iterations, t_end, bullet_scale));
+      rows.push_back(run_bullet(spec, b.h, b.iterations, t_end, bullet_scale));
 #else
-      std::cerr << "peer_stack: built without Bullet (install libbullet-dev, then rebuild): --bullet " << s
+      std::cerr << "peer_stack: built without Bullet (install libbullet-dev, then rebuild): --bullet " << b.text
                 << " skipped\n";
 #endif
     }

@@ -3,7 +3,7 @@
 # (Release; not the tests nor the benches) and runs the default scene; then `python3 examples/python/hopper.py`
 # runs (docs/python.md).
 # Usage: scripts/run-default.sh [SCENE [talus run options...]]
-#   default: examples/bead_stack.yaml, 1500 glass beads falling into a box and settling (about a minute of one
+#   default: examples/bead_stack.yaml, 1500 glass beads falling into a box and settling (about 20 s of one
 #            core): out/bead_stack/ gets the ParaView series (beads.pvd, contacts.pvd), snapshot.png,
 #            profile.txt (time per phase), trace.json (Chrome trace, open in Perfetto), run.json (the run summary) and
 #            restart.h5

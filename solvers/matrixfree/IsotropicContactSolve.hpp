@@ -5,9 +5,7 @@
 // and the coarse aggregate sweeps of MultilevelNsgs.cpp, where diag(wn, wt, wt) is a Gershgorin majorant of the
 // aggregates' full 3×3 block: the update is then a majorise–minimise step, which cannot overshoot.
 #include <Eigen/Dense>
-#include <bit>
 #include <cmath>
-#include <cstdint>
 
 #include "solvers/matrixfree/BodyArrays.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
@@ -15,18 +13,12 @@
 namespace talus::matrixfree {
 
 // Exact local solution for the block diag(wn, wt, wt): u is the contact velocity with the current r, so that
-// b = u − W r is the part of u not due to r.
-// c ? a : b without a branch: the value is exactly a or b.
-[[gnu::always_inline]] inline double select(bool c, double a, double b) {
-  const std::uint64_t m = std::uint64_t{0} - static_cast<std::uint64_t>(c);
-  return std::bit_cast<double>((std::bit_cast<std::uint64_t>(a) & m) | (std::bit_cast<std::uint64_t>(b) & ~m));
-}
-
-[[gnu::always_inline]] inline void isotropic_local_solve(double wn, double wt, double mu, const Eigen::Vector3d& u, Eigen::Vector3d& r) {
-  // Without branches: whether the contact opens, sticks or slides is data that changes from sweep to sweep, and a
-  // mispredicted branch throws away the next contact's update that the processor had begun. Every case is
-  // computed and the right one selected, with the operations of the branching form (s = 1 when sticking: 1·x = x
-  // exactly), so the bits are those of the branching form.
+// b = u − W r is the part of u not due to r. Every case (open, sticking, sliding) is computed and the right one
+// chosen at the end, with the operations of the first, branching form (s = 1 when sticking: 1·x = x exactly), so the
+// bits are the same; the compiler may choose by branches or by selects (docs/stack-height.md, "The sweep kernel":
+// forcing selects by bit masks was slower).
+[[gnu::always_inline]] inline void isotropic_local_solve(double wn, double wt, double mu, const Eigen::Vector3d& u,
+                                                        Eigen::Vector3d& r) {
   const double bn = u[0] - wn * r[0];
   const double bt1 = u[1] - wt * r[1], bt2 = u[2] - wt * r[2];
   const double rn = -bn / wn;

@@ -36,7 +36,7 @@ struct SweepLayout {
 
 // The default block count: a power of two with at least ~4096 beads per block (interface contacts stay a few
 // percent), at most 256, and at least two from 2 × kMinBlockBeads beads on, so that one thread walks two
-// independent blocks side by side (for_blocks: the sweep's updates overlap, 1.3–1.4× faster per sweep).
+// independent blocks side by side (for_blocks: the sweep's updates overlap, 1.2–1.4× faster per sweep).
 // The automatic block count (`partitions: 0`): two blocks per thread, a power of two, each of at least
 // kMinBlockBeads beads, and never fewer than default_partitions. A 1 500-bead pile is then swept in two blocks on
 // one or two threads (the same bits), a 10⁴-bead one in four on two threads.

@@ -4,6 +4,7 @@
 #include "engine/granular/ObstacleBodies.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -19,6 +20,16 @@ using contact::ContactKey;
 
 constexpr const char* kCacheWhat = "contacts, every kind (contact/ContactKey.hpp)";
 constexpr const char* kRollingWhat = "contacts' rolling impulses (torque impulse / R*, world vectors in the tangent plane)";
+constexpr const char* kPositionWhat = "contacts' position corrections (generalized-α)";
+
+// The optional warm starts (OptionalWarmStart): their group under /contacts, their rows per piece under /pieces.
+struct OptionalCacheNames {
+  const char* group;
+  const char* entries;
+  const char* what;
+};
+constexpr std::array<OptionalCacheNames, kOptionalWarmStarts> kOptionalCaches = {
+    {{"position_cache", "position_entries", kPositionWhat}, {"rolling_cache", "rolling_entries", kRollingWhat}}};
 
 std::string keys_description(const char* what) {
   return std::string("cache keys of the ") + what + " (contact/ContactCache.hpp), strictly increasing";
@@ -75,9 +86,11 @@ bool check_pieces(hid_t f, const Path& file, ArchiveShare share) {
   const std::vector<std::string> files = read_text_list(g.id, "files", file);
   const auto beads = r.integers("beads", files.size(), "one per piece (/pieces/files)");
   const auto entries = r.integers("entries", files.size(), "one per piece (/pieces/files)");
-  const bool rolling = r.has("rolling_entries");
-  const auto rolling_entries =
-      rolling ? r.integers("rolling_entries", files.size(), "one per piece (/pieces/files)") : decltype(entries){};
+  std::array<bool, kOptionalWarmStarts> optional{};
+  std::array<std::vector<long long>, kOptionalWarmStarts> optional_entries;
+  for (int j = 0; j < kOptionalWarmStarts; ++j)
+    if ((optional[j] = r.has(kOptionalCaches[j].entries)))
+      optional_entries[j] = r.integers(kOptionalCaches[j].entries, files.size(), "one per piece (/pieces/files)");
   const ArchiveReader root{f, "/", file};
   const auto clock = root.doubles("clock", root.rows("clock"), 1);
   // The rows of each kind this process reads, and where each piece's rows start.
@@ -86,14 +99,16 @@ bool check_pieces(hid_t f, const Path& file, ArchiveShare share) {
     for (long long n : rows) t += std::max(0LL, n);
     return static_cast<hsize_t>(t);
   };
-  const std::vector<long long>* kinds[3] = {&beads, &entries, &rolling_entries};
-  RowWindow read[3];
-  for (int j = 0; j < 3; ++j)
+  constexpr int kKinds = 2 + kOptionalWarmStarts;
+  const std::vector<long long>* kinds[kKinds] = {&beads, &entries};
+  for (int j = 0; j < kOptionalWarmStarts; ++j) kinds[2 + j] = &optional_entries[j];
+  RowWindow read[kKinds];
+  for (int j = 0; j < kKinds; ++j)
     if (share.shares > 1) read[j] = RowWindow::share(total(*kinds[j]), share.share, share.shares);
-  hsize_t start[3] = {0, 0, 0};
+  hsize_t start[kKinds] = {};
   for (std::size_t k = 0; k < files.size(); ++k) {
     bool reads = share.shares <= 1;
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < kKinds; ++j) {
       if (kinds[j]->size() != files.size()) continue;
       const hsize_t n = static_cast<hsize_t>(std::max(0LL, (*kinds[j])[k]));
       reads = reads || (start[j] < read[j].first + read[j].count && read[j].first < start[j] + n);
@@ -125,14 +140,16 @@ bool check_pieces(hid_t f, const Path& file, ArchiveShare share) {
         r.fail("files", what + " holds " + std::to_string(n) + " beads and " + std::to_string(e) +
                             " contacts, the index " + std::to_string(beads[k]) + " and " + std::to_string(entries[k]) +
                             " (expected the pieces written with this index)");
-      if (rolling) {
-        if (!has_link(c.id, "rolling_cache"))
-          r.fail("rolling_entries", what + " has no /contacts/rolling_cache (expected the pieces written with this index)");
-        ArchiveGroup rc(c.id, "rolling_cache", false, piece, "/contacts/");
-        const hsize_t re = ArchiveReader{rc.id, "/contacts/rolling_cache/", piece}.rows("keys");
-        if (re != static_cast<hsize_t>(rolling_entries[k]))
-          r.fail("rolling_entries", what + " holds " + std::to_string(re) + " rolling entries, the index " +
-                                        std::to_string(rolling_entries[k]) + " (expected the pieces written with this index)");
+      for (int j = 0; j < kOptionalWarmStarts; ++j) {
+        if (!optional[j]) continue;
+        const OptionalCacheNames& o = kOptionalCaches[j];
+        if (!has_link(c.id, o.group))
+          r.fail(o.entries, what + " has no /contacts/" + o.group + " (expected the pieces written with this index)");
+        ArchiveGroup oc(c.id, o.group, false, piece, "/contacts/");
+        const hsize_t oe = ArchiveReader{oc.id, std::string("/contacts/") + o.group + "/", piece}.rows("keys");
+        if (oe != static_cast<hsize_t>(optional_entries[j][k]))
+          r.fail(o.entries, what + " holds " + std::to_string(oe) + " rows of /contacts/" + o.group + ", the index " +
+                                std::to_string(optional_entries[j][k]) + " (expected the pieces written with this index)");
       }
     });
   }
@@ -347,7 +364,7 @@ StepperArchive stepper_archive(granular::GranularStepper& s) {
   const bool ga = s.parameters().scheme == granular::GranularScheme::GeneralizedAlpha;
   StepperArchive a;
   a.cache = &s.contact_cache();
-  a.rolling_cache = &s.rolling_cache();
+  if (s.has_rolling_resistance()) a.rolling_cache = &s.rolling_cache();
   a.joint_impulses = &s.joint_impulses();
   if (ga) {
     a.position_cache = &s.position_cache();
@@ -387,7 +404,8 @@ std::string restart_piece_name(long step, int rank) {
 }
 
 void write_restart_piece(const Path& file, const talus::Model& local, int own, const CacheContent& cache,
-                         const CacheContent* rolling, bool material, const ArchiveHeader& header, double h) {
+                         const std::array<const CacheContent*, kOptionalWarmStarts>& optional, bool material,
+                         const ArchiveHeader& header, double h) {
   for (int i = 0; i < own; ++i)
     if (!local.bodies.x[i].allFinite() || !local.bodies.v[i].allFinite() || !local.bodies.w[i].allFinite())
       throw std::runtime_error("restart archive " + file.string() + ": not written: the state is not finite (bead " +
@@ -406,7 +424,10 @@ void write_restart_piece(const Path& file, const talus::Model& local, int own, c
     write_clock(f, file, local.time, local.step, h, local.bodies.next_id[0], local.bodies.next_id[1]);
     ArchiveGroup g(f, "contacts", true, file);
     write_cache_rows(g.id, "cache", cache.keys.data(), cache.impulses, kCacheWhat, file);
-    if (rolling) write_cache_rows(g.id, "rolling_cache", rolling->keys.data(), rolling->impulses, kRollingWhat, file);
+    for (int j = 0; j < kOptionalWarmStarts; ++j)
+      if (optional[j])
+        write_cache_rows(g.id, kOptionalCaches[j].group, optional[j]->keys.data(), optional[j]->impulses,
+                         kOptionalCaches[j].what, file);
   });
 }
 
@@ -437,12 +458,14 @@ void write_restart(const Path& file, const talus::Model& m, const StepperArchive
       w.virtual_rows("keys", H5T_STD_U64LE, pieces->files, pieces->entries, 1, "1",
                      keys_description(kCacheWhat) + " within each piece (/pieces)");
       w.virtual_rows("impulses", H5T_IEEE_F64LE, pieces->files, pieces->entries, 3, kImpulsesUnits, kImpulsesDescription);
-      if (pieces->rolling) {
-        ArchiveGroup rc(g.id, "rolling_cache", true, file, "/contacts/");
-        ArchiveWriter rw{rc.id, "/contacts/rolling_cache/", file, {}};
-        rw.virtual_rows("keys", H5T_STD_U64LE, pieces->files, pieces->rolling_entries, 1, "1",
-                        keys_description(kRollingWhat) + " within each piece (/pieces)");
-        rw.virtual_rows("impulses", H5T_IEEE_F64LE, pieces->files, pieces->rolling_entries, 3, kImpulsesUnits,
+      for (int j = 0; j < kOptionalWarmStarts; ++j) {
+        if (!pieces->optional[j]) continue;
+        const OptionalCacheNames& o = kOptionalCaches[j];
+        ArchiveGroup oc(g.id, o.group, true, file, "/contacts/");
+        ArchiveWriter ow{oc.id, std::string("/contacts/") + o.group + "/", file, {}};
+        ow.virtual_rows("keys", H5T_STD_U64LE, pieces->files, pieces->optional_entries[j], 1, "1",
+                        keys_description(o.what) + " within each piece (/pieces)");
+        ow.virtual_rows("impulses", H5T_IEEE_F64LE, pieces->files, pieces->optional_entries[j], 3, kImpulsesUnits,
                         kImpulsesDescription);
       }
       ArchiveGroup pg(f, "pieces", true, file);
@@ -452,15 +475,17 @@ void write_restart(const Path& file, const talus::Model& m, const StepperArchive
           entries(pieces->entries.begin(), pieces->entries.end());
       pw.integers("beads", beads, "1", "rows of /beads in each piece");
       pw.integers("entries", entries, "1", "rows of /contacts/cache in each piece");
-      if (pieces->rolling) {
-        std::vector<long long> rolling(pieces->rolling_entries.begin(), pieces->rolling_entries.end());
-        pw.integers("rolling_entries", rolling, "1", "rows of /contacts/rolling_cache in each piece");
+      for (int j = 0; j < kOptionalWarmStarts; ++j) {
+        if (!pieces->optional[j]) continue;
+        const OptionalCacheNames& o = kOptionalCaches[j];
+        std::vector<long long> rows(pieces->optional_entries[j].begin(), pieces->optional_entries[j].end());
+        pw.integers(o.entries, rows, "1", std::string("rows of /contacts/") + o.group + " in each piece");
       }
     } else if (st && st->cache) {
       ArchiveGroup g(f, "contacts", true, file);
       write_cache(g.id, "cache", *st->cache, kCacheWhat, file);
       if (st->position_cache)
-        write_cache(g.id, "position_cache", *st->position_cache, "contacts' position corrections (generalized-α)", file);
+        write_cache(g.id, "position_cache", *st->position_cache, kPositionWhat, file);
       if (st->rolling_cache && st->rolling_cache->size() > 0)
         write_cache(g.id, "rolling_cache", *st->rolling_cache, kRollingWhat, file);
     }
@@ -576,17 +601,16 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras, Arch
     if (root.has("step_size")) x.h = root.finite_doubles("step_size", 1, 1)[0];
     if (has_link(f, "contacts")) {
       ArchiveGroup g(f, "contacts", false, file);
-      // Shared: this process's rows of the warm starts the partitioned model routes to the beads' owners; the
-      // position cache (`whole`) is generalized-α's, which is not partitioned.
-      auto read_cache = [&](const char* name, bool whole = false) {
+      // Shared: this process's rows of the warm starts, which the partitioned model routes to the beads' owners.
+      auto read_cache = [&](const char* name) {
         ArchiveGroup c(g.id, name, false, file, "/contacts/");
         ArchiveReader r{c.id, std::string("/contacts/") + name + "/", file};
-        if (!whole) r.window = window(r.rows("keys"));
+        r.window = window(r.rows("keys"));
         return read_cache_content(r, pieced);
       };
       // An archive of the two caches with their older keys (before the one key scheme): translated and merged.
-      auto read_legacy = [&](const char* beads, const char* capsules, bool whole = false) {
-        CacheContent b = read_cache(beads, whole), k = read_cache(capsules, whole), out;
+      auto read_legacy = [&](const char* beads, const char* capsules) {
+        CacheContent b = read_cache(beads), k = read_cache(capsules), out;
         auto translate = [&](const CacheContent& c, const char* name, contact::ContactKey (*f)(std::uint64_t)) {
           for (std::size_t i = 0; i < c.keys.size(); ++i) {
             try {
@@ -605,13 +629,13 @@ void read_restart(const Path& file, talus::Model& m, RestartExtras* extras, Arch
       if (has_link(g.id, "cache") || !has_link(g.id, "beads")) {
         x.cache = read_cache("cache");
         if (has_link(g.id, "position_cache"))
-          x.position_cache = read_cache("position_cache", true), x.has_position_cache = true;
+          x.position_cache = read_cache("position_cache"), x.has_position_cache = true;
         if (has_link(g.id, "rolling_cache"))
           x.rolling_cache = read_cache("rolling_cache"), x.has_rolling_cache = true;
       } else {
         x.cache = read_legacy("beads", "capsules");
         if (has_link(g.id, "bead_positions"))
-          x.position_cache = read_legacy("bead_positions", "capsule_positions", true), x.has_position_cache = true;
+          x.position_cache = read_legacy("bead_positions", "capsule_positions"), x.has_position_cache = true;
         if (has_link(g.id, "rolling"))
           x.rolling_cache = read_legacy("rolling", "capsule_rolling"), x.has_rolling_cache = true;
       }

@@ -11,6 +11,7 @@
 //   /run/{removed, dropped, discharge (K×2), discharge_mass (K)}: the runner's counters
 // read_restart gives all of it back, so that a run to T and a run to T/2 + restart to T end bitwise equal
 // (tests/apps/test_granular_restart.cpp).
+#include <array>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -40,7 +41,7 @@ struct CacheContent {
 };
 
 // What the granular stepper carries from step to step besides the model, as the archive takes it (pointers
-// into the stepper; null: not archived).
+// into the stepper; null: not archived, as the rolling cache without rolling resistance).
 struct StepperArchive {
   const contact::ContactCache* cache = nullptr;
   const contact::ContactCache* position_cache = nullptr;  // generalized-α
@@ -91,22 +92,27 @@ void restore_stepper(const RestartExtras& extras, granular::GranularStepper& ste
 // entries} name each piece and its rows; read_restart checks that every piece is there and belongs to the index
 // (same clock, same rows) before reading, then puts the beads in id order and the entries in key order: the
 // archive of a one-process run of the same state, which any number of processes continues.
+// The warm starts a run has or not beside the contacts' cache: generalized-α's position problem's
+// (/contacts/position_cache, its rows in each piece /pieces/position_entries) and rolling resistance's
+// (/contacts/rolling_cache, /pieces/rolling_entries).
+enum OptionalWarmStart { kPositionWarmStart, kRollingWarmStart, kOptionalWarmStarts };
 struct ArchivePieces {
   std::vector<std::string> files;     // one per process, relative to the index's folder
   std::vector<hsize_t> beads, entries;  // rows of each piece's /beads and /contacts/cache
   bool material = false;              // every piece writes /beads/material (some bead is not "bead")
-  // With rolling resistance: every piece writes /contacts/rolling_cache (rows: rolling_entries), and the index maps
-  // it as /contacts/rolling_cache, like the cache.
-  bool rolling = false;
-  std::vector<hsize_t> rolling_entries;
+  // The optional warm starts the run has: every piece writes each of them (rows: optional_entries), and the index
+  // maps it like the cache.
+  std::array<bool, kOptionalWarmStarts> optional{};
+  std::array<std::vector<hsize_t>, kOptionalWarmStarts> optional_entries;
 };
 // The piece of process `rank` of the archive of step `step`.
 std::string restart_piece_name(long step, int rank);
 // A piece: the first `own` beads of `local` (a partitioned model's own beads; the ghosts after them are left out),
-// `cache` (this process's share of the warm start, keys increasing) and `rolling` (its share of the rolling warm
-// start; null: none), with the clock and header of the index.
+// `cache` (this process's share of the warm start, keys increasing) and `optional` (its shares of the optional warm
+// starts; null: the run has none), with the clock and header of the index.
 void write_restart_piece(const std::filesystem::path& file, const talus::Model& local, int own, const CacheContent& cache,
-                         const CacheContent* rolling, bool material, const ArchiveHeader& header, double h);
+                         const std::array<const CacheContent*, kOptionalWarmStarts>& optional, bool material,
+                         const ArchiveHeader& header, double h);
 
 // Refuses (std::runtime_error naming the file) a model with a non-finite value: a restart archive never holds NaN.
 // A group's material dataset (uint8, ids into the scene's Model::materials) is written only when one of its
@@ -124,9 +130,10 @@ void write_restart(const std::filesystem::path& file, const talus::Model& model,
 // clock >= 0, strictly increasing cache keys; every error is a std::runtime_error naming the file and the dataset.
 //
 // `share`: a partitioned run under mpirun (issue 15) reads share k of K of the archive's beads and warm starts
-// (RowWindow::share of the rows of /beads and of /contacts/{cache, rolling_cache}; through the index of an archive
-// in pieces, the pieces' rows in process order), so that no process reads them all: the partition then sends the
-// beads to their owners (BeadDomain with shares) and the warm starts after them (BeadDomain::route_warm_start).
+// (RowWindow::share of the rows of /beads and of /contacts/{cache, position_cache, rolling_cache}; through the
+// index of an archive in pieces, the pieces' rows in process order), so that no process reads them all: the
+// partition then sends the beads to their owners (BeadDomain with shares) and the warm starts after them
+// (BeadDomain::route_warm_start).
 // The checks are those of the rows read; ids are checked unique over the processes when routed. An archive with
 // capsules is refused in shares (the partitioned model holds beads only).
 struct ArchiveShare {

@@ -246,7 +246,7 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   GranularStepper stepper(m, p, &profile);
   // A partitioned run's whole model and warm start, gathered on process 0 for an archive with --whole-restart.
   Model whole;
-  contact::ContactCache whole_cache, whole_rolling;
+  contact::ContactCache whole_cache, whole_position, whole_rolling;
   std::vector<char> counted;  // the step's bead contacts this process reports (frames)
   auto sum = [&](std::initializer_list<double*> values) {
     if (!part) return;
@@ -287,6 +287,7 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
   // Read in shares: each process's rows of the archive's warm starts go to the owners of the beads they name.
   if (part && lp.shares > 1 && lp.restored) {
     part->route_warm_start(stepper.contact_cache(), ids_below);
+    part->route_warm_start(stepper.position_cache(), ids_below);
     part->route_warm_start(stepper.rolling_cache(), ids_below);
   }
   if (extras.has_counters) counters = extras.counters;
@@ -447,20 +448,22 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     if (part && !o.whole_restart) {
       // Each process writes its piece, process 0 the index (apps/RestartPieces.hpp): no process holds the whole model.
       const std::vector<std::string> files =
-          write_pieced_restart(pieced, *part, m, stepper.contact_cache(),
-                               stepper.has_rolling_resistance() ? &stepper.rolling_cache() : nullptr, counters, header, p.h);
+          write_pieced_restart(pieced, *part, m, stepper_archive(stepper), counters, header, p.h);
       outputs.erase(std::remove_if(outputs.begin(), outputs.end(), [](const std::string& f) { return is_restart_piece(f); }),
                     outputs.end());
       for (const std::string& f : files) written(f);
     } else if (part) {
       // The whole model and the warm start of every contact, written by process 0: the archive of a one-process
       // run, so any number of processes continues from it.
-      part->gather(whole, stepper.contact_cache(), whole_cache,
-                   stepper.has_rolling_resistance() ? &stepper.rolling_cache() : nullptr, whole_rolling);
+      const StepperArchive own = stepper_archive(stepper);
+      part->gather(whole, *own.cache, whole_cache);
+      if (own.position_cache) part->gather_cache(*own.position_cache, whole_position);
+      if (own.rolling_cache) part->gather_cache(*own.rolling_cache, whole_rolling);
       if (root) {
         StepperArchive state;
         state.cache = &whole_cache;
-        state.rolling_cache = &whole_rolling;
+        if (own.position_cache) state.position_cache = &whole_position;
+        if (own.rolling_cache) state.rolling_cache = &whole_rolling;
         write_restart(out / "restart.h5", whole, &state, &counters, &header, p.h);
       }
     } else {

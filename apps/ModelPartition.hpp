@@ -38,11 +38,11 @@ class ModelPartition {
   // In place: the sum or the largest over the processes, the same bits on every process (collective).
   virtual void sum(double* values, int n) = 0;
   virtual void max(double* values, int n) = 0;
-  // Collective: on process 0, `whole` becomes the model with every process's beads (id order), `cache` the warm
-  // start `cache_of` over all processes and, with `rolling_of`, `rolling` the rolling warm start likewise
-  // (--whole-restart). Elsewhere nothing is written.
-  virtual void gather(Model& whole, const contact::ContactCache& cache_of, contact::ContactCache& cache,
-                      const contact::ContactCache* rolling_of, contact::ContactCache& rolling) = 0;
+  // Collective: on process 0, `whole` becomes the model with every process's beads (id order) and `cache` the warm
+  // start `cache_of` over all processes (--whole-restart). Elsewhere nothing is written.
+  virtual void gather(Model& whole, const contact::ContactCache& cache_of, contact::ContactCache& cache) = 0;
+  // Collective: on process 0, `cache` becomes another warm start (the position or rolling cache) over all processes.
+  virtual void gather_cache(const contact::ContactCache& cache_of, contact::ContactCache& cache) = 0;
   // The bodies as the measurements see them spread over the processes (own beads, reported contacts, reductions).
   virtual SpreadBodies& spread() = 0;
   // Where beads added during the run go (pours, the dropped ball; engine/granular/RegionFill.hpp): every process

@@ -53,10 +53,11 @@ class MpiModelPartition final : public ModelPartition {
     distributed::fixed_order_sum(MPI_COMM_WORLD, values, n, values, scratch_);
   }
   void max(double* values, int n) override { MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); }
-  void gather(Model& whole, const contact::ContactCache& cache_of, contact::ContactCache& cache,
-              const contact::ContactCache* rolling_of, contact::ContactCache& rolling) override {
+  void gather(Model& whole, const contact::ContactCache& cache_of, contact::ContactCache& cache) override {
     domain_->gather_model(whole, nullptr, nullptr, &cache_of, &cache);
-    if (rolling_of) domain_->gather_cache(*rolling_of, rolling);
+  }
+  void gather_cache(const contact::ContactCache& cache_of, contact::ContactCache& cache) override {
+    domain_->gather_cache(cache_of, cache);
   }
   SpreadBodies& spread() override { return *domain_; }
   granular::PourSpread& pours() override { return *domain_; }

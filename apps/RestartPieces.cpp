@@ -1,5 +1,6 @@
 #include "apps/RestartPieces.hpp"
 
+#include <array>
 #include <stdexcept>
 #include <system_error>
 
@@ -25,39 +26,51 @@ void fail_together(ModelPartition& part, int rank, int ranks, const std::string&
 }  // namespace
 
 std::vector<std::string> write_pieced_restart(PiecedRestart& st, ModelPartition& part, const talus::Model& local,
-                                              const contact::ContactCache& cache, const contact::ContactCache* rolling,
-                                              const RunCounters& counters, const ArchiveHeader& header, double h) {
+                                              const StepperArchive& warm, const RunCounters& counters,
+                                              const ArchiveHeader& header, double h) {
   const int own = part.own_beads(), R = st.ranks;
   // Every piece writes /beads/material when one has to (the index maps the same datasets from each).
   double material = 0.0;
   for (int i = 0; i < own; ++i) material = material != 0.0 || local.bodies.material[i] != kBeadMaterial ? 1.0 : 0.0;
   part.max(&material, 1);
-  CacheContent share, rolling_share;
-  part.piece_cache(cache, share.keys, share.impulses);
-  if (rolling) part.piece_cache(*rolling, rolling_share.keys, rolling_share.impulses);
+  const std::array<const contact::ContactCache*, kOptionalWarmStarts> optional = {warm.position_cache,
+                                                                                  warm.rolling_cache};
+  CacheContent share;
+  std::array<CacheContent, kOptionalWarmStarts> optional_share;
+  std::array<const CacheContent*, kOptionalWarmStarts> optional_rows{};
+  part.piece_cache(*warm.cache, share.keys, share.impulses);
+  for (int j = 0; j < kOptionalWarmStarts; ++j)
+    if (optional[j]) {
+      part.piece_cache(*optional[j], optional_share[j].keys, optional_share[j].impulses);
+      optional_rows[j] = &optional_share[j];
+    }
   const std::string name = restart_piece_name(local.step, st.rank);
   std::string error;
   try {
-    write_restart_piece(st.dir / name, local, own, share, rolling ? &rolling_share : nullptr, material != 0.0, header, h);
+    write_restart_piece(st.dir / name, local, own, share, optional_rows, material != 0.0, header, h);
   } catch (const std::exception& e) {
     error = e.what();
   }
   fail_together(part, st.rank, R, error, "its piece");
   // Every piece is in place: process 0 writes the index over them.
-  std::vector<double> rows(3 * static_cast<std::size_t>(R), 0.0);
-  rows[3 * st.rank] = own, rows[3 * st.rank + 1] = static_cast<double>(share.keys.size());
-  rows[3 * st.rank + 2] = static_cast<double>(rolling_share.keys.size());
-  part.sum(rows.data(), 3 * R);
+  // Each process's rows of every kind: beads, cache entries, then the optional warm starts' entries.
+  constexpr int kKinds = 2 + kOptionalWarmStarts;
+  std::vector<double> rows(kKinds * static_cast<std::size_t>(R), 0.0);
+  rows[kKinds * st.rank] = own, rows[kKinds * st.rank + 1] = static_cast<double>(share.keys.size());
+  for (int j = 0; j < kOptionalWarmStarts; ++j)
+    rows[kKinds * st.rank + 2 + j] = static_cast<double>(optional_share[j].keys.size());
+  part.sum(rows.data(), kKinds * R);
   std::vector<std::string> files;
   if (st.rank == 0) {
     ArchivePieces pieces;
     pieces.material = material != 0.0;
-    pieces.rolling = rolling != nullptr;
+    for (int j = 0; j < kOptionalWarmStarts; ++j) pieces.optional[j] = optional[j] != nullptr;
     for (int k = 0; k < R; ++k) {
       pieces.files.push_back(restart_piece_name(local.step, k));
-      pieces.beads.push_back(static_cast<hsize_t>(rows[3 * k]));
-      pieces.entries.push_back(static_cast<hsize_t>(rows[3 * k + 1]));
-      pieces.rolling_entries.push_back(static_cast<hsize_t>(rows[3 * k + 2]));
+      pieces.beads.push_back(static_cast<hsize_t>(rows[kKinds * k]));
+      pieces.entries.push_back(static_cast<hsize_t>(rows[kKinds * k + 1]));
+      for (int j = 0; j < kOptionalWarmStarts; ++j)
+        pieces.optional_entries[j].push_back(static_cast<hsize_t>(rows[kKinds * k + 2 + j]));
     }
     try {
       write_restart(st.dir / kRestartFile, local, nullptr, &counters, &header, h, &pieces);

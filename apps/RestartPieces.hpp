@@ -21,11 +21,12 @@ struct PiecedRestart {
   std::string last_piece;     // this process's piece of the archive in place (removed after the next one)
 };
 
-// Collective. `local`: this process's model (own beads first, PartitionedModel::own_beads()); `cache`: its
-// stepper's warm start; `rolling`: its rolling warm start (null: the scene has no rolling resistance). Returns on
-// process 0 the files of the archive (the index, then the pieces), relative to dir.
+// Collective. `local`: this process's model (own beads first, PartitionedModel::own_beads()); `warm`: its stepper's
+// warm starts (stepper_archive): the contacts' cache, and generalized-α's position cache and the rolling cache where
+// the run has them (null: it has not, on every process alike). Returns on process 0 the files of the archive (the
+// index, then the pieces), relative to dir.
 std::vector<std::string> write_pieced_restart(PiecedRestart& state, ModelPartition& part, const talus::Model& local,
-                                              const contact::ContactCache& cache, const contact::ContactCache* rolling,
-                                              const RunCounters& counters, const ArchiveHeader& header, double h);
+                                              const StepperArchive& warm, const RunCounters& counters,
+                                              const ArchiveHeader& header, double h);
 
 }  // namespace talus::app

@@ -153,7 +153,6 @@ std::string BeadDomain::unsupported(const Model& m, const GranularParameters& p)
   if (!m.drums.empty()) return "drums";
   for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k)
     if (!m.mesh_fixed(k)) return "a moving or carried mesh";
-  if (p.scheme != granular::GranularScheme::MoreauJean) return "the generalized-α scheme (Moreau–Jean only)";
   if (p.solver != granular::GranularSolver::MatrixFree && p.solver != granular::GranularSolver::Anderson)
     return "the " + granular::granular_solver_name(p.solver) + " solver (matrix_free and anderson only)";
   return {};
@@ -282,6 +281,10 @@ void BeadDomain::rebalance(GranularStepper* stepper) {
   // The warm starts that name a leaving bead go with it: the contact impulses and the rolling impulses.
   migrate_cache_entries(stepper ? &stepper->contact_cache() : nullptr, destination);
   migrate_cache_entries(stepper ? &stepper->rolling_cache() : nullptr, destination);
+  // Generalized-α's position problem keeps its own warm start (GranularStepper::position_cache). The scheme is
+  // every process's, so all of them take part in this exchange or none.
+  if (stepper && stepper->parameters().scheme == granular::GranularScheme::GeneralizedAlpha)
+    migrate_cache_entries(&stepper->position_cache(), destination);
 
   b.remove(leave);
   const int kept = b.spheres(), arrived = static_cast<int>(incoming.size() / kBeadValues);

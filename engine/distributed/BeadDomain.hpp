@@ -19,13 +19,15 @@
 // Ghosts are moved by the stepper's integration like the process's own beads; their copies are simply dropped.
 //
 // What a partitioned model refuses (unsupported() says which, to be checked before building one): capsules and
-// other non-spherical bodies, joints and user interactions, FE beams, drums and moving meshes, the generalized-α
-// scheme, and solvers other than matrix_free and anderson. Fixed walls, boxes, cones and fixed meshes are held by
-// every process (each bead's contacts with them are its owner's). Rolling resistance is partitioned: the solve
-// takes the rolling rows (InterfaceNsgs.hpp) and the rolling warm start migrates with the beads like the contacts'
-// one. So are periodic boundaries: the regions cut one period (positions wrapped), and a bead is a ghost of every
-// process whose centres lie within reach of one of its periodic images; each process's detection then finds the
-// contacts across the seam by the minimum image, as one process does.
+// other non-spherical bodies, joints and user interactions, FE beams, drums and moving meshes, and solvers other
+// than matrix_free and anderson. Fixed walls, boxes, cones and fixed meshes are held by every process (each bead's
+// contacts with them are its owner's). Rolling resistance is partitioned: the solve takes the rolling rows
+// (InterfaceNsgs.hpp) and the rolling warm start migrates with the beads like the contacts' one. So is the
+// generalized-α scheme: both of its problems are solved across the processes, and the position problem's warm start
+// migrates with the beads like the velocity problem's. So are periodic boundaries: the regions cut one period
+// (positions wrapped), and a bead is a ghost of every process whose centres lie within reach of one of its periodic
+// images; each process's detection then finds the contacts across the seam by the minimum image, as one process
+// does.
 #include <mpi.h>
 
 #include <cstdint>

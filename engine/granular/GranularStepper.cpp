@@ -845,6 +845,8 @@ void GranularStepper::correct_positions() {
   }
   other_q_norm_ = q_norm_;
   q_norm_ = std::sqrt(qq);
+  // A partitioned model's ‖q‖ counts each contact once over the processes, as the velocity problem's does.
+  if (params_.distributed) q_norm_ = params_.distributed->contact_velocity_norm(contacts_, general_.bodies, q_norm_);
   // Rolling resistance acts in the velocity problem only: the position problem turns no bead.
   solve(false);
   solve_failed("position correction");

@@ -1,8 +1,8 @@
 // A restart archive in pieces (apps/RestartPieces.hpp, issue 15 item 4), written through its protocol by one process
 // whose partition holds every bead: the index reads back as the archive write_restart gives of the same state, bit
-// for bit (beads in id order), the rolling resistance's warm start included; the next archive replaces the pieces of
-// the one before; a piece that cannot be written fails the call and
-// leaves the archive in place readable; a missing piece, a piece of another step and a piece read alone are refused,
+// for bit (beads in id order), the rolling resistance's and generalized-α's position warm starts included; the next
+// archive replaces the pieces of the one before; a piece that cannot be written fails the call and leaves the
+// archive in place readable; a missing piece, a piece of another step and a piece read alone are refused,
 // each naming the file. (Several ranks: tests/distributed/talus_mpirun.sh.)
 #include <catch2/catch.hpp>
 #include <unistd.h>
@@ -39,8 +39,8 @@ class WholePartition final : public ModelPartition, public SpreadBodies {
   void remove_own(const std::vector<char>&) override {}
   void sum(double*, int) override {}
   void max(double*, int) override {}
-  void gather(Model&, const contact::ContactCache&, contact::ContactCache&, const contact::ContactCache*,
-              contact::ContactCache&) override {}
+  void gather(Model&, const contact::ContactCache&, contact::ContactCache&) override {}
+  void gather_cache(const contact::ContactCache&, contact::ContactCache&) override {}
   SpreadBodies& spread() override { return *this; }
   PourSpread& pours() override { throw std::logic_error("WholePartition: no beads are added in these tests"); }
   void piece_cache(const contact::ContactCache& of, std::vector<contact::ContactKey>& keys,
@@ -111,11 +111,14 @@ void require_same(const State& a, const State& b) {
   CHECK(a.extras.has_rolling_cache == b.extras.has_rolling_cache);
   CHECK(a.extras.rolling_cache.keys == b.extras.rolling_cache.keys);
   CHECK(same_bits(a.extras.rolling_cache.impulses, b.extras.rolling_cache.impulses));
+  CHECK(a.extras.has_position_cache == b.extras.has_position_cache);
+  CHECK(a.extras.position_cache.keys == b.extras.position_cache.keys);
+  CHECK(same_bits(a.extras.position_cache.impulses, b.extras.position_cache.impulses));
 }
 
-// 64 beads of bead_stack settled 60 steps (rolling resistance μ_r on every pair when > 0), with what writing its
-// archive in pieces takes: the scene before stepping (to read archives into), the one-process partition, the
-// counters, header and step.
+// 64 beads of bead_stack settled 60 steps (rolling resistance μ_r on every pair when > 0; under generalized-α
+// with `ga`), with what writing its archive in pieces takes: the scene before stepping (to read archives into), the
+// one-process partition, the counters, header and step.
 struct SettledRun {
   GranularScene sc;
   Model blank;
@@ -131,8 +134,13 @@ struct SettledRun {
     sc.model.materials.set_rolling(rolling);
     return sc;
   }
-  explicit SettledRun(double rolling = 0.0)
-      : sc(scene(rolling)), blank(sc.model), stepper(sc.model, GranularParameters{}), part(sc.model),
+  static GranularParameters parameters(bool ga) {
+    GranularParameters p;
+    if (ga) p.scheme = GranularScheme::GeneralizedAlpha;
+    return p;
+  }
+  explicit SettledRun(double rolling = 0.0, bool ga = false)
+      : sc(scene(rolling)), blank(sc.model), stepper(sc.model, parameters(ga)), part(sc.model),
         header(large_path_header("bead_stack", stepper.parameters())), h(stepper.parameters().h) {
     for (int k = 0; k < 60; ++k) REQUIRE(stepper.step().solver.converged());
     REQUIRE(stepper.contact_cache().size() > 0);
@@ -153,8 +161,10 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
   RunCounters& counters = run.counters;
   const ArchiveHeader& header = run.header;
   const double h = run.h;
+  StepperArchive warm;  // Moreau–Jean without rolling resistance: the one cache
+  warm.cache = &stepper.contact_cache();
 
-  const auto files = write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), nullptr, counters, header, h);
+  const auto files = write_pieced_restart(pieced, part, sc.model, warm, counters, header, h);
   const std::string first_piece = restart_piece_name(sc.model.step, 0);
   CHECK(files == std::vector<std::string>{kRestartFile, first_piece});
   REQUIRE(fs::is_regular_file(dir / first_piece));
@@ -164,7 +174,7 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
 
   SECTION("the next archive replaces the pieces of the one before") {
     for (int k = 0; k < 5; ++k) REQUIRE(stepper.step().solver.converged());
-    write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), nullptr, counters, header, h);
+    write_pieced_restart(pieced, part, sc.model, warm, counters, header, h);
     CHECK_FALSE(fs::exists(dir / first_piece));
     CHECK(fs::is_regular_file(dir / restart_piece_name(sc.model.step, 0)));
     CHECK(read_state(dir / kRestartFile, blank).model.step == sc.model.step);
@@ -172,7 +182,7 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
   SECTION("a piece that cannot be written fails the call and leaves the archive in place") {
     for (int k = 0; k < 5; ++k) REQUIRE(stepper.step().solver.converged());
     fs::create_directories(dir / restart_piece_name(sc.model.step, 0) / "blocked");  // the piece's path is taken
-    CHECK_THROWS_WITH(write_pieced_restart(pieced, part, sc.model, stepper.contact_cache(), nullptr, counters, header, h),
+    CHECK_THROWS_WITH(write_pieced_restart(pieced, part, sc.model, warm, counters, header, h),
                       Catch::Contains(restart_piece_name(sc.model.step, 0)));
     require_same(read_state(dir / kRestartFile, blank), read_state(dir / "whole.h5", blank));
     CHECK(fs::is_regular_file(dir / first_piece));
@@ -186,7 +196,7 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
     for (int k = 0; k < 5; ++k) REQUIRE(stepper.step().solver.converged());
     WholePartition later(sc.model);
     PiecedRestart other{scratch("other"), 0, 1, {}};
-    write_pieced_restart(other, later, sc.model, stepper.contact_cache(), nullptr, counters, header, h);
+    write_pieced_restart(other, later, sc.model, warm, counters, header, h);
     fs::copy_file(other.dir / restart_piece_name(sc.model.step, 0), dir / first_piece);
     CHECK_THAT(read_error(dir / kRestartFile, blank), Catch::Contains("expected the pieces written with this index"));
     fs::remove(dir / first_piece);
@@ -196,21 +206,29 @@ TEST_CASE("restart archive in pieces: the index reads back as the whole archive,
   }
 }
 
-TEST_CASE("restart archive in pieces: the rolling warm start goes into the pieces and reads back whole",
+TEST_CASE("restart archive in pieces: the rolling and position warm starts go into the pieces and read back whole",
           "[apps][restart][pieces]") {
-  const fs::path dir = scratch("rolling");
-  SettledRun run(0.1);
+  const bool ga = GENERATE(false, true);
+  const double rolling = GENERATE(0.0, 0.1);
+  CAPTURE(ga, rolling);
+  const std::string name = std::string("optional") + (ga ? "_ga" : "") + (rolling > 0.0 ? "_rolling" : "");
+  const fs::path dir = scratch(name.c_str());
+  SettledRun run(rolling, ga);
   GranularStepper& stepper = run.stepper;
-  REQUIRE(stepper.has_rolling_resistance());
-  REQUIRE(stepper.rolling_cache().size() > 0);
+  REQUIRE(stepper.has_rolling_resistance() == (rolling > 0.0));
+  if (rolling > 0.0) REQUIRE(stepper.rolling_cache().size() > 0);
+  if (ga) REQUIRE(stepper.position_cache().size() > 0);
   PiecedRestart pieced{dir, 0, 1, {}};
-  write_pieced_restart(pieced, run.part, run.sc.model, stepper.contact_cache(), &stepper.rolling_cache(), run.counters,
-                       run.header, run.h);
   const StepperArchive whole_state = stepper_archive(stepper);
+  CHECK((whole_state.position_cache != nullptr) == ga);
+  CHECK((whole_state.rolling_cache != nullptr) == (rolling > 0.0));
+  write_pieced_restart(pieced, run.part, run.sc.model, whole_state, run.counters, run.header, run.h);
   write_restart(dir / "whole.h5", run.sc.model, &whole_state, &run.counters, &run.header, run.h);
   const State pieces = read_state(dir / kRestartFile, run.blank);
-  CHECK(pieces.extras.has_rolling_cache);
-  CHECK(pieces.extras.rolling_cache.keys.size() == stepper.rolling_cache().size());
+  CHECK(pieces.extras.has_rolling_cache == (rolling > 0.0));
+  CHECK(pieces.extras.rolling_cache.keys.size() == (rolling > 0.0 ? stepper.rolling_cache().size() : 0));
+  CHECK(pieces.extras.has_position_cache == ga);
+  CHECK(pieces.extras.position_cache.keys.size() == (ga ? stepper.position_cache().size() : 0));
   require_same(pieces, read_state(dir / "whole.h5", run.blank));
 }
 
@@ -218,11 +236,10 @@ TEST_CASE("restart archive in pieces: the rolling warm start goes into the piece
 // whole archive's beads and warm starts, each row once, for an archive in pieces (through its index) and a whole one.
 TEST_CASE("restart archive read in shares: the shares together are the whole archive", "[apps][restart][pieces]") {
   const fs::path dir = scratch("shares");
-  SettledRun run(0.1);  // rolling resistance: both warm starts
+  SettledRun run(0.1, true);  // rolling resistance under generalized-α: the three warm starts
   PiecedRestart pieced{dir, 0, 1, {}};
-  write_pieced_restart(pieced, run.part, run.sc.model, run.stepper.contact_cache(), &run.stepper.rolling_cache(),
-                       run.counters, run.header, run.h);
   const StepperArchive whole_state = stepper_archive(run.stepper);
+  write_pieced_restart(pieced, run.part, run.sc.model, whole_state, run.counters, run.header, run.h);
   write_restart(dir / "whole.h5", run.sc.model, &whole_state, &run.counters, &run.header, run.h);
   for (const fs::path file : {dir / kRestartFile, dir / "whole.h5"}) {
     const State all = read_state(file, run.blank);
@@ -230,7 +247,7 @@ TEST_CASE("restart archive read in shares: the shares together are the whole arc
       CAPTURE(file, shares);
       State joined{run.blank, {}};
       joined.model.bodies.resize_spheres(0);
-      std::vector<std::pair<contact::ContactKey, Eigen::Vector3d>> cache, rolling;
+      std::vector<std::pair<contact::ContactKey, Eigen::Vector3d>> cache, rolling, position;
       for (int k = 0; k < shares; ++k) {
         State part{run.blank, {}};
         read_restart(file, part.model, &part.extras, ArchiveShare{k, shares});
@@ -250,7 +267,10 @@ TEST_CASE("restart archive read in shares: the shares together are the whole arc
           cache.emplace_back(part.extras.cache.keys[e], part.extras.cache.impulses[e]);
         for (std::size_t e = 0; e < part.extras.rolling_cache.keys.size(); ++e)
           rolling.emplace_back(part.extras.rolling_cache.keys[e], part.extras.rolling_cache.impulses[e]);
+        for (std::size_t e = 0; e < part.extras.position_cache.keys.size(); ++e)
+          position.emplace_back(part.extras.position_cache.keys[e], part.extras.position_cache.impulses[e]);
         CHECK(part.extras.has_rolling_cache);
+        CHECK(part.extras.has_position_cache);
       }
       const RigidBodies &x = joined.model.bodies, &y = all.model.bodies;
       REQUIRE(x.spheres() == y.spheres());
@@ -264,10 +284,14 @@ TEST_CASE("restart archive read in shares: the shares together are the whole arc
       };
       keys_of(cache, joined.extras.cache.keys, joined.extras.cache.impulses);
       keys_of(rolling, joined.extras.rolling_cache.keys, joined.extras.rolling_cache.impulses);
+      keys_of(position, joined.extras.position_cache.keys, joined.extras.position_cache.impulses);
       CHECK(joined.extras.cache.keys == all.extras.cache.keys);
       CHECK(same_bits(joined.extras.cache.impulses, all.extras.cache.impulses));
       CHECK(joined.extras.rolling_cache.keys == all.extras.rolling_cache.keys);
       CHECK(same_bits(joined.extras.rolling_cache.impulses, all.extras.rolling_cache.impulses));
+      REQUIRE(!all.extras.position_cache.keys.empty());
+      CHECK(joined.extras.position_cache.keys == all.extras.position_cache.keys);
+      CHECK(same_bits(joined.extras.position_cache.impulses, all.extras.position_cache.impulses));
     }
   }
   CHECK_THROWS_WITH(read_restart(dir / "whole.h5", *std::make_unique<Model>(run.blank), nullptr, ArchiveShare{2, 2}),

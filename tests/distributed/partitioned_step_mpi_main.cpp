@@ -10,6 +10,9 @@
 //   off) over 45 steps rebalanced every 5, twice (the same bits), and at each rebalance both warm starts, gathered
 //   over the ranks, are the same bits before and after it: each entry travels with its bead
 //   (BeadDomain::migrate_cache_entries).
+// - The same under the generalized-α scheme (anderson; both problems solved across the ranks) over 45 steps
+//   rebalanced every 5, twice (the same bits): at each rebalance the velocity problem's and the position problem's
+//   warm starts gathered over the ranks are the same bits before and after it.
 // - A bed flowing down a periodic chute (periodic along x, cut along it), Anderson: the same agreement, beads
 //   crossing the seam, and the ghosts a thin layer (at most 35 % of the beads over the ranks).
 // - Beads added during the run: a rain of 300 beads and a dropped ball, whole and partitioned: the same beads
@@ -134,21 +137,33 @@ std::uint64_t digest(const distributed::GatheredBeads& g) {
   return h;
 }
 
+// What compare() steps besides the plain lattice under Moreau–Jean.
+struct Variant {
+  double rolling = 0.0;            // rolling resistance μ_r on every pair
+  bool periodic = false;           // the periodic bed instead of the lattice
+  bool generalized_alpha = false;  // the generalized-α scheme
+};
+
 // Steps the lattice whole (on rank 0, which compares) and partitioned; returns the partitioned run's final digest
 // (rank 0). whole = false: the partitioned run alone, for a second run whose digest must match the first's. With rolling
-// resistance, each rebalance must carry every warm start with its bead: both caches gathered over the ranks are the
-// same bits just before and just after it (an entry of a migrated bead left behind would leave its new owner's
-// stale copy of it, or none).
+// resistance or generalized-α, each rebalance must carry every warm start with its bead: the contact cache and the
+// second one (rolling impulses, or the position problem's impulses) gathered over the ranks are the same bits just
+// before and just after it (an entry of a migrated bead left behind would leave its new owner's stale copy of it,
+// or none).
 // periodic: the periodic bed instead of the lattice; the ghosts must then stay a thin layer at the regions' faces
 // and at the seam (a box stretched across the period by a bead that crossed the seam would make every bead a ghost).
-std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool whole_too, double rolling = 0.0,
-                      bool periodic = false) {
+std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool whole_too, const Variant& variant = {}) {
+  const double rolling = variant.rolling;
+  const bool periodic = variant.periodic, ga = variant.generalized_alpha;
   const bool compares = whole_too && rank == 0;
   GranularScene whole = periodic ? periodic_bed() : lattice(rolling);
-  const GranularParameters pw = parameters(solver, 1e-9);
+  GranularParameters pw = parameters(solver, 1e-9);
+  if (ga) pw.scheme = GranularScheme::GeneralizedAlpha;
   // With rolling resistance the creep after the landing takes thousands of sweeps a step (1e4 by step 50): the run
   // stops at 45 steps and rebalances every 5, so that several rebalances move beads holding rolling warm starts.
-  const int rebalance_every = rolling > 0.0 ? 5 : 10;
+  // Generalized-α's runs do the same, for its position warm start.
+  const bool second_cache = rolling > 0.0 || ga;
+  const int rebalance_every = second_cache ? 5 : 10;
   Partitioned part(periodic ? periodic_bed() : lattice(rolling), pw, rebalance_every);
   distributed::BeadDomain& domain = part.domain;
   GranularStepper sw(whole.model, pw);
@@ -156,7 +171,7 @@ std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool w
   double worst = 0.0;
   std::string first;  // the first bead found beyond the bound
   bool counts_agree = true;
-  long rebalances_checked = 0;  // rebalances that moved beads while the rolling warm start was not empty
+  long rebalances_checked = 0;  // rebalances that moved beads while the second warm start was not empty
   long crossed = 0, most_ghosts = 0;  // beads that crossed the seam (whole run); ghosts over the ranks
   const double period = whole.model.periodic.length.x();
   for (int k = 0; k < steps; ++k) {
@@ -167,18 +182,20 @@ std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool w
     if (compares && periodic)
       for (int i = 0; i < whole.model.bodies.spheres(); ++i)
         crossed += std::abs(whole.model.bodies.x[i].x() - x_before[i]) > 0.5 * period;
-    if (rolling > 0.0 && k > 0 && k % rebalance_every == 0) {
+    if (second_cache && k > 0 && k % rebalance_every == 0) {
+      const contact::ContactCache& second = ga ? sp.position_cache() : sp.rolling_cache();
       contact::ContactCache before[2], after[2];
-      domain.gather_cache(sp.contact_cache(), before[0]), domain.gather_cache(sp.rolling_cache(), before[1]);
+      domain.gather_cache(sp.contact_cache(), before[0]), domain.gather_cache(second, before[1]);
       const long moved = domain.times().migrated;
       domain.prepare_step(sp);
       long moved_here = domain.times().migrated - moved;
       MPI_Allreduce(MPI_IN_PLACE, &moved_here, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-      domain.gather_cache(sp.contact_cache(), after[0]), domain.gather_cache(sp.rolling_cache(), after[1]);
+      domain.gather_cache(sp.contact_cache(), after[0]), domain.gather_cache(second, after[1]);
       if (rank == 0) {
         for (int c = 0; c < 2; ++c)
           if (!same_cache(before[c], after[c]))
-            fail(std::string(name) + ": the " + (c ? "rolling" : "contact") + " warm start changed in the rebalance of step " +
+            fail(std::string(name) + ": the " + (c ? (ga ? "position" : "rolling") : "contact") +
+                 " warm start changed in the rebalance of step " +
                  std::to_string(k) + " (" + std::to_string(before[c].size()) + " entries before, " +
                  std::to_string(after[c].size()) + " after)");
         if (moved_here > 0 && before[1].size() > 0) ++rebalances_checked;
@@ -232,8 +249,9 @@ std::uint64_t compare(const char* name, GranularSolver solver, int steps, bool w
            std::to_string(whole.model.bodies.spheres()) + " beads");
     std::printf("%s: %ld crossings of the seam; at most %ld ghosts over the ranks\n", name, crossed, most_ghosts);
   }
-  if (rolling > 0.0 && ranks > 1 && rank == 0 && rebalances_checked == 0)
-    fail(std::string(name) + ": no rebalance moved beads with rolling warm starts (the test does not test the migration)");
+  if (second_cache && ranks > 1 && rank == 0 && rebalances_checked == 0)
+    fail(std::string(name) + ": no rebalance moved beads with " + (ga ? "position" : "rolling") +
+         " warm starts (the test does not test the migration)");
   if (compares)
     std::printf("%s: %d steps on %d ranks agree with the whole model (largest velocity difference %.3g m/s); "
                 "%ld beads migrated%s\n", name, steps, ranks, worst, all_migrated,
@@ -713,10 +731,19 @@ int main(int argc, char** argv) {
   const double t0 = MPI_Wtime();
   try {
     compare("matrix_free", GranularSolver::MatrixFree, 70, true);
-    const std::uint64_t ra = compare("rolling resistance", GranularSolver::Anderson, 45, true, 0.1);
-    const std::uint64_t rb = compare("rolling resistance again", GranularSolver::Anderson, 45, false, 0.1);
+    Variant rolling;
+    rolling.rolling = 0.1;
+    const std::uint64_t ra = compare("rolling resistance", GranularSolver::Anderson, 45, true, rolling);
+    const std::uint64_t rb = compare("rolling resistance again", GranularSolver::Anderson, 45, false, rolling);
     if (rank == 0 && ra != rb) fail("rolling resistance: two runs on the same ranks differ");
-    compare("periodic chute", GranularSolver::Anderson, 100, true, 0.0, true);
+    Variant ga;
+    ga.generalized_alpha = true;
+    const std::uint64_t ga_a = compare("generalized-alpha", GranularSolver::Anderson, 45, true, ga);
+    const std::uint64_t ga_b = compare("generalized-alpha again", GranularSolver::Anderson, 45, false, ga);
+    if (rank == 0 && ga_a != ga_b) fail("generalized-alpha: two runs on the same ranks differ");
+    Variant chute;
+    chute.periodic = true;
+    compare("periodic chute", GranularSolver::Anderson, 100, true, chute);
     const std::uint64_t a = compare("anderson", GranularSolver::Anderson, 70, true);
     const std::uint64_t b = compare("anderson again", GranularSolver::Anderson, 70, false);
     if (rank == 0 && a != b) fail("anderson: two runs on the same ranks differ");

@@ -880,10 +880,11 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
         << (n_joints > 0 ? ", joints.csv" : "") << (obstacle_rows_csv.tellp() > 0 ? ", obstacle_loads.csv" : "")
         << (snapshot ? ", snapshot.png" : "") << (o.profile.empty() ? "" : "; trace " + o.profile.string()) << ")\n";
   }
-  if (status == 2)
+  // Under mpirun every process ends alike and with the same message: rank 0 says it.
+  if (status == 2 && root)
     log << "talus: step " << failed_step << " failed at t = " << failed_time << ": " << failure
         << "; restart.h5 and the last frame hold the state before it (t = " << m.time << ")\n";
-  if (status == 130) log << "talus: interrupted at t = " << m.time << "; the outputs up to it are complete in " << out.string() << '\n';
+  if (status == 130 && root) log << "talus: interrupted at t = " << m.time << "; the outputs up to it are complete in " << out.string() << '\n';
   if (o.plot && !snapshot)
     log << "talus: no snapshot (python3 + matplotlib needed): scripts/render_snapshot.py "
         << (out / frames.last_frame("beads")).string() << " snapshot.png\n";

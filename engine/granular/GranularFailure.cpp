@@ -68,13 +68,18 @@ std::string non_finite_after_solve(const Model& m, const std::vector<SweepContac
   return non_finite_body(m);
 }
 
-std::string fastest_body(const Model& m) {
+std::string fastest_body(const Model& m, matrixfree::PartitionedSolve* spread) {
+  // The body as a tag: 2 id + 1 for a capsule, −1 for none. A partitioned model's ghosts are other processes'.
   double vmax = -1.0;
-  std::string which = "no bodies";
-  for (int i = 0; i < m.bodies.spheres(); ++i)
-    if (m.bodies.v[i].norm() > vmax) vmax = m.bodies.v[i].norm(), which = "bead id " + std::to_string(m.bodies.id[i]);
+  std::int64_t tag = -1;
+  const int own = spread ? spread->own_spheres(m.bodies.spheres()) : m.bodies.spheres();
+  for (int i = 0; i < own; ++i)
+    if (m.bodies.v[i].norm() > vmax) vmax = m.bodies.v[i].norm(), tag = 2 * static_cast<std::int64_t>(m.bodies.id[i]);
   for (int i = m.bodies.capsule(0); i < m.bodies.capsule(m.bodies.capsules()); ++i)
-    if (m.bodies.v[i].norm() > vmax) vmax = m.bodies.v[i].norm(), which = "capsule id " + std::to_string(m.bodies.id[i]);
+    if (m.bodies.v[i].norm() > vmax) vmax = m.bodies.v[i].norm(), tag = 2 * static_cast<std::int64_t>(m.bodies.id[i]) + 1;
+  if (spread) spread->largest_over_processes(vmax, tag);
+  const std::string which =
+      tag < 0 ? "no bodies" : std::string(tag % 2 ? "capsule id " : "bead id ") + std::to_string(tag / 2);
   return "the fastest body after it: " + which + " at " + num(vmax) + " m/s";
 }
 

@@ -8,6 +8,7 @@
 
 #include "engine/Model.hpp"
 #include "engine/granular/GeneralContacts.hpp"
+#include "solvers/matrixfree/PartitionedSolve.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
 
 namespace talus::granular {
@@ -20,7 +21,8 @@ std::string non_finite_body(const Model& model);
 std::string non_finite_after_solve(const Model& model, const std::vector<SweepContact>& contacts,
                                    const GeneralContactSet& general);
 
-// "the fastest body after it: bead id 12 at 3.5 m/s" (called on the failed solve's velocities).
-std::string fastest_body(const Model& model);
+// "the fastest body after it: bead id 12 at 3.5 m/s" (called on the failed solve's velocities). With `spread` (a
+// solve over processes; collective), the fastest of every process's own bodies, the same text on every process.
+std::string fastest_body(const Model& model, matrixfree::PartitionedSolve* spread = nullptr);
 
 }  // namespace talus::granular

@@ -1082,10 +1082,13 @@ void GranularStepper::integrate() {
 bool GranularStepper::solve_failed(const char* which) {
   const std::string bad = non_finite_after_solve(m_, contacts_, general_);
   if (bad.empty() && report_.solver.converged()) return false;
+  // A solve over processes ends converged or not on every process alike, so all of them take the fastest body
+  // over the processes together (collective) and say the same.
+  const std::string fastest = report_.solver.converged() ? std::string() : fastest_body(m_, params_.distributed);
   char when[96];
   std::snprintf(when, sizeof when, "granular step %ld (t = %.9g s)", m_.step + 1, m_.time + params_.h);
   const std::string message = std::string(when) + (which ? std::string(", ") + which : std::string()) + ": " +
-                              (!bad.empty() ? "non-finite value: " + bad : report_.solver.message + "; " + fastest_body(m_));
+                              (!bad.empty() ? "non-finite value: " + bad : report_.solver.message + "; " + fastest);
   if (params_.on_failure == FailurePolicy::Keep) {
     if (!bad.empty()) report_.solver.status = solvers::SolverStatus::Diverged;
     report_.solver.message = message;

@@ -139,6 +139,16 @@ void InterfaceNsgs::plan_rounds() {
     }
 }
 
+void InterfaceNsgs::largest_over_processes(double& value, std::int64_t& tag) {
+  struct {
+    double value;
+    int rank;
+  } mine{value, rank_}, largest{};
+  MPI_Allreduce(&mine, &largest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm_);
+  value = largest.value;
+  MPI_Bcast(&tag, 1, MPI_INT64_T, largest.rank, comm_);
+}
+
 double InterfaceNsgs::contact_velocity_norm(const std::vector<SweepContact>& contacts, const BodyArrays& bodies,
                                             double) {
   classify(contacts);

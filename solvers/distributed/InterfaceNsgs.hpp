@@ -58,6 +58,8 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   int rank() const { return rank_; }
   int min_sweep_blocks() const override { return 1; }
   bool spreads_rolling() const override { return true; }
+  int own_spheres(int) const override { return own_.owned; }
+  void largest_over_processes(double& value, std::int64_t& tag) override;
   double common_margin(double local) override;
   double contact_velocity_norm(const std::vector<matrixfree::SweepContact>& contacts,
                                const matrixfree::BodyArrays& bodies, double local) override;

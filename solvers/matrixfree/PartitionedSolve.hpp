@@ -13,6 +13,7 @@
 //   its own beads and the impulses of every contact touching one of them; the statistics (sweeps, residual) are
 //   the same on every process. The two hooks below make the step's activation margin and the residual's scale
 //   those of the whole model.
+#include <cstdint>
 #include <vector>
 
 #include "solvers/core/SolverStats.hpp"
@@ -51,6 +52,11 @@ class PartitionedSolve {
   // Whether solve() takes the contacts' rolling resistance rows (a partitioned model: it must, since no process
   // holds the whole model; a whole model solves those steps on every process alike instead).
   virtual bool spreads_rolling() const { return false; }
+  // Beads [0, own_spheres(n)) of this process's n are its own (a partitioned model: the ghosts follow them).
+  virtual int own_spheres(int spheres) const { return spheres; }
+  // Collective, in place: the largest `value` over the processes and the `tag` the process holding it gave (the
+  // lowest such process), the same on every process. A whole model: as given.
+  virtual void largest_over_processes(double& value, std::int64_t& tag) { (void)value, (void)tag; }
   // Plain sweeps (p.anderson = 0) or Anderson-accelerated ones; relaxation and symmetric sweeps as in
   // MatrixFreeParameters. With `rolling` (one record per contact, RollingResistance.hpp; only where
   // spreads_rolling()) each contact's rolling rows are solved right after its Coulomb rows, as the one-process

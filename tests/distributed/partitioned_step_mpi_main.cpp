@@ -25,6 +25,7 @@
 // - Each rank building its share of the scene holds, once partitioned, the beads it holds when all build the whole,
 //   and 40 steps later the two runs are the same bits.
 // - A warm start read in shares (a restart archive's rows) reaches the owners of the beads its entries name.
+// - A step that does not converge fails on every rank with one message, naming the fastest bead over the ranks.
 // - A touching packing at rest: over each step, Σ m Δv of the beads = −M g h + the walls' vertical impulses, summed
 //   over the contacts each rank counts, to round-off (a pair contact whose impulse reached one bead only, or a
 //   contact counted twice or missed, breaks it).
@@ -597,6 +598,43 @@ void route_warm_start() {
               "overlapping shares refused\n", named, ranks, across);
 }
 
+// A step that does not converge (Anderson held to 3 sweeps, tolerance 1e-12) fails on every rank with the same
+// message, naming the fastest own bead over the ranks (when each rank named its own fastest bead, ghosts included,
+// two ranks reported two beads for one failure).
+void failure_message() {
+  GranularParameters p = parameters(GranularSolver::Anderson, 1e-12);
+  p.max_sweeps = 3;
+  Partitioned part(lattice(), p, 10);
+  std::string message;
+  int failed_at = -1;
+  for (int k = 0; k < 200 && failed_at < 0; ++k) {
+    part.domain.prepare_step(part.stepper);
+    try {
+      part.stepper.step();
+    } catch (const StepFailure& e) {
+      message = e.what(), failed_at = k;
+    }
+  }
+  // Every rank's message on rank 0.
+  int length = static_cast<int>(message.size());
+  std::vector<int> lengths(ranks), offsets(ranks, 0);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 1; r < ranks; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::vector<char> all(rank == 0 ? offsets[ranks - 1] + lengths[ranks - 1] : 0);
+  MPI_Gatherv(message.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  if (failed_at < 0 || message.find("the fastest body after it: bead id") == std::string::npos) {
+    fail("failure message: no step failed, or its message names no bead: '" + message + "'");
+    return;
+  }
+  for (int r = 1; r < ranks; ++r) {
+    const std::string theirs(all.data() + offsets[r], lengths[r]);
+    if (theirs != message) fail("failure message: rank " + std::to_string(r) + " says '" + theirs + "', rank 0 '" + message + "'");
+  }
+  std::printf("failure message: step %d failed on %d ranks with one message: %s\n", failed_at + 1, ranks,
+              message.substr(message.find("the fastest")).c_str());
+}
+
 void momentum_balance() {
   const GranularParameters p = parameters(GranularSolver::Anderson, 1e-8);
   Partitioned run(packing(), p, 3);
@@ -752,6 +790,7 @@ int main(int argc, char** argv) {
     outflow();
     shares();
     route_warm_start();
+    failure_message();
     momentum_balance();
     spread_measures();
   } catch (const std::exception& e) {

@@ -95,10 +95,12 @@ std::uint64_t memory_limit(const std::string& text) {
   }
 }
 
-// The non-granular scene with its overrides: --set first, then --t-end and --h (explicit flags win).
+// The non-granular scene with its overrides: --set first, then --t-end and --h (explicit flags win). `share` of
+// `shares`: a partitioned run's process builds that share of a large-path scene's beads (LoadOptions::share).
 Scene load_with_overrides(const std::string& file, const std::vector<std::string>& sets, double t_end, double h,
-                          std::uint64_t max_memory, std::vector<std::string>& applied) {
+                          std::uint64_t max_memory, std::vector<std::string>& applied, int share = 0, int shares = 1) {
   LoadOptions o;
+  o.share = share, o.shares = shares;
   for (const std::string& s : sets) o.overrides.push_back(parse_override(s));
   if (t_end > 0.0) o.overrides.push_back({"--t-end " + exact_number_text(t_end), "integrator.t_end", exact_number_text(t_end)});
   if (h > 0.0) o.overrides.push_back({"--h " + exact_number_text(h), "integrator.h", exact_number_text(h)});
@@ -182,7 +184,16 @@ int run_on(MpiLaunch& mpi, const RunFlags& f) {
     if (f.t_end > 0) options.overrides.push_back("--t-end " + exact_number_text(f.t_end));
     if (f.h > 0) options.overrides.push_back("--h " + exact_number_text(f.h));
   } else {
-    scene = load_with_overrides(f.scene, f.sets, f.t_end, f.h, max_memory, options.overrides);
+    // Partitioned (spread_over_ranks): each rank builds its share of a large-path scene's beads, unless the
+    // partitioned model refuses the scene, which every rank then builds whole.
+    const bool in_shares = mpi.active() && mpi.size() > 1 && partitioned;
+    scene = load_with_overrides(f.scene, f.sets, f.t_end, f.h, max_memory, options.overrides,
+                                in_shares ? mpi.rank() : 0, in_shares ? mpi.size() : 1);
+    if (scene.large_path && scene.large_path->shares > 1 &&
+        !mpi.partition()->unsupported(scene.model, scene.large_path->params).empty()) {
+      options.overrides.clear();
+      scene = load_with_overrides(f.scene, f.sets, f.t_end, f.h, max_memory, options.overrides);
+    }
     options.restart = f.restart;
   }
   if (!f.out.empty()) options.out_dir = f.out;

@@ -96,10 +96,12 @@ class SceneBuilder {
   void read_lattice(const Field& f);
   void read_drum_lattice(const Field& f);
   void read_pour(const Field& f);
-  // Generated beads (a lattice's, a pour's), named BASE_0, BASE_1, … and marked as generated.
+  // Generated beads (a lattice's, a pour's), named BASE_0, BASE_1, … and marked as generated; each moving at
+  // `velocity`, or at its own (`velocities`, one per bead: a particle file's).
   void add_generated_beads(const Field& name_field, const std::string& base,
                            const std::vector<granular::PlacedSphere>& beads, double density,
-                           const Eigen::Vector3d& velocity, MaterialId material);
+                           const Eigen::Vector3d& velocity, MaterialId material,
+                           const std::vector<Eigen::Vector3d>* velocities = nullptr);
   void read_capsule(const Field& f);
   void read_particles(const Field& f);
   // Generated beads (lattices, pours) that a capsule overlaps are removed, as the granular scenes do; a listed
@@ -170,6 +172,10 @@ class SceneBuilder {
   bool large_ = false;                 // integrator.path: large (read before the sections it shapes)
   granular::SceneEvents outflow_;      // `outflow:` (large path)
   std::vector<char> generated_;        // per body: placed by a lattice or a pour (a capsule may displace it)
+  // LoadOptions::share: whether this process builds a share of the beads, and the beads of the whole scene so far
+  // (the next one's id).
+  bool in_shares_ = false;
+  long scene_spheres_ = 0;
   std::vector<granular::TimedPour> timed_pours_;  // pours with a rate (large path)
 };
 
@@ -198,6 +204,16 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
       if (auto f = in_.optional(root, key))
         in_.fail(*f, "is only read with integrator.path: large (a section of the granular stepper's scenes: "
                      "docs/scene-format.md, \"The large path\")");
+  // A share of the beads (LoadOptions::share) where they do not depend on each other: no capsule displaces them, no
+  // pour is placed among them, and nothing the partitioned model refuses holds them.
+  if (large_ && options_.shares > 1) {
+    in_shares_ = true;
+    for (const char* key : {"capsules", "drums", "interactions", "beams"})
+      if (root.node[key] && !(root.node[key].IsSequence() && root.node[key].size() == 0)) in_shares_ = false;
+    if (const YAML::Node pours = root.node["pours"]; pours && pours.IsSequence())
+      for (const YAML::Node& p : pours)
+        if (!(p.IsMap() && p["rate"])) in_shares_ = false;
+  }
   // The periodic bounds first: the planes are checked against them; the materials before the bodies that name them.
   if (auto f = in_.optional(root, "periodic")) read_periodic(*f);
   if (auto f = in_.optional(root, "materials")) read_materials(*f);
@@ -256,7 +272,7 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   if (auto f = in_.optional(root, "beams"))
     for (const Field& item : in_.list(*f)) read_beam(item);
   if (scene_.model.lti.empty() && scene_.model.nonlinear.empty() && scene_.model.bodies.count() == 0 &&
-      timed_pours_.empty())
+      scene_spheres_ == 0 && timed_pours_.empty())
     in_.fail(root, "the scene has no dynamical system (expected at least one entry in lti_systems, spheres, "
                    "lattices, pours, planar_blocks, corotational_beams or beams)");
   if (auto f = in_.optional(root, "interactions");
@@ -275,6 +291,11 @@ Scene SceneBuilder::build(const Field& root, const std::string& default_name) {
   read_integrator(in_.required(root, "integrator"));
   if (auto f = in_.optional(root, "output")) read_output(*f);
   check_unused_laws();
+  if (in_shares_) {
+    // Beads added later (pours, restarts) take the ids after the whole scene's, on every process alike.
+    scene_.model.bodies.next_id[static_cast<int>(ShapeKind::Sphere)] = static_cast<std::uint32_t>(scene_spheres_);
+    scene_.large_path->shares = options_.shares;
+  }
   if (large_)
     for (const auto* names : {&plane_names_, &box_names_, &cone_names_, &drum_names_, &mesh_names_})
       scene_.obstacle_names.insert(scene_.obstacle_names.end(), names->begin(), names->end());
@@ -495,6 +516,12 @@ void SceneBuilder::read_sphere(const Field& f) {
   if (large_) {
     const double rho = density ? in_.positive(*density) : in_.positive(*mass) / (4.0 / 3.0 * std::numbers::pi * r * r * r);
     i = add_sphere_body(x, r, rho);
+    if (i < 0) {  // another process's share: read for its errors, not kept
+      if (auto v = in_.optional(f, "velocity")) in_.vector(*v, 3, "(vx, vy, vz)");
+      if (auto w = in_.optional(f, "angular_velocity")) in_.vector(*w, 3, "(ωx, ωy, ωz)");
+      material_of(f, kBeadMaterial);
+      return;
+    }
   } else if (density) {
     i = add_general_sphere(bodies, x, r, in_.positive(*density));
   } else {
@@ -536,7 +563,9 @@ void SceneBuilder::read_lattice(const Field& f) {
   if (auto v = in_.optional(f, "seed")) spec.seed = static_cast<std::uint64_t>(in_.integer(*v));
   const int nx = static_cast<int>(counts[0]), ny = static_cast<int>(counts[1]);
   const double sites = counts[0] * counts[1] * counts[2];
-  reserve(f, large_ ? static_cast<double>(granular_memory_estimate(sites, 0.0)) : kBytesPerBody * sites, "the lattice");
+  // A process building a share of the beads holds about that share of them (LoadOptions::share).
+  const double held = in_shares_ ? std::ceil(sites / options_.shares) : sites;
+  reserve(f, large_ ? static_cast<double>(granular_memory_estimate(held, 0.0)) : kBytesPerBody * sites, "the lattice");
   spec.n = static_cast<long>(sites);
   std::vector<granular::LatticeSite> lattice;
   try {
@@ -590,11 +619,13 @@ void SceneBuilder::read_drum_lattice(const Field& f) {
 
 void SceneBuilder::add_generated_beads(const Field& name_field, const std::string& base,
                                        const std::vector<granular::PlacedSphere>& beads, double density,
-                                       const Eigen::Vector3d& velocity, MaterialId material) {
+                                       const Eigen::Vector3d& velocity, MaterialId material,
+                                       const std::vector<Eigen::Vector3d>* velocities) {
   RigidBodies& bodies = scene_.model.bodies;
   for (std::size_t k = 0; k < beads.size(); ++k) {
     const int i = add_sphere_body(beads[k].x, beads[k].radius, density);
-    bodies.v[i] = velocity;
+    if (i < 0) continue;  // another process's share
+    bodies.v[i] = velocities ? (*velocities)[k] : velocity;
     bodies.material[i] = material;
     generated_.resize(bodies.count(), 0);
     generated_[i] = 1;
@@ -621,7 +652,8 @@ void SceneBuilder::read_particles(const Field& f) {
   } catch (const std::runtime_error& e) {
     in_.fail(file_field, e.what());
   }
-  reserve(f, large_ ? static_cast<double>(granular_memory_estimate(static_cast<double>(set.x.size()), 0.0))
+  reserve(f, large_ ? static_cast<double>(granular_memory_estimate(
+                          std::ceil(static_cast<double>(set.x.size()) / (in_shares_ ? options_.shares : 1)), 0.0))
                     : kBytesPerBody * static_cast<double>(set.x.size()), "the particle file");
   Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
   if (auto v = in_.optional(f, "velocity")) {
@@ -630,10 +662,8 @@ void SceneBuilder::read_particles(const Field& f) {
   }
   std::vector<granular::PlacedSphere> beads;
   for (std::size_t k = 0; k < set.x.size(); ++k) beads.push_back({set.x[k], set.radius[k]});
-  const int first = scene_.model.bodies.count();
-  add_generated_beads(name_field, base, beads, density, velocity, material_of(f, kBeadMaterial));
-  if (!set.v.empty())
-    for (std::size_t k = 0; k < set.v.size(); ++k) scene_.model.bodies.v[first + static_cast<int>(k)] = set.v[k];
+  add_generated_beads(name_field, base, beads, density, velocity, material_of(f, kBeadMaterial),
+                      set.v.empty() ? nullptr : &set.v);
 }
 
 // A pour: `count` beads placed at random without overlap in the box `region` (engine/granular/RegionFill.hpp),
@@ -812,6 +842,11 @@ granular::SizeDistribution SceneBuilder::read_sizes(const Field& pour) {
 int SceneBuilder::add_sphere_body(const Eigen::Vector3d& x, double radius, double rho) {
   RigidBodies& bodies = scene_.model.bodies;
   if (!large_) return add_general_sphere(bodies, x, radius, rho);
+  const long k = scene_spheres_++;
+  if (in_shares_) {
+    if (k % options_.shares != options_.share) return -1;
+    bodies.next_id[static_cast<int>(ShapeKind::Sphere)] = static_cast<std::uint32_t>(k);  // its id in the whole scene
+  }
   bodies.add_sphere(x, radius, rho);
   return bodies.spheres() - 1;  // the large path's model holds spheres only: the sphere group is the store
 }

@@ -29,6 +29,12 @@ struct LoadOptions {
   std::vector<SceneOverride> overrides;
   std::uint64_t max_memory = 0;            // bytes; 0: the machine's available memory (MemAvailable)
   std::vector<std::string>* warnings = nullptr;  // where tolerated oddities are reported (one line each)
+  // Under mpirun with a partitioned model (issue 15): a large-path scene's process builds only share `share` of
+  // `shares` of its beads (the listed spheres, the lattices' and the particle files' beads, in the file's order:
+  // bead k goes to share k mod shares), each with the id it has in the whole scene, so that no process holds them
+  // all. A scene with capsules, drums, joints, FE beams or pours placed when it is read is built whole (its beads
+  // depend on each other, or the partitioned model refuses it). Scene::large_path->shares says which it did.
+  int share = 0, shares = 1;
 };
 
 Scene load_scene(const std::filesystem::path& file, const LoadOptions& options = {});

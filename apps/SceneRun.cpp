@@ -11,6 +11,7 @@
 
 #include "apps/FrameSeries.hpp"
 #include "apps/LargePathRun.hpp"
+#include "apps/ModelPartition.hpp"
 #include "apps/PlotScript.hpp"
 #include "apps/ProgressMeter.hpp"
 #include "apps/RunOutputs.hpp"
@@ -234,8 +235,13 @@ RunResult run_scene(Scene& scene, const RunOptions& options) {
         throw std::invalid_argument(origin + ": the scene was restored from " +
                                     scene.large_path->restored_from.string() + " when it was loaded");
       if (!std::filesystem::is_regular_file(o.restart)) throw SceneError({origin}, "", "'" + o.restart.string() + "': no such file");
-      restore_large_path_scene(scene, o.restart,
-                               [&](const char*, const std::string& what) { throw SceneError({origin}, "", what); });
+      // A partitioned run's process reads its share of the archive (the partition sends the beads to their owners).
+      ArchiveShare share;
+      if (o.partition && o.frame_piece.count > 1 &&
+          o.partition->unsupported(scene.model, scene.large_path->params).empty())
+        share = {o.frame_piece.index, o.frame_piece.count};
+      restore_large_path_scene(
+          scene, o.restart, [&](const char*, const std::string& what) { throw SceneError({origin}, "", what); }, share);
       o.restart.clear();
     }
     return run_large_path(scene, o);

@@ -19,7 +19,9 @@
 # position warm start, and its run continues on three ranks from the pieces and from the whole archive alike; the periodic chute agrees
 # with one process's and continues from its pieces; a rain (pour at a rate) and a dropped ball give one process's
 # beads, and a rain stopped halfway continues on one process. The silo's outflow on two ranks: the beads left and removed add up to the scene's, in run.json, discharge.csv and the archive.
-# --dump-fclib on two ranks keeps the whole model on both and writes the problem.
+# --dump-fclib on two ranks keeps the whole model on both and writes the problem. A single scene (trough.yaml:
+# lattices, a ball, planes) on two ranks: each builds its share, agrees with one process, and continues on three ranks
+# from its pieces and from its whole archive to the same bits.
 #   tests/distributed/talus_mpirun.sh TALUS MPIRUN PYTHON SOURCE_DIR
 set -euo pipefail
 talus=$1; mpirun=$2; python=$3; src=$4
@@ -383,3 +385,24 @@ PY
 grep -q "every rank holds the whole model: --dump-fclib" "$work/dump2.log" || { echo "--dump-fclib on 2 ranks: not whole"; cat "$work/dump2.log"; exit 1; }
 [ -f "$work/dump/bead_stack_step3.hdf5" ] || { echo "--dump-fclib on 2 ranks: no problem written"; ls "$work/dump"; exit 1; }
 echo "--dump-fclib on 2 ranks: the whole model on both, the problem written"
+# A single scene on the large path (`lattices:`, a listed ball, planes) partitioned on two ranks: each rank builds
+# only its share of the beads (the log says so); the archive holds one process's beads (ids) and state to the
+# solver's tolerance (the beads are still falling at 0.05 s: the same to 1e-16 m/s); three ranks continue from the
+# pieces and from the --whole-restart archive, each reading its share, to the same bits.
+targs=(run "$src/examples/trough.yaml" --set integrator.t_end=0.05 --no-plot --overwrite)
+"$talus" "${targs[@]}" --out "$work/tone" 2> "$work/tone.log" || { cat "$work/tone.log"; exit 1; }
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${targs[@]}" --out "$work/trough2" 2> "$work/trough2.log" \
+  || { cat "$work/trough2.log"; exit 1; }
+grep -q "built only its share of the scene's beads" "$work/trough2.log" \
+  || { echo "trough, 2 ranks: every rank built the whole scene"; cat "$work/trough2.log"; exit 1; }
+"$mpirun" --oversubscribe --bind-to none -np 2 "$talus" "${targs[@]}" --whole-restart --out "$work/trough2w" \
+  2> "$work/trough2w.log" || { cat "$work/trough2w.log"; exit 1; }
+compare_archive "$work/trough2/restart.h5" "trough (a single scene), partitioned on 2 ranks" "$work/tone/restart.h5"
+same_state "$work/trough2/restart.h5" "$work/trough2w/restart.h5" "trough on 2 ranks: pieces and --whole-restart"
+for from in trough2 trough2w; do
+  "$mpirun" --oversubscribe --bind-to none -np 3 "$talus" "${targs[@]}" --set integrator.t_end=0.06 \
+    --restart "$work/$from/restart.h5" --out "$work/${from}3" 2> "$work/${from}3.log" || { cat "$work/${from}3.log"; exit 1; }
+  grep -q "read only its share of the restart archive" "$work/${from}3.log" \
+    || { echo "trough from $from on 3 ranks: not read in shares"; cat "$work/${from}3.log"; exit 1; }
+done
+same_state "$work/trough23/restart.h5" "$work/trough2w3/restart.h5" "trough on 3 ranks from the pieces and from the whole archive"

@@ -475,7 +475,7 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     profile.record(Phase::Output, t0, ProfileClock::now(), m.step);
   };
 
-  long worst_sweeps = 0, total_sweeps = 0, steps = 0, beam_resolves = 0;
+  long worst_sweeps = 0, total_sweeps = 0, steps = 0, beam_resolves = 0, cold_retries = 0;
   long beads_total = n0;  // beads of all processes (run.json), as of the last count
   std::string fclib_written;
   double worst_residual = 0.0, worst_penetration = 0.0;
@@ -539,6 +539,7 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     re["worst_residual"] = worst_residual;
     re["mean_sweeps"] = steps ? double(total_sweeps) / steps : 0.0;
     re["worst_sweeps"] = worst_sweeps;
+    re["cold_retries"] = cold_retries;  // solves done again from zero impulses (GranularParameters::cold_retry)
     if (!m.lti.empty() && p.scheme == GranularScheme::GeneralizedAlpha) re["beam_coupling_resolves"] = beam_resolves;
     re["max_penetration_over_r"] = worst_penetration / std::max(radius, 1e-300);
     re["final_ke_over_Nmgr"] = ke_ratio;
@@ -646,6 +647,21 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     }
     if (!o.dump_fclib.empty() && m.step + 1 == dump_step) stepper.keep_next_problem();
   };
+  // --dump-fclib: the kept step's problem, local and global forms. `failed`: a note that its solve failed (the
+  // problem a user most wants to replay).
+  auto write_dump = [&](long step, const std::string& failed) {
+    const fs::path f = o.dump_fclib / (name + "_step" + std::to_string(step) + ".hdf5");
+    solvers::FclibInfo info{name + " step " + std::to_string(step) + failed,
+                            "Talus granular scene " + kind + ", " + std::to_string(m.bodies.spheres()) + " beads", "3D"};
+    solvers::write_fclib_local(f.string(), stepper.last_problem(), info);
+    fclib_written = f.string();
+    // The global form beside it (bodies' velocities, M, H, f, w): the same step for global solvers.
+    const fs::path fg = o.dump_fclib / (name + "_step" + std::to_string(step) + "_global.hdf5");
+    solvers::write_fclib_global(fg.string(), stepper.last_global_problem(), info);
+    if (!quiet)
+      log << "\ntalus: wrote " << f.string() << " and " << fg.filename().string() << " ("
+          << stepper.last_problem().contacts() << " contacts" << failed << ")\n";
+  };
   LinearBeamCheck beam_check;
   hooks.after_step = [&](const StepReport& report) {
     const GranularStepReport& r = static_cast<const GranularStepReport&>(report);
@@ -673,22 +689,11 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     contacts_valid = true;
     total_sweeps += r.solver.iterations;
     beam_resolves += r.beam_resolves;
+    cold_retries += r.cold_retries;
     worst_sweeps = std::max<long>(worst_sweeps, r.solver.iterations);
     worst_residual = std::max(worst_residual, r.solver.residual);
     worst_penetration = std::max(worst_penetration, r.max_penetration);
-    if (!o.dump_fclib.empty() && r.step == dump_step) {
-      const fs::path f = o.dump_fclib / (name + "_step" + std::to_string(r.step) + ".hdf5");
-      solvers::FclibInfo info{name + " step " + std::to_string(r.step),
-                              "Talus granular scene " + kind + ", " + std::to_string(m.bodies.spheres()) + " beads", "3D"};
-      solvers::write_fclib_local(f.string(), stepper.last_problem(), info);
-      fclib_written = f.string();
-      // The global form beside it (bodies' velocities, M, H, f, w): the same step for global solvers.
-      const fs::path fg = o.dump_fclib / (name + "_step" + std::to_string(r.step) + "_global.hdf5");
-      solvers::write_fclib_global(fg.string(), stepper.last_global_problem(), info);
-      if (!quiet)
-        log << "\ntalus: wrote " << f.string() << " and " << fg.filename().string() << " (" << r.contacts
-            << " contacts)\n";
-    }
+    if (!o.dump_fclib.empty() && r.step == dump_step) write_dump(r.step, "");
     bool frame_due = false;
     if (m.time >= next_frame - 1e-9 * p.h) {
       write_frame();
@@ -755,6 +760,9 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
     failed_time = end.failed_time;  // the time it started from, as the small path's run.json says it
     failure = end.failure;
     contacts_valid = false;
+    // The failed step's problem was kept when it was the one asked for: it is written all the same.
+    if (!o.dump_fclib.empty() && failed_step == dump_step && stepper.last_problem().contacts() > 0)
+      write_dump(failed_step, ", whose solve failed");
   }
   if (status < 0) status = 0;
   if (frames.last_time() < m.time) write_frame();
@@ -873,6 +881,9 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
         << worst_residual << "; max penetration " << worst_penetration / std::max(radius, 1e-300)
         << " r; final KE/(N m g r) " << ke_ratio << '\n';
     if (removed > 0) log << "talus: " << removed << " beads left the container; discharge rate " << rate << " kg/s\n";
+    if (cold_retries > 0)
+      log << "talus: " << cold_retries << (cold_retries == 1 ? " solve" : " solves")
+          << " failed from the warm start and converged from zero impulses (cold_retry; their sweeps count in both)\n";
     profile.print_summary(log);
     std::string series;
     for (const std::string& c : frames.collections()) series += c + ", ";

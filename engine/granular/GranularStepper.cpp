@@ -735,9 +735,14 @@ void GranularStepper::solve(bool with_rolling) {
   }
   if (params_.solver == GranularSolver::MatrixFree || params_.solver == GranularSolver::Nncg ||
       params_.solver == GranularSolver::Anderson) {
+    JointSweep* joints = joints_.empty() ? nullptr : &joints_;
+    // A cold retry needs the free velocities the warm start is applied to (bead contacts only: the capsules'
+    // contacts and the joints keep warm starts of their own).
+    const bool retry = params_.cold_retry && params_.solver != GranularSolver::Nncg && general_.empty() && !joints &&
+                       !contacts_.empty();
+    if (retry) free_v_ = m_.bodies.v, free_w_ = m_.bodies.w;
     apply_impulses(contacts_, layout_, b, params_.threads, rolling);
     apply_general_impulses(general_);
-    JointSweep* joints = joints_.empty() ? nullptr : &joints_;
     if (joints) {
       joints_.bodies = b;
       apply_joint_impulses(joints_);
@@ -756,14 +761,32 @@ void GranularStepper::solve(bool with_rolling) {
     p.anderson_stall = params_.anderson_stall;
     p.anderson_warm = params_.anderson_warm;
     p.threads = params_.threads;
-    if (params_.distributed && !p.nncg && general_.empty() && !joints &&
-        (!rolling || params_.distributed->spreads_rolling())) {
-      report_.solver = params_.distributed->solve(contacts_, layout_, b, q_norm_, p, rolling);
-      report_.residual_checks = 0;
-      return;
+    const bool spread = params_.distributed && !p.nncg && general_.empty() && !joints &&
+                        (!rolling || params_.distributed->spreads_rolling());
+    auto run = [&] {
+      if (spread) return params_.distributed->solve(contacts_, layout_, b, q_norm_, p, rolling);
+      solvers::SolverStats stats = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_, joints, rolling);
+      report_.residual_checks += work_.residual_checks;
+      return stats;
+    };
+    report_.residual_checks = 0;
+    report_.solver = run();
+    // A solve over processes fails on every process alike, so all of them retry together.
+    if (retry && !report_.solver.converged() && std::isfinite(report_.solver.residual)) {
+      std::copy(free_v_.begin(), free_v_.end(), m_.bodies.v.begin());
+      std::copy(free_w_.begin(), free_w_.end(), m_.bodies.w.begin());
+      for (SweepContact& c : contacts_) c.r.setZero();
+      if (rolling)
+        for (auto& k : *rolling) k.rho.setZero();
+      const solvers::SolverStats warm = report_.solver;
+      report_.solver = run();
+      report_.solver.iterations += warm.iterations;
+      report_.solver.counters.sweeps += warm.counters.sweeps;
+      report_.solver.seconds += warm.seconds;
+      if (!report_.solver.converged())
+        report_.solver.message += " (and " + std::to_string(warm.iterations) + " sweeps from the warm start before)";
+      ++report_.cold_retries;
     }
-    report_.solver = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_, joints, rolling);
-    report_.residual_checks = work_.residual_checks;
     return;
   }
   const solvers::FrictionContactProblem prob = assemble_problem(contacts_, m_.bodies);
@@ -1114,6 +1137,7 @@ const GranularStepReport& GranularStepper::step() {
     return end;
   };
   report_.beam_resolves = 0;
+  report_.cold_retries = 0;
   if (params_.resort_every > 0 && m_.step % params_.resort_every == 0) resort();
   double vmax = 0.0;
 #pragma omp parallel for num_threads(T) if (T > 1) schedule(static) reduction(max : vmax)

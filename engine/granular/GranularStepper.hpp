@@ -142,6 +142,11 @@ struct GranularParameters {
   double rho_infinity = 0.8;
   bool record_history = false;  // keep every residual evaluation of each solve (residual_history())
   FailurePolicy on_failure = FailurePolicy::RollBack;  // a step whose solve fails (header)
+  // matrix_free and anderson on bead contacts (with rolling resistance too, not with capsule contacts or joints): a
+  // solve that fails from its warm start is solved once more from zero impulses before the step is given up. In the
+  // creep of a settling pile the previous step's impulses can start Gauss–Seidel in a cycle that never reaches the
+  // tolerance, where a cold start converges (docs/stack-height.md, "A cold retry"). Steps that converge are untouched.
+  bool cold_retry = true;
   MultilevelParameters multilevel;  // solver == Multilevel
   // Under mpirun (issue 15): the bead contacts' solve spread over the processes (not owned), each holding the whole
   // model (solvers/distributed/DistributedNsgs.hpp) or its part of it (InterfaceNsgs.hpp). Used for the matrix-free
@@ -162,6 +167,7 @@ struct GranularStepReport : StepReport {
   int levels = 0;           // multilevel: coarse levels built for the step
   int position_sweeps = 0;  // generalized-α: sweeps of the position correction (included in solver.iterations)
   int beam_resolves = 0;    // generalized-α with FE beams: velocity problems solved again for the coupling (BeamContacts.hpp)
+  int cold_retries = 0;     // solves done again from zero impulses after failing from their warm start (cold_retry)
 };
 
 class GranularStepper {
@@ -301,6 +307,8 @@ class GranularStepper {
   std::vector<double> position_extra_;
   std::vector<Eigen::Vector3d> velocity_r_;
   std::vector<Eigen::Vector3d> v_start_, w_start_, v_end_, w_end_;
+  // The bodies' free velocities of the current solve, for a cold retry (GranularParameters::cold_retry).
+  std::vector<Eigen::Vector3d> free_v_, free_w_;
   std::vector<Eigen::Vector3d> v_free_, w_free_;  // the velocity problem's free velocities (kept with FE beams)
   double other_q_norm_ = 0.0;                      // generalized-α: ‖q‖ of the problem not being solved
   // Generalized-α with FE beams: the norms of the beam contacts' free velocities in the two problems, and the

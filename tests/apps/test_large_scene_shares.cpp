@@ -122,26 +122,22 @@ TEST_CASE("scenes whose beads depend on each other are built whole in every shar
       "integrator: {path: large, h: 1.0e-3, t_end: 0.01}\n";
   LoadOptions o;
   o.share = 1, o.shares = 2;
+  auto with = [&](const std::string& extra) { return load_scene_from_string(base + extra, "extra.yaml", o); };
+  const std::string pour = "pours: [{name: p, region: [0, 0, 0.1, 0.08, 0.08, 0.2], count: 10, radius: 0.008, "
+                           "density: 2500";
   SECTION("a pour placed among the lattice's beads when the scene is read") {
-    const Scene s = load_scene_from_string(
-        base + "pours: [{name: p, region: [0, 0, 0.1, 0.08, 0.08, 0.2], count: 10, radius: 0.008, density: 2500}]\n",
-        "pour.yaml", o);
+    const Scene s = with(pour + "}]\n");
     CHECK(s.large_path->shares == 1);
     CHECK(s.model.bodies.spheres() == 32 + 10);
   }
   SECTION("a pour at a rate (its beads enter during the run) keeps the shares") {
-    const Scene s = load_scene_from_string(
-        base + "pours: [{name: p, region: [0, 0, 0.1, 0.08, 0.08, 0.2], count: 10, radius: 0.008, density: 2500, "
-               "rate: 100}]\n",
-        "rain.yaml", o);
+    const Scene s = with(pour + ", rate: 100}]\n");
     CHECK(s.large_path->shares == 2);
     CHECK(s.model.bodies.spheres() == 16);
   }
   SECTION("a capsule that displaces generated beads") {
-    const Scene s = load_scene_from_string(
-        base + "capsules: [{name: rod, position: [0.02, 0.02, 0.03], axis: [1, 0, 0], radius: 0.01, half_length: "
-               "0.03, density: 7800}]\n",
-        "rod.yaml", o);
+    const Scene s = with("capsules: [{name: rod, position: [0.02, 0.02, 0.03], axis: [1, 0, 0], radius: 0.01, "
+                         "half_length: 0.03, density: 7800}]\n");
     CHECK(s.large_path->shares == 1);
     CHECK(s.model.bodies.capsules() == 1);
   }

@@ -737,9 +737,9 @@ void GranularStepper::solve(bool with_rolling) {
       params_.solver == GranularSolver::Anderson) {
     JointSweep* joints = joints_.empty() ? nullptr : &joints_;
     // A cold retry needs the free velocities the warm start is applied to (bead contacts only: the capsules'
-    // contacts and the joints keep warm starts of their own).
-    const bool retry = params_.cold_retry && params_.solver != GranularSolver::Nncg && general_.empty() && !joints &&
-                       !contacts_.empty();
+    // contacts and the joints keep warm starts of their own). Nothing here may depend on this process's own
+    // contacts: a partitioned model's processes retry together (one may hold none).
+    const bool retry = params_.cold_retry && params_.solver != GranularSolver::Nncg && general_.empty() && !joints;
     if (retry) free_v_ = m_.bodies.v, free_w_ = m_.bodies.w;
     apply_impulses(contacts_, layout_, b, params_.threads, rolling);
     apply_general_impulses(general_);

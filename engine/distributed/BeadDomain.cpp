@@ -153,8 +153,9 @@ std::string BeadDomain::unsupported(const Model& m, const GranularParameters& p)
   if (!m.drums.empty()) return "drums";
   for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k)
     if (!m.mesh_fixed(k)) return "a moving or carried mesh";
-  if (p.solver != granular::GranularSolver::MatrixFree && p.solver != granular::GranularSolver::Anderson)
-    return "the " + granular::granular_solver_name(p.solver) + " solver (matrix_free and anderson only)";
+  if (p.solver != granular::GranularSolver::MatrixFree && p.solver != granular::GranularSolver::Anderson &&
+      p.solver != granular::GranularSolver::Multilevel)
+    return "the " + granular::granular_solver_name(p.solver) + " solver (matrix_free, anderson and multilevel only)";
   return {};
 }
 

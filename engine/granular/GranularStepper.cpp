@@ -722,12 +722,17 @@ void GranularStepper::solve(bool with_rolling) {
   if (params_.solver == GranularSolver::Multilevel) {
     apply_impulses(contacts_, layout_, b, params_.threads);
     apply_general_impulses(general_);
-    build_aggregate_levels(contacts_, gaps_.data(), b, params_.multilevel, multilevel_);
     MatrixFreeParameters p;
     p.tolerance = params_.tolerance;
     p.max_sweeps = params_.max_sweeps;
     p.threads = params_.threads;
-    report_.solver = solve_multilevel(contacts_, layout_, b, q_norm_, p, params_.multilevel, multilevel_, &general_);
+    if (params_.distributed && params_.distributed->spreads_multilevel() && general_.empty()) {
+      report_.solver = params_.distributed->solve_multilevel(contacts_, layout_, b, q_norm_, p, params_.multilevel,
+                                                             multilevel_, gaps_.data());
+    } else {
+      build_aggregate_levels(contacts_, gaps_.data(), b, params_.multilevel, multilevel_);
+      report_.solver = solve_multilevel(contacts_, layout_, b, q_norm_, p, params_.multilevel, multilevel_, &general_);
+    }
     report_.residual_checks = multilevel_.fine.residual_checks;
     report_.cycles = multilevel_.cycles;
     report_.levels = static_cast<int>(multilevel_.levels.size());

@@ -255,13 +255,20 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
     throw std::invalid_argument("partitioned solve: " + std::to_string(rolling->size()) + " rolling records for " +
                                 std::to_string(contacts.size()) + " contacts");
   double t = MPI_Wtime();
-  const double start = t;
   if (classified_ != contacts.size()) classify(contacts);  // contact_velocity_norm classified this step's
   classified_ = static_cast<std::size_t>(-1);
   times_.plan += lap(t);
   ++times_.solves;
   times_.contacts += counted_;
   times_.interface_contacts += static_cast<std::int64_t>(swept_.size());
+  return spread(contacts, L, bodies, q_norm, p, roll, Spread::kSolve, 0);
+}
+
+solvers::SolverStats InterfaceNsgs::spread(std::vector<SweepContact>& contacts, const SweepLayout& L,
+                                           const BodyArrays& bodies, double q_norm,
+                                           const matrixfree::MatrixFreeParameters& p,
+                                           matrixfree::RollingContact* roll, Spread what, int count) {
+  const double start = MPI_Wtime();
   const int n = static_cast<int>(contacts.size());
   const int slots = n + static_cast<int>(swept_.size());  // Anderson history: interior contact i at i, swept m at n + m
   const int rounds = static_cast<int>(round_pair_.size());
@@ -326,6 +333,22 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
     return std::sqrt(total) / (1.0 + q_norm);
   };
 
+  solvers::SolverStats stats;
+  stats.counters.colours = rounds;
+  if (what == Spread::kResidual) {
+    stats.residual = residual_now();
+    return stats;
+  }
+  if (what == Spread::kSweeps) {  // plain forward sweeps, the multilevel cycles' smoother
+    for (int k = 0; k < count; ++k)
+      pass(
+          false, [&](int i, int) { matrixfree::sweep_update<false>(contacts[i], bodies, 1.0); },
+          [&](int i, int, int j, int) { matrixfree::sweep_update_pair<false>(contacts[i], contacts[j], bodies, 1.0); },
+          true);
+    times_.sweeps += count;
+    stats.counters.sweeps = count;
+    return stats;
+  }
   // The loop (SpreadSweep.hpp). Every process takes part in every check and sweep, even one without contacts
   // (the sums and rounds are collective), and all stop alike, on the common residual.
   // Anderson is off with rolling resistance, as in the one-process solve (the rolling impulses are not extrapolated).
@@ -334,8 +357,6 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
       [&](auto&& g) { for_mine(g); }, residual_now,
       [&](const double* local, int n, double* total) { fixed_order_sum(comm_, local, n, total, reduce_scratch_); },
       roll);
-  solvers::SolverStats stats;
-  stats.counters.colours = rounds;
   const int sweeps = sc.sweeps;
   const double residual = sc.residual;
   double s = MPI_Wtime();

@@ -124,21 +124,8 @@ void build_level(AggregateLevel& L, int nodes, const std::vector<std::int32_t>& 
     if (A == B) continue;  // internal (or between two fixed bodies)
     AggregateLevel::Contact cc;
     cc.fine = k, cc.A = A, cc.B = B;
-    Eigen::Matrix3d K = Eigen::Matrix3d::Zero();
-    if (A >= 0) {
-      cc.la = beads.x[c.a] + c.ra * c.n - L.centre[A];
-      K += point_compliance(L.inv_mass[A], L.inv_inertia[A], cc.la);
-    }
-    if (B >= 0) {
-      cc.lb = beads.x[c.b] - c.rb * c.n - L.centre[B];
-      K += point_compliance(L.inv_mass[B], L.inv_inertia[B], cc.lb);
-    }
-    Eigen::Matrix3d F;
-    F << c.n, c.t1, c.t2;
-    const Eigen::Matrix3d W = F.transpose() * K * F;
-    const Eigen::Matrix3d Wa = W.cwiseAbs();
-    cc.wn = Wa.row(0).sum();
-    cc.wt = std::max(Wa.row(1).sum(), Wa.row(2).sum());
+    set_coarse_block(L, c, A >= 0 ? Eigen::Vector3d(beads.x[c.a] + c.ra * c.n) : Eigen::Vector3d::Zero(),
+                     beads.x[c.b] - c.rb * c.n, cc);
     L.contacts.push_back(cc);
   }
 
@@ -191,12 +178,49 @@ void build_level(AggregateLevel& L, int nodes, const std::vector<std::int32_t>& 
 void visit_level(AggregateLevel& L, int sweeps, double weight, bool normal_only, std::vector<SweepContact>& contacts,
                  const BodyArrays& beads, MultilevelWorkspace& w) {
   if (L.contacts.empty()) return;
-  const int n = beads.spheres;
-  // Mean velocities: what the coarse problem sees of its aggregates. A boundary bead's own velocity may
-  // already point away from a contact that its aggregate as a whole still closes (a column's bottom bead,
-  // pushed up by the floor while the beads above still fall).
+  mean_velocities(L, beads);
+  // The coarse reactions live in the fine contacts' r during the sweeps; r0 keeps the start.
+  for (AggregateLevel::Contact& cc : L.contacts) cc.r0 = contacts[cc.fine].r;
+  coarse_sweeps(L, contacts, sweeps);
+  // Back to the beads: the boundary reaction changes (weighted), then the internal impulses that give each
+  // bead its aggregate's new rigid velocity, routed leaves first through the spanning forest.
+  start_deficits(&L, L, 0, weight, beads, w);
+  for (AggregateLevel::Contact& cc : L.contacts) {
+    SweepContact& c = contacts[cc.fine];
+    const Eigen::Vector3d d = weight * (c.r - cc.r0);  // r0 and c.r lie in the cone: so does r0 + d
+    c.r = cc.r0;
+    add_boundary_change(cc.fine, d, contacts, w);
+  }
+  route_and_apply(&L, normal_only, contacts, beads, w);
+}
+
+}  // namespace
+
+void set_coarse_block(const AggregateLevel& L, const SweepContact& c, const Eigen::Vector3d& pa,
+                      const Eigen::Vector3d& pb, AggregateLevel::Contact& cc) {
+  Eigen::Matrix3d K = Eigen::Matrix3d::Zero();
+  if (cc.A >= 0) {
+    cc.la = pa - L.centre[cc.A];
+    K += point_compliance(L.inv_mass[cc.A], L.inv_inertia[cc.A], cc.la);
+  }
+  if (cc.B >= 0) {
+    cc.lb = pb - L.centre[cc.B];
+    K += point_compliance(L.inv_mass[cc.B], L.inv_inertia[cc.B], cc.lb);
+  }
+  Eigen::Matrix3d F;
+  F << c.n, c.t1, c.t2;
+  const Eigen::Matrix3d W = F.transpose() * K * F;
+  const Eigen::Matrix3d Wa = W.cwiseAbs();
+  cc.wn = Wa.row(0).sum();
+  cc.wt = std::max(Wa.row(1).sum(), Wa.row(2).sum());
+}
+
+void mean_velocities(AggregateLevel& L, const BodyArrays& beads) {
+  // What the coarse problem sees of its aggregates. A boundary bead's own velocity may already point away from a
+  // contact that its aggregate as a whole still closes (a column's bottom bead, pushed up by the floor while the
+  // beads above still fall).
   for (int A = 0; A < L.count; ++A) L.v0[A].setZero(), L.w0[A].setZero(), L.dv[A].setZero(), L.dw[A].setZero();
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < beads.spheres; ++i) {
     const int A = L.bead_aggregate[i];
     if (A < 0) continue;
     const Eigen::Vector3d p = beads.mass[i] * beads.v[i];
@@ -204,8 +228,9 @@ void visit_level(AggregateLevel& L, int sweeps, double weight, bool normal_only,
     L.w0[A] += (beads.x[i] - L.centre[A]).cross(p) + beads.w[i] / beads.inv_inertia[i];
   }
   for (int A = 0; A < L.count; ++A) L.v0[A] *= L.inv_mass[A], L.w0[A] = L.inv_inertia[A] * L.w0[A];
-  for (AggregateLevel::Contact& cc : L.contacts) cc.r0 = contacts[cc.fine].r;
-  // The coarse reactions live in the fine contacts' r during the sweeps; r0 keeps the start.
+}
+
+void coarse_sweeps(AggregateLevel& L, std::vector<SweepContact>& contacts, int sweeps) {
   for (int s = 0; s < sweeps; ++s) {
     double changed = 0.0, size = 0.0;
     for (AggregateLevel::Contact& cc : L.contacts) {
@@ -225,34 +250,42 @@ void visit_level(AggregateLevel& L, int sweeps, double weight, bool normal_only,
     }
     if (changed <= 1e-12 * size) break;
   }
+}
 
-  // Back to the beads: the boundary reaction changes (weighted), then the internal impulses that give each
-  // bead its aggregate's new rigid velocity, routed leaves first through the spanning forest. A tree contact
-  // delivers what its cone allows; the rest of its subtree's need is dropped, not passed on.
+void start_deficits(const AggregateLevel* tree, const AggregateLevel& motion, int offset, double weight,
+                    const BodyArrays& beads, MultilevelWorkspace& w) {
+  const int n = beads.spheres;
   w.deficit.resize(n);
   for (int i = 0; i < n; ++i) {
-    const int A = L.bead_aggregate[i];
+    const int A = tree ? tree->bead_aggregate[i] : -1;
     if (A < 0) {
       w.deficit[i].setZero();
       continue;
     }
-    const Eigen::Vector3d target = L.v0[A] + L.dv[A] + (L.w0[A] + L.dw[A]).cross(beads.x[i] - L.centre[A]);
+    const int G = offset + A;
+    const Eigen::Vector3d target =
+        motion.v0[G] + motion.dv[G] + (motion.w0[G] + motion.dw[G]).cross(beads.x[i] - motion.centre[G]);
     w.deficit[i] = (weight * beads.mass[i]) * (target - beads.v[i]);
   }
   w.touched.clear();
-  for (AggregateLevel::Contact& cc : L.contacts) {
-    SweepContact& c = contacts[cc.fine];
-    const Eigen::Vector3d d = weight * (c.r - cc.r0);  // r0 and c.r lie in the cone: so does r0 + d
-    c.r = cc.r0;
-    const Eigen::Vector3d R = d[0] * c.n + d[1] * c.t1 + d[2] * c.t2;
-    w.deficit[c.b] -= R;
-    if (c.a >= 0) w.deficit[c.a] += R;
-    w.touched.push_back({cc.fine, d});
-  }
-  for (int q = static_cast<int>(L.order.size()) - 1; q >= 0; --q) {
-    const int i = L.order[q], p = L.tree_parent[i];
+}
+
+void add_boundary_change(int k, const Eigen::Vector3d& d, const std::vector<SweepContact>& contacts,
+                         MultilevelWorkspace& w) {
+  const SweepContact& c = contacts[k];
+  const Eigen::Vector3d R = d[0] * c.n + d[1] * c.t1 + d[2] * c.t2;
+  w.deficit[c.b] -= R;
+  if (c.a >= 0) w.deficit[c.a] += R;
+  w.touched.push_back({k, d});
+}
+
+// A tree contact delivers what its cone allows; the rest of its subtree's need is dropped, not passed on.
+void route_and_apply(const AggregateLevel* tree, bool normal_only, std::vector<SweepContact>& contacts,
+                     const BodyArrays& beads, MultilevelWorkspace& w) {
+  for (int q = tree ? static_cast<int>(tree->order.size()) - 1 : -1; q >= 0; --q) {
+    const int i = tree->order[q], p = tree->tree_parent[i];
     if (p < 0) continue;
-    const int k = L.tree_contact[i];
+    const int k = tree->tree_contact[i];
     const SweepContact& c = contacts[k];
     const double sign = c.b == i ? 1.0 : -1.0;  // the contact's impulse R acts +R on b, −R on a
     const Eigen::Vector3d R = sign * w.deficit[i];
@@ -269,83 +302,86 @@ void visit_level(AggregateLevel& L, int sweeps, double weight, bool normal_only,
   }
 }
 
-}  // namespace
-
 void build_aggregate_levels(const std::vector<SweepContact>& contacts, const double* gaps, const BodyArrays& beads,
-                            const MultilevelParameters& p, MultilevelWorkspace& w) {
+                            const MultilevelParameters& p, MultilevelWorkspace& w, const std::uint8_t* joinable,
+                            int own) {
   const auto start = Clock::now();
   const int n = beads.spheres;
   const int nc = static_cast<int>(contacts.size());
   double rmax = 0.0;
   for (int i = 0; i < n; ++i) rmax = std::max(rmax, beads.radius[i]);
-  // Level 0: the beads themselves (fixed beads belong to nothing); every contact a candidate.
-  std::vector<std::int32_t> node_of_bead(n), candidates(nc);
-  std::vector<Eigen::Vector3d> centre(beads.x, beads.x + beads.count);
-  for (int i = 0; i < n; ++i) node_of_bead[i] = beads.inv_mass[i] > 0.0 ? i : -1;
-  for (int k = 0; k < nc; ++k) candidates[k] = k;
-  int nodes = n, used = 0;
+  // Level 0: the movable beads, numbered in bead order (a node without beads would be an aggregate without mass).
+  std::vector<std::int32_t> node_of_bead(n), candidates;
+  std::vector<Eigen::Vector3d> centre;
+  centre.reserve(n);
+  const int movable = own < 0 ? n : std::min(own, n);
+  int nodes = 0, used = 0;
+  for (int i = 0; i < n; ++i) {
+    node_of_bead[i] = i < movable && beads.inv_mass[i] > 0.0 ? nodes++ : -1;
+    if (node_of_bead[i] >= 0) centre.push_back(beads.x[i]);
+  }
+  candidates.reserve(nc);
+  for (int k = 0; k < nc; ++k)
+    if (!joinable || joinable[k]) candidates.push_back(k);
   double side = std::max(p.aggregate_diameters, 1e-3) * 2.0 * std::max(rmax, 1e-12);
   for (int level = 0; level < p.max_levels; ++level, side *= 2.0) {
     if (static_cast<int>(w.levels.size()) <= used) w.levels.emplace_back();
     AggregateLevel& L = w.levels[used];
     build_level(L, nodes, node_of_bead, centre, candidates, contacts, gaps, beads, side, w);
-    // Coarsening that no longer removes contacts, or a level without contacts, ends the hierarchy.
-    if (L.contacts.empty() || L.contacts.size() > 0.9 * candidates.size() || L.count == nodes) break;
+    if (own < 0) {
+      // Coarsening that no longer removes contacts, or a level without contacts, ends the hierarchy.
+      if (L.contacts.empty() || L.contacts.size() > 0.9 * candidates.size() || L.count == nodes) break;
+    } else if (L.count == nodes) {
+      // A process's coarsest aggregates are gathered (InterfaceNsgs.hpp): the fewer, the better the gathered
+      // level. The cells' faces lie at multiples of their side, so a region straddles a face at many scales (a
+      // column's part from 1.6 to 3.2 m, at every side up to 2.56 m): cells that merge nothing end its hierarchy
+      // only once they are larger than the nodes' distance from the origin, where one cell holds them all
+      // unless they straddle the origin or never touch.
+      double reach = 0.0;
+      for (int i = 0; i < nodes; ++i) reach = std::max(reach, centre[i].cwiseAbs().maxCoeff());
+      if (nodes > 1 && side <= 2.0 * reach) continue;
+      break;
+    }
     ++used;
     nodes = L.count;
     node_of_bead = L.bead_aggregate;
     centre = L.centre;
     candidates.clear();
     for (const AggregateLevel::Contact& cc : L.contacts) candidates.push_back(cc.fine);
+    if (candidates.empty()) break;  // (a process's level bounded only by pair contacts: nothing left to bind)
   }
   w.levels.resize(used);
   w.setup_seconds = seconds_since(start);
 }
 
-solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const SweepLayout& layout,
-                                      const BodyArrays& beads, double q_norm, const MatrixFreeParameters& fine,
-                                      const MultilevelParameters& p, MultilevelWorkspace& w,
-                                      GeneralContactSweep* general) {
+solvers::SolverStats multilevel_cycles(MultilevelFine& f, std::vector<SweepContact>& contacts,
+                                       const BodyArrays& beads, const MatrixFreeParameters& fine,
+                                       const MultilevelParameters& p, MultilevelWorkspace& w, bool nothing_to_solve,
+                                       const std::string& name) {
   const auto start = Clock::now();
   solvers::SolverStats stats;
-  stats.counters.colours = layout.interface_colours();
   w.fine.residual_checks = 0;
   w.fine.history.clear();
   w.cycles = 0;
   w.coarse_seconds = 0.0;
   w.coarse_weight = 1.0;
   int sweeps = 0;
-  auto residual = [&] {
-    ++w.fine.residual_checks;
-    const double r = matrix_free_residual(contacts, beads, q_norm, fine.threads, w.fine, general);
-    if (w.fine.record_history) w.fine.history.push_back({sweeps, seconds_since(start), r});
-    return r;
-  };
-  const bool empty = contacts.empty() && (!general || general->empty());
-  double res = empty ? 0.0 : residual();
+  double res = nothing_to_solve ? 0.0 : f.residual(sweeps);
   const int levels = static_cast<int>(w.levels.size());
-  // Contacts touching capsules are swept with the beads but not checkpointed: with them the solve is plain. After
-  // a solve that had to give up its coarse levels the next `retry_after` steps are plain too (in a flow, where
+  // After a solve that had to give up its coarse levels the next `retry_after` steps are plain (in a flow, where
   // beads fly apart or slide inside aggregates, each step would otherwise pay for rejected cycles).
-  bool coarse = levels > 0 && (!general || general->empty()) && w.cooldown == 0;
+  bool coarse = f.coarse() && w.cooldown == 0;
   if (w.cooldown > 0) --w.cooldown;
   int rejected = 0, pending = 0;
   double saved_res = res;
   const std::size_t nc = contacts.size();
-  // Plain sweeps with their own residual schedule, up to `budget` of them; the history continues.
+  // Plain sweeps with their own residual schedule, up to `budget` of them.
   auto plain = [&](int budget) {
-    std::vector<ResidualSample> history = std::move(w.fine.history);
-    const int checks = w.fine.residual_checks;
     MatrixFreeParameters rest = fine;
     rest.max_sweeps = budget;
     rest.check_first = false;
     if (p.anderson > 0) rest.anderson = p.anderson, rest.anderson_every = p.anderson_every;
-    const solvers::SolverStats s = solve_matrix_free(contacts, layout, beads, q_norm, rest, w.fine, general);
-    const double offset = seconds_since(start) - s.seconds;
-    for (ResidualSample& h : w.fine.history) h.sweeps += sweeps, h.seconds += offset;
-    history.insert(history.end(), w.fine.history.begin(), w.fine.history.end());
-    w.fine.history = std::move(history);
-    w.fine.residual_checks += checks;
+    const solvers::SolverStats s = f.plain(rest, sweeps);
     sweeps += s.counters.sweeps;
     res = s.residual;
   };
@@ -367,15 +403,16 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
       saved_res = res;
     }
     const auto coarse_start = Clock::now();
-    for (int l = 0; l < levels; ++l)
-      visit_level(w.levels[l], l == levels - 1 ? p.coarsest_sweeps : p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
+    for (int l = 0; l + 1 < levels; ++l)
+      visit_level(w.levels[l], p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
+    f.visit_coarsest(p.coarsest_sweeps, w.coarse_weight, p.normal_routing);
     if (p.up_leg)
       for (int l = levels - 2; l >= 0; --l) visit_level(w.levels[l], p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
     w.coarse_seconds += seconds_since(coarse_start);
-    sweep_matrix_free(contacts, layout, beads, p.pre_sweeps + p.post_sweeps, fine.threads, general);
+    f.sweep(p.pre_sweeps + p.post_sweeps);
     sweeps += p.pre_sweeps + p.post_sweeps;
     ++w.cycles;
-    res = residual();
+    res = f.residual(sweeps);
     if (++pending < p.trial_cycles) continue;
     pending = 0;
     if (!(res < saved_res)) {
@@ -387,9 +424,66 @@ solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const
       continue;
     }
   }
-  set_solve_outcome(stats, sweeps, res, fine.tolerance, "multilevel NSGS",
+  set_solve_outcome(stats, sweeps, res, fine.tolerance, name,
                     std::to_string(sweeps) + " fine sweeps (" + std::to_string(w.cycles) + " cycles)");
   stats.seconds = seconds_since(start);
+  return stats;
+}
+
+namespace {
+
+// The whole model's fine problem: every contact here, swept in colours over the threads.
+class WholeFine final : public MultilevelFine {
+ public:
+  WholeFine(std::vector<SweepContact>& contacts, const SweepLayout& layout, const BodyArrays& beads, double q_norm,
+            const MatrixFreeParameters& fine, MultilevelWorkspace& w, GeneralContactSweep* general)
+      : contacts_(contacts), layout_(layout), beads_(beads), q_norm_(q_norm), fine_(fine), w_(w), general_(general) {}
+  double residual(int sweeps) override {
+    ++w_.fine.residual_checks;
+    const double r = matrix_free_residual(contacts_, beads_, q_norm_, fine_.threads, w_.fine, general_);
+    if (w_.fine.record_history) w_.fine.history.push_back({sweeps, seconds_since(start_), r});
+    return r;
+  }
+  solvers::SolverStats plain(const MatrixFreeParameters& p, int sweeps) override {
+    // The plain solve keeps its own history; it continues this one.
+    std::vector<ResidualSample> history = std::move(w_.fine.history);
+    const int checks = w_.fine.residual_checks;
+    const solvers::SolverStats s = solve_matrix_free(contacts_, layout_, beads_, q_norm_, p, w_.fine, general_);
+    const double offset = seconds_since(start_) - s.seconds;
+    for (ResidualSample& h : w_.fine.history) h.sweeps += sweeps, h.seconds += offset;
+    history.insert(history.end(), w_.fine.history.begin(), w_.fine.history.end());
+    w_.fine.history = std::move(history);
+    w_.fine.residual_checks += checks;
+    return s;
+  }
+  void sweep(int count) override { sweep_matrix_free(contacts_, layout_, beads_, count, fine_.threads, general_); }
+  // Contacts touching capsules are swept with the beads but not checkpointed: with them the solve is plain.
+  bool coarse() const override { return !w_.levels.empty() && (!general_ || general_->empty()); }
+  void visit_coarsest(int sweeps, double weight, bool normal_only) override {
+    visit_level(w_.levels.back(), sweeps, weight, normal_only, contacts_, beads_, w_);
+  }
+
+ private:
+  std::vector<SweepContact>& contacts_;
+  const SweepLayout& layout_;
+  const BodyArrays& beads_;
+  double q_norm_;
+  const MatrixFreeParameters& fine_;
+  MultilevelWorkspace& w_;
+  GeneralContactSweep* general_;
+  Clock::time_point start_ = Clock::now();
+};
+
+}  // namespace
+
+solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const SweepLayout& layout,
+                                      const BodyArrays& beads, double q_norm, const MatrixFreeParameters& fine,
+                                      const MultilevelParameters& p, MultilevelWorkspace& w,
+                                      GeneralContactSweep* general) {
+  WholeFine f(contacts, layout, beads, q_norm, fine, w, general);
+  const bool empty = contacts.empty() && (!general || general->empty());
+  solvers::SolverStats stats = multilevel_cycles(f, contacts, beads, fine, p, w, empty, "multilevel NSGS");
+  stats.counters.colours = layout.interface_colours();
   return stats;
 }
 

@@ -38,9 +38,12 @@
 // (and so do the next `retry_after` steps).
 // A column on a floor is solved exactly by one cycle; what rigid aggregates do not capture (rolling, sliding
 // and opening inside an aggregate) is left to the fine sweeps. Coarse levels run on one thread in a fixed
-// order, so the result is the same for every thread count (the fine sweeps are already).
+// order, so the result is the same for every thread count (the fine sweeps are already). A partitioned model
+// keeps each aggregate inside one process and gathers the coarsest level (solvers/distributed/InterfaceNsgs.hpp,
+// solve_multilevel); multilevel_cycles and the visit's pieces below are shared with it.
 #include <Eigen/Dense>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
@@ -111,9 +114,61 @@ struct MultilevelWorkspace {
 };
 
 // Builds the aggregate levels of the step's contacts (positions and contacts are those of the step; gaps[k] is
-// contact k's gap at the start of the step: only closed contacts bind beads into aggregates).
+// contact k's gap at the start of the step: only closed contacts bind beads into aggregates). A partitioned model
+// (solvers/distributed/InterfaceNsgs.hpp) builds its own beads' levels: `joinable` (one flag per contact; null: all)
+// names the contacts that may bind beads or bound aggregates, and beads [own, n) (its ghosts; own < 0: none) belong
+// to no aggregate.
 void build_aggregate_levels(const std::vector<SweepContact>& contacts, const double* gaps, const BodyArrays& beads,
-                            const MultilevelParameters& params, MultilevelWorkspace& work);
+                            const MultilevelParameters& params, MultilevelWorkspace& work,
+                            const std::uint8_t* joinable = nullptr, int own = -1);
+
+// What the cycles ask of the fine problem. The whole model: the coloured sweep of MatrixFreeNsgs.hpp and a visit
+// of its coarsest level like the others; a partitioned model (InterfaceNsgs.hpp) spreads each over its processes
+// and visits a coarsest level gathered from all of them. One virtual call per batch of sweeps, none per contact.
+class MultilevelFine {
+ public:
+  virtual ~MultilevelFine() = default;
+  // The common residual (`sweeps`: fine sweeps so far, for the history).
+  virtual double residual(int sweeps) = 0;
+  // Sweeps under `p` (its budget, Anderson, its own residual schedule) until p's tolerance or budget.
+  virtual solvers::SolverStats plain(const MatrixFreeParameters& p, int sweeps) = 0;
+  // `count` plain forward sweeps, no residual.
+  virtual void sweep(int count) = 0;
+  // Whether this solve can cycle (a level with contacts to visit).
+  virtual bool coarse() const = 0;
+  // The visit of the coarsest level (the last of work.levels for the whole model).
+  virtual void visit_coarsest(int sweeps, double weight, bool normal_only) = 0;
+};
+
+// The solve's control (header comment: plain sweeps first, cycles, checkpoints, the fallback to plain sweeps) over
+// `fine`; the levels before the coarsest are work.levels but the last, visited in place. `nothing_to_solve`: the
+// residual is 0 without evaluating it. `name` names the solver in a failure's message.
+solvers::SolverStats multilevel_cycles(MultilevelFine& fine, std::vector<SweepContact>& contacts,
+                                       const BodyArrays& beads, const MatrixFreeParameters& fine_params,
+                                       const MultilevelParameters& params, MultilevelWorkspace& work,
+                                       bool nothing_to_solve, const std::string& name);
+
+// A visit's pieces, for a coarsest level gathered over processes (InterfaceNsgs.hpp):
+// - the aggregates' mean rigid velocities from their beads (v0, w0; dv, dw zeroed);
+void mean_velocities(AggregateLevel& L, const BodyArrays& beads);
+// - the coarse sweeps over L's boundary contacts, whose frames, μ, extra and reactions are contacts[cc.fine]
+//   (cc.r0 set by the caller); they stop early once a sweep changes nothing;
+void coarse_sweeps(AggregateLevel& L, std::vector<SweepContact>& contacts, int sweeps);
+// - the lever arms and Gershgorin majorant of boundary contact cc (cc.A, cc.B set) with frame c, touching its
+//   aggregates at pa and pb;
+void set_coarse_block(const AggregateLevel& L, const SweepContact& c, const Eigen::Vector3d& pa,
+                      const Eigen::Vector3d& pb, AggregateLevel::Contact& cc);
+// - each bead's deficit: what it lacks to move with the new rigid velocity of its aggregate, aggregate
+//   `offset + tree.bead_aggregate[i]` of `motion` (none: tree null), times `weight`; clears the changes;
+void start_deficits(const AggregateLevel* tree, const AggregateLevel& motion, int offset, double weight,
+                    const BodyArrays& beads, MultilevelWorkspace& work);
+// - a boundary contact's reaction change d (local contact k): its impulse leaves the deficits;
+void add_boundary_change(int k, const Eigen::Vector3d& d, const std::vector<SweepContact>& contacts,
+                         MultilevelWorkspace& work);
+// - the deficits routed through tree's spanning forest, leaves first (none: tree null), then every change applied
+//   to its contact and, through M⁻¹ Hᵀ, to the beads.
+void route_and_apply(const AggregateLevel* tree, bool normal_only, std::vector<SweepContact>& contacts,
+                     const BodyArrays& beads, MultilevelWorkspace& work);
 
 // Solves like solve_matrix_free (same entry conditions, residual and statistics: stats.counters.sweeps are the
 // fine sweeps, and so are the iterations; the cycles are in work.cycles), with V-cycles over the levels that build_aggregate_levels made.

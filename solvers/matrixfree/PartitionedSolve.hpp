@@ -14,11 +14,13 @@
 //   the same on every process. The two hooks below make the step's activation margin and the residual's scale
 //   those of the whole model.
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "solvers/core/SolverStats.hpp"
 #include "solvers/matrixfree/BodyArrays.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
+#include "solvers/matrixfree/MultilevelNsgs.hpp"
 #include "solvers/matrixfree/RollingResistance.hpp"
 #include "solvers/matrixfree/SweepContact.hpp"
 #include "solvers/matrixfree/SweepPartition.hpp"
@@ -65,6 +67,19 @@ class PartitionedSolve {
   virtual solvers::SolverStats solve(std::vector<SweepContact>& contacts, const SweepLayout& layout,
                                      const BodyArrays& bodies, double q_norm, const MatrixFreeParameters& p,
                                      RollingContacts* rolling) = 0;
+  // Whether solve_multilevel() spreads the multilevel solver (MultilevelNsgs.hpp) over the processes (a whole model
+  // does not: every process runs it alike).
+  virtual bool spreads_multilevel() const { return false; }
+  // The multilevel solve of a partitioned model: builds the aggregate levels of this process's beads from the step's
+  // contacts (gaps[k]: contact k's gap at the start of the step) and solves like solve_multilevel, its fine sweeps
+  // and residual those of solve(), its coarsest level gathered from every process. Entry and exit as solve().
+  virtual solvers::SolverStats solve_multilevel(std::vector<SweepContact>& contacts, const SweepLayout& layout,
+                                                const BodyArrays& bodies, double q_norm,
+                                                const MatrixFreeParameters& fine, const MultilevelParameters& params,
+                                                MultilevelWorkspace& work, const double* gaps) {
+    (void)contacts, (void)layout, (void)bodies, (void)q_norm, (void)fine, (void)params, (void)work, (void)gaps;
+    throw std::logic_error("this model does not spread the multilevel solve (spreads_multilevel() is false)");
+  }
 };
 
 }  // namespace talus::matrixfree

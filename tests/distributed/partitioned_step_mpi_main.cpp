@@ -6,6 +6,8 @@
 //   none lost or doubled), their velocities within 1e-6 m/s of the whole run's (the sweep order differs, so the
 //   solutions agree to the tolerance, not to the bit); beads migrate between ranks (R > 1) and every step converges.
 // - The same with Anderson acceleration (the granular default), and two runs on the same ranks are the same bits.
+// - The same with the multilevel solver (its coarsest level gathered over the ranks), twice (the same bits); and a
+//   160-bead column cut across by the bisection, solved from zero in one cycle to its exact weights.
 // - The same with rolling resistance (μ_r = 0.1 on every pair; InterfaceNsgs.hpp solves the rolling rows, Anderson
 //   off) over 45 steps rebalanced every 5, twice (the same bits), and at each rebalance both warm starts, gathered
 //   over the ranks, are the same bits before and after it: each entry travels with its bead
@@ -635,6 +637,57 @@ void failure_message() {
               message.substr(message.find("the fastest")).c_str());
 }
 
+// The multilevel solve spread over the ranks (InterfaceNsgs.hpp, solve_multilevel): a column of 160 beads resting
+// on a floor, every gap exactly 0, solved from zero impulses in one step. The bisection cuts it across, so the
+// weight of each rank's part must reach the floor through the other ranks' parts: the gathered coarsest level
+// carries it. Every contact, counted by the rank that owns it, carries the exact weight of the beads above it
+// (k m g h for the contact k beads from the top, the floor all 160) after one cycle, as on one process
+// (tests/granular/test_multilevel.cpp); plain Gauss–Seidel needs about 25 000 sweeps for this column. Each rank's
+// levels must hold its own beads only (an aggregate of one rank's beads and another's ghosts would be moved by both).
+void column_multilevel() {
+  const int layers = 160;
+  BeadSpec spec;
+  GranularParameters p = parameters(GranularSolver::Multilevel, 1e-10);
+  Partitioned part(bead_column(spec, layers), p, 10);
+  part.domain.prepare_step(part.stepper);
+  const GranularStepReport& r = part.stepper.step();
+  const RigidBodies& b = part.scene.model.bodies;
+  const int own = part.solve.ownership().owned;
+  const double w = b.mass[0] * 9.81 * p.h;
+  if (!r.solver.converged()) fail("column, multilevel: not converged: " + r.solver.message);
+  if (r.cycles != 1 || r.solver.counters.sweeps > p.multilevel.plain_first + 4)
+    fail("column, multilevel: " + std::to_string(r.cycles) + " cycles, " + std::to_string(r.solver.counters.sweeps) +
+         " sweeps (one cycle after " + std::to_string(p.multilevel.plain_first) + " plain sweeps expected)");
+  // The column's beads are numbered bottom first (their ids).
+  double worst = 0.0;
+  long counted = 0;
+  const std::vector<SweepContact>& contacts = part.stepper.contacts();
+  for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
+    if (!part.solve.counts_contact(i)) continue;
+    const SweepContact& c = contacts[i];
+    const int below = c.a < 0 ? -1 : static_cast<int>(std::min(b.id[c.a], b.id[c.b]));
+    const double expected = (layers - 1 - below) * w;
+    worst = std::max(worst, std::abs(c.r[0] - expected) / expected);
+    ++counted;
+  }
+  double fastest = 0.0;
+  for (int i = 0; i < own; ++i) fastest = std::max(fastest, b.v[i].norm());
+  double all[3] = {worst, fastest, static_cast<double>(counted)}, total[3];
+  MPI_Allreduce(all, total, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(all + 2, total + 2, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  int levels = r.levels, fewest = 0;
+  MPI_Allreduce(&levels, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  if (static_cast<int>(total[2]) != layers)
+    fail("column, multilevel: " + std::to_string(total[2]) + " contacts counted over the ranks, " +
+         std::to_string(layers) + " expected");
+  if (!(total[0] <= 1e-8)) fail("column, multilevel: the weights are off by " + std::to_string(total[0]) + " relative");
+  if (!(total[1] < 1e-9)) fail("column, multilevel: a bead still moves at " + std::to_string(total[1]) + " m/s");
+  if (fewest < 2) fail("column, multilevel: a rank built " + std::to_string(fewest) + " levels");
+  std::printf("column, multilevel: %d beads on %d ranks carry their exact weights (to %.2g) after %d cycle, %d sweeps\n",
+              layers, ranks, total[0], r.cycles, r.solver.counters.sweeps);
+}
+
 void momentum_balance() {
   const GranularParameters p = parameters(GranularSolver::Anderson, 1e-8);
   Partitioned run(packing(), p, 3);
@@ -782,6 +835,10 @@ int main(int argc, char** argv) {
     Variant chute;
     chute.periodic = true;
     compare("periodic chute", GranularSolver::Anderson, 100, true, chute);
+    const std::uint64_t ml_a = compare("multilevel", GranularSolver::Multilevel, 70, true);
+    const std::uint64_t ml_b = compare("multilevel again", GranularSolver::Multilevel, 70, false);
+    if (rank == 0 && ml_a != ml_b) fail("multilevel: two runs on the same ranks differ");
+    column_multilevel();
     const std::uint64_t a = compare("anderson", GranularSolver::Anderson, 70, true);
     const std::uint64_t b = compare("anderson again", GranularSolver::Anderson, 70, false);
     if (rank == 0 && a != b) fail("anderson: two runs on the same ranks differ");

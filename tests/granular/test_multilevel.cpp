@@ -57,6 +57,29 @@ TEST_CASE("multilevel: a two-bead and a ten-bead column carry their exact weight
   check_column_weights(10);
 }
 
+TEST_CASE("multilevel: a column standing on a fixed bead carries the weights above it") {
+  // A fixed bead (Python's Model.fix, or a sphere added fixed) belongs to no aggregate. The levels used to number
+  // it as an aggregate without beads (no mass, no root bead), which wrote before the start of the trees' arrays.
+  const int layers = 10;
+  BeadSpec spec;
+  GranularScene sc = bead_column(spec, layers);
+  talus::RigidBodies& b = sc.model.bodies;
+  b.inv_mass[0] = 0.0, b.inv_inertia[0] = 0.0, b.v[0].setZero();
+  GranularParameters p = solver_parameters(GranularSolver::Multilevel, 1e-10);
+  p.resort_every = 0;
+  p.multilevel.anderson = 0;
+  GranularStepper s(sc.model, p);
+  const GranularStepReport& r = s.step();
+  REQUIRE(r.solver.converged());
+  CHECK(r.levels >= 1);
+  const double w = b.mass[1] * 9.81 * p.h;
+  for (int k = 0; k + 1 < layers; ++k) {
+    INFO("contact between beads " << k << " and " << k + 1);
+    CHECK(normal_impulse(s, k, k + 1) == Approx((layers - 1 - k) * w).epsilon(1e-9));
+  }
+  for (int i = 0; i < b.spheres(); ++i) CHECK(b.v[i].norm() < 1e-9);
+}
+
 TEST_CASE("multilevel: a 160-bead column is still one cycle (plain NSGS: about 25 000 sweeps)") {
   BeadSpec spec;
   GranularScene sc = bead_column(spec, 160);

@@ -2,11 +2,13 @@
 // multilevel correction's coarse levels are gathered across ranks"; the method is MultilevelNsgs.hpp's).
 //
 // Why aggregates stay inside a process: an aggregate's mean velocity and its beads' deficits then need no message,
-// and its spanning tree routes the correction through interior contacts only. Why the coarsest level is gathered:
-// it is where the weight of the pile travels across the regions (a column cut in two by the bisection is two
-// aggregates and one pair contact there), and it is small, a few aggregates per process and the contacts between
-// them. Levels below it leave the pair contacts alone: their reactions do not change there, so every visit keeps the
-// velocities those of the reactions, as the one-process visit does.
+// and its spanning tree routes the correction through interior contacts only. Why the top levels are gathered:
+// there the weight of the pile travels across the regions (a column cut in two by the bisection is two aggregates
+// and one pair contact at the coarsest level), and they are small. The coarsest alone is not enough: a box of beads
+// cut across needs its pair contacts corrected at intermediate scales too (with the coarsest level alone gathered,
+// a 160-layer box on two ranks had every trial of cycles taken back). Levels below the gathered ones leave the pair
+// contacts alone: their reactions do not change there, so every visit keeps the velocities those of the reactions,
+// as the one-process visit does.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -29,6 +31,7 @@ constexpr int kAggregateValues = 13;  // inverse mass, centre, inverse inertia (
 constexpr int kContactValues = 19;    // A, B, the contact points on A and B, n, t1, t2, μ, extra
 constexpr int kVisitAggregate = 6, kVisitContact = 3;
 constexpr double kGatheredBudget = 4.0;
+constexpr int kMaxTopLevels = 4;  // levels gathered at most
 
 void put(double*& out, const Eigen::Vector3d& v) { out[0] = v.x(), out[1] = v.y(), out[2] = v.z(), out += 3; }
 Eigen::Vector3d take(const double*& in) {
@@ -39,12 +42,12 @@ Eigen::Vector3d take(const double*& in) {
 
 }  // namespace
 
-void InterfaceNsgs::gather_coarsest(const std::vector<SweepContact>& contacts, const BodyArrays& bodies,
-                                    const AggregateLevel* top) {
-  GatheredLevel& g = gathered_;
+void InterfaceNsgs::gather_level(int t, const std::vector<SweepContact>& contacts, const BodyArrays& bodies,
+                                 const AggregateLevel* top, bool coarsest) {
+  GatheredLevel& g = gathered_[t];
   const int n = bodies.spheres, owned = own_.owned;
-  double t = MPI_Wtime();
-  // What this process gives: its coarsest level's boundary contacts (interior contacts between its aggregates or
+  double clock = MPI_Wtime();
+  // What this process gives: its level's boundary contacts (interior contacts between its aggregates or
   // with a wall), then the pair contacts it sweeps, pair by pair in rank order. Each pair contact is given once, by
   // its sweeper; the partner finds it from the table of pair counts.
   g.given.clear();
@@ -71,7 +74,8 @@ void InterfaceNsgs::gather_coarsest(const std::vector<SweepContact>& contacts, c
   // contacts then stay out of the coarse problem). The ghosts' come from their owners, pair by pair.
   g.aggregate_of.assign(n, -1);
   for (int i = 0; i < owned; ++i)
-    if (bodies.inv_mass[i] > 0.0) g.aggregate_of[i] = top && top->bead_aggregate[i] >= 0 ? g.offset + top->bead_aggregate[i] : -2;
+    if (bodies.inv_mass[i] > 0.0)
+      g.aggregate_of[i] = top && top->bead_aggregate[i] >= 0 ? g.offset + top->bead_aggregate[i] : -2;
   refresh_buffers_.resize(pairs_.size());
   requests_.resize(pairs_.size());
   for (std::size_t j = 0; j < pairs_.size(); ++j) {
@@ -157,10 +161,12 @@ void InterfaceNsgs::gather_coarsest(const std::vector<SweepContact>& contacts, c
     G.contacts.push_back(cc);
   }
 
-  // The gathered level is solved where the one-process hierarchy would go on coarsening: its sweeps stop once they
-  // change nothing, within the work of `kGatheredBudget` fine sweeps over the whole model (a chain of k
+  // The coarsest gathered level is solved where the one-process hierarchy would go on coarsening: its sweeps stop
+  // once they change nothing, within the work of `kGatheredBudget` fine sweeps over the whole model (a chain of k
   // aggregates needs on the order of k² sweeps; a few thousand gathered contacts then cost a few fine sweeps).
-  g.sweep_cap = G.contacts.empty() ? 0 : static_cast<int>(std::min(1e6, kGatheredBudget * fine_contacts / G.contacts.size()));
+  g.sweep_cap = G.contacts.empty() || !coarsest
+                    ? 0
+                    : static_cast<int>(std::min(1e6, kGatheredBudget * fine_contacts / G.contacts.size()));
   // Where each gathered contact is here: those this process gave, and the pair contacts whose partner it is.
   g.local.assign(total, -1);
   for (int j = 0; j < mine[1]; ++j) g.local[contact_start[rank_] + j] = g.given[j];
@@ -178,16 +184,16 @@ void InterfaceNsgs::gather_coarsest(const std::vector<SweepContact>& contacts, c
     g.counts[r] = kVisitAggregate * g.aggregates[r] + kVisitContact * g.contact_count[r];
     g.displacements[r + 1] = g.displacements[r] + g.counts[r];
   }
-  times_.gather += lap(t);
+  times_.gather += lap(clock);
 }
 
-void InterfaceNsgs::visit_gathered(std::vector<SweepContact>& contacts, const BodyArrays& bodies, AggregateLevel* top,
-                                   matrixfree::MultilevelWorkspace& work, int sweeps, double weight,
-                                   bool normal_only) {
-  GatheredLevel& g = gathered_;
+void InterfaceNsgs::visit_gathered(int t, std::vector<SweepContact>& contacts, const BodyArrays& bodies,
+                                   AggregateLevel* top, matrixfree::MultilevelWorkspace& work, int sweeps,
+                                   double weight, bool normal_only) {
+  GatheredLevel& g = gathered_[t];
   AggregateLevel& G = g.level;
   if (G.contacts.empty()) return;  // the same on every process
-  double t = MPI_Wtime();
+  double clock = MPI_Wtime();
   if (top) matrixfree::mean_velocities(*top, bodies);
   const int mine = g.aggregates[rank_];
   g.send.resize(g.counts[rank_]);
@@ -199,7 +205,7 @@ void InterfaceNsgs::visit_gathered(std::vector<SweepContact>& contacts, const Bo
                  g.displacements.data(), MPI_DOUBLE, comm_);
   times_.bytes_sent += static_cast<std::int64_t>(g.send.size() * sizeof(double)) * (size_ - 1);
   times_.messages += size_ - 1;
-  times_.gather += lap(t);
+  times_.gather += lap(clock);
   int A = 0, k = 0;
   for (int r = 0; r < size_; ++r) {
     const double* in = g.receive.data() + g.displacements[r];
@@ -208,9 +214,9 @@ void InterfaceNsgs::visit_gathered(std::vector<SweepContact>& contacts, const Bo
   }
   for (int a = 0; a < G.count; ++a) G.dv[a].setZero(), G.dw[a].setZero();
   for (AggregateLevel::Contact& cc : G.contacts) cc.r0 = g.contacts[cc.fine].r;
-  // Sweeps until one changes the reactions by under 1e-12 of their size: the one-process hierarchy would take this
-  // level to a single aggregate, solved exactly by one sweep (coarse_sweeps' own test, 1e-6 relative, leaves a
-  // chain of aggregates that far from its solution, and the cycles then creep).
+  // The coarsest: sweeps until one changes the reactions by under 1e-12 of their size. The one-process hierarchy
+  // would take this level to a single aggregate, solved exactly by one sweep (coarse_sweeps' own test, 1e-6
+  // relative, leaves a chain of aggregates that far from its solution, and the cycles then creep).
   const int cap = std::max(sweeps, g.sweep_cap);
   g.previous.resize(G.contacts.size());
   for (int s = 0; s < cap; ++s) {
@@ -221,7 +227,7 @@ void InterfaceNsgs::visit_gathered(std::vector<SweepContact>& contacts, const Bo
       const Eigen::Vector3d& r = g.contacts[G.contacts[c].fine].r;
       changed += (r - g.previous[c]).squaredNorm(), size += r.squaredNorm();
     }
-    if (changed <= 1e-24 * size) break;
+    if (changed <= (g.sweep_cap > 0 ? 1e-24 : 1e-12) * size) break;
   }
   // Back to this process's beads: its aggregates' new rigid motions, the changes of the contacts it holds (both
   // sides of a pair contact apply the same change, each to its own bead), then its trees.
@@ -232,7 +238,7 @@ void InterfaceNsgs::visit_gathered(std::vector<SweepContact>& contacts, const Bo
     matrixfree::add_boundary_change(local, weight * (g.contacts[cc.fine].r - cc.r0), contacts, work);
   }
   matrixfree::route_and_apply(top, normal_only, contacts, bodies, work);
-  times_.sweep += lap(t);
+  times_.sweep += lap(clock);
 }
 
 solvers::SolverStats InterfaceNsgs::solve_multilevel(std::vector<SweepContact>& contacts, const SweepLayout& layout,
@@ -251,8 +257,35 @@ solvers::SolverStats InterfaceNsgs::solve_multilevel(std::vector<SweepContact>& 
   std::vector<std::uint8_t> joinable(n);
   for (int i = 0; i < n; ++i) joinable[i] = kind_[i] == kInterior;
   matrixfree::build_aggregate_levels(contacts, gaps, bodies, params, work, joinable.data(), own_.owned);
-  AggregateLevel* top = work.levels.empty() ? nullptr : &work.levels.back();
-  gather_coarsest(contacts, bodies, top);
+  // How many top levels to gather: as many as every process with levels has, up to kMaxTopLevels, while the finest
+  // of them holds no more contacts than a process does on average (each of its coarse sweeps, which every process
+  // runs whole, then costs at most one fine sweep of a process). The coarsest is always gathered. A process without
+  // levels gives none.
+  const int m = static_cast<int>(work.levels.size());
+  constexpr int kValues = 2 + kMaxTopLevels;
+  int mine[kValues];
+  mine[0] = m, mine[1] = counted_;
+  for (int d = 0; d < kMaxTopLevels; ++d)
+    mine[2 + d] = m - 1 - d >= 0 ? static_cast<int>(work.levels[m - 1 - d].contacts.size() + swept_.size()) : 0;
+  std::vector<int> depth(kValues * static_cast<std::size_t>(size_));
+  MPI_Allgather(mine, kValues, MPI_INT, depth.data(), kValues, MPI_INT, comm_);
+  int tops = kMaxTopLevels;
+  bool any = false;
+  double per_process = 0.0;
+  for (int r = 0; r < size_; ++r) {
+    per_process += depth[kValues * r + 1] / static_cast<double>(size_);
+    if (const int mr = depth[kValues * r]; mr > 0) tops = std::min(tops, mr), any = true;
+  }
+  if (!any) tops = 0;
+  while (tops > 1) {
+    double total = 0.0;
+    for (int r = 0; r < size_; ++r) total += depth[kValues * r + 1 + tops];
+    if (total <= per_process) break;
+    --tops;
+  }
+  gathered_.resize(tops);
+  for (int k = 0; k < tops; ++k)
+    gather_level(k, contacts, bodies, m > 0 ? &work.levels[m - tops + k] : nullptr, k == tops - 1);
   work.setup_seconds = lap(t);
 
   // A local class has this member's access: the cycles' fine operations are this solve's.
@@ -263,10 +296,9 @@ solvers::SolverStats InterfaceNsgs::solve_multilevel(std::vector<SweepContact>& 
     const BodyArrays& bodies;
     double q_norm;
     matrixfree::MultilevelWorkspace& work;
-    AggregateLevel* top;
     Fine(InterfaceNsgs& s, std::vector<SweepContact>& c, const SweepLayout& l, const BodyArrays& b, double q,
-         matrixfree::MultilevelWorkspace& w, AggregateLevel* t)
-        : self(s), contacts(c), layout(l), bodies(b), q_norm(q), work(w), top(t) {}
+         matrixfree::MultilevelWorkspace& w)
+        : self(s), contacts(c), layout(l), bodies(b), q_norm(q), work(w) {}
     double residual(int) override {
       ++work.fine.residual_checks;
       return self.spread(contacts, layout, bodies, q_norm, {}, nullptr, Spread::kResidual, 0).residual;
@@ -279,12 +311,20 @@ solvers::SolverStats InterfaceNsgs::solve_multilevel(std::vector<SweepContact>& 
       p.threads = threads;
       self.spread(contacts, layout, bodies, q_norm, p, nullptr, Spread::kSweeps, count);
     }
-    bool coarse() const override { return !self.gathered_.level.contacts.empty(); }
-    void visit_coarsest(int sweeps, double weight, bool normal_only) override {
-      self.visit_gathered(contacts, bodies, top, work, sweeps, weight, normal_only);
+    // The same on every process: the gathered levels are.
+    bool coarse() const override {
+      for (const GatheredLevel& g : self.gathered_)
+        if (!g.level.contacts.empty()) return true;
+      return false;
+    }
+    int top_levels() const override { return static_cast<int>(self.gathered_.size()); }
+    void visit_top(int t, int sweeps, double weight, bool normal_only) override {
+      const int m = static_cast<int>(work.levels.size()), tops = top_levels();
+      self.visit_gathered(t, contacts, bodies, m > 0 ? &work.levels[m - tops + t] : nullptr, work, sweeps, weight,
+                          normal_only);
     }
     int threads = 1;
-  } f(*this, contacts, layout, bodies, q_norm, work, top);
+  } f(*this, contacts, layout, bodies, q_norm, work);
   f.threads = fine.threads;
   solvers::SolverStats stats =
       matrixfree::multilevel_cycles(f, contacts, bodies, fine, params, work, false,

@@ -68,11 +68,12 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
                              const matrixfree::MatrixFreeParameters& p, matrixfree::RollingContacts* rolling) override;
 
   // The multilevel solve spread over the processes (InterfaceMultilevel.cpp): the aggregates of each level hold one
-  // process's beads only, the levels below the coarsest are visited by each process over its interior contacts (the
-  // pair contacts keep their reactions through those visits), and the coarsest level is gathered: every process's
-  // coarsest aggregates, the contacts between them (the pair contacts among them, given by their sweepers) and, at
-  // each visit, their mean velocities and reactions go to every process, which all sweep the same coarse problem in
-  // the same order and carry the correction back to their own beads and contacts. The fine sweeps, the residual and
+  // process's beads only; the lower levels are visited by each process over its interior contacts (the pair
+  // contacts keep their reactions through those visits), and the top levels (the coarsest and up to three below
+  // it) are gathered: every process's aggregates of the level, the contacts between them (the pair contacts among
+  // them, given by their sweepers) and, at each visit, their mean velocities and reactions go to every process,
+  // which all sweep the same coarse problem in the same order and carry the correction back to their own beads and
+  // contacts. The fine sweeps, the residual and
   // the stopping test are those of solve(); the aggregates' numbering follows the ranks, so the result is the same
   // bits from run to run for a fixed rank and thread count.
   bool spreads_multilevel() const override { return true; }
@@ -102,17 +103,17 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
     std::vector<std::int32_t> beads;     // the partner's beads in them (ghosts here when sweeper, own beads
                                          // otherwise), in id order
   };
-  // The coarsest level gathered over the processes (InterfaceMultilevel.cpp).
+  // A top level gathered over the processes (InterfaceMultilevel.cpp).
   struct GatheredLevel {
-    matrixfree::AggregateLevel level;               // every process's coarsest aggregates, in rank order, and the
-                                                    // contacts between them that the coarse sweeps solve
+    matrixfree::AggregateLevel level;               // every process's aggregates of this level, in rank order, and
+                                                    // the contacts between them that the coarse sweeps solve
     std::vector<matrixfree::SweepContact> contacts; // every gathered contact's frame, μ, extra and reaction
     std::vector<std::int32_t> local;                // per gathered contact: this process's copy (−1: none)
     std::vector<std::int32_t> given;                // the local contacts this process gives, in gathered order
     std::vector<int> aggregates, contact_count;     // per process: aggregates and contacts given
     std::vector<int> counts, displacements;         // the visits' gather (6 per aggregate, 3 per contact)
     int offset = 0;                                 // this process's first aggregate
-    int sweep_cap = 0;                              // coarse sweeps a visit may take (InterfaceMultilevel.cpp)
+    int sweep_cap = 0;                              // coarse sweeps a visit may take (the coarsest level)
     std::vector<std::int32_t> aggregate_of;         // per local bead: its gathered aggregate, −1 fixed, −2 none
     std::vector<double> send, receive;
     std::vector<Eigen::Vector3d> previous;          // the gathered reactions before a coarse sweep
@@ -123,10 +124,11 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
                               const matrixfree::BodyArrays& bodies, double q_norm,
                               const matrixfree::MatrixFreeParameters& p, matrixfree::RollingContact* rolling,
                               Spread what, int count);
-  void gather_coarsest(const std::vector<matrixfree::SweepContact>& contacts, const matrixfree::BodyArrays& bodies,
-                       const matrixfree::AggregateLevel* top);
-  void visit_gathered(std::vector<matrixfree::SweepContact>& contacts, const matrixfree::BodyArrays& bodies,
-                      matrixfree::AggregateLevel* top, matrixfree::MultilevelWorkspace& work, int sweeps,
+  // Gathers top level t from this process's level `level` (null: none), the coarsest when `coarsest`.
+  void gather_level(int t, const std::vector<matrixfree::SweepContact>& contacts, const matrixfree::BodyArrays& bodies,
+                    const matrixfree::AggregateLevel* level, bool coarsest);
+  void visit_gathered(int t, std::vector<matrixfree::SweepContact>& contacts, const matrixfree::BodyArrays& bodies,
+                      matrixfree::AggregateLevel* level, matrixfree::MultilevelWorkspace& work, int sweeps,
                       double weight, bool normal_only);
   void classify(const std::vector<matrixfree::SweepContact>& contacts);
   void plan_rounds();
@@ -165,7 +167,7 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   std::vector<MPI_Request> requests_;
   std::vector<std::pair<std::uint64_t, std::int32_t>> sort_scratch_;
   std::vector<Eigen::Vector3d> history_;  // Anderson, per contact swept here
-  GatheredLevel gathered_;
+  std::vector<GatheredLevel> gathered_;  // the top levels, coarsest last
 };
 
 }  // namespace talus::distributed

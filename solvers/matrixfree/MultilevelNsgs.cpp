@@ -403,11 +403,15 @@ solvers::SolverStats multilevel_cycles(MultilevelFine& f, std::vector<SweepConta
       saved_res = res;
     }
     const auto coarse_start = Clock::now();
-    for (int l = 0; l + 1 < levels; ++l)
+    const int tops = f.top_levels(), below = std::max(0, levels - tops);
+    for (int l = 0; l < below; ++l)
       visit_level(w.levels[l], p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
-    f.visit_coarsest(p.coarsest_sweeps, w.coarse_weight, p.normal_routing);
-    if (p.up_leg)
-      for (int l = levels - 2; l >= 0; --l) visit_level(w.levels[l], p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
+    for (int t = 0; t < tops; ++t)
+      f.visit_top(t, t == tops - 1 ? p.coarsest_sweeps : p.coarse_sweeps, w.coarse_weight, p.normal_routing);
+    if (p.up_leg) {
+      for (int t = tops - 2; t >= 0; --t) f.visit_top(t, p.coarse_sweeps, w.coarse_weight, p.normal_routing);
+      for (int l = below - 1; l >= 0; --l) visit_level(w.levels[l], p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
+    }
     w.coarse_seconds += seconds_since(coarse_start);
     f.sweep(p.pre_sweeps + p.post_sweeps);
     sweeps += p.pre_sweeps + p.post_sweeps;
@@ -459,7 +463,8 @@ class WholeFine final : public MultilevelFine {
   void sweep(int count) override { sweep_matrix_free(contacts_, layout_, beads_, count, fine_.threads, general_); }
   // Contacts touching capsules are swept with the beads but not checkpointed: with them the solve is plain.
   bool coarse() const override { return !w_.levels.empty() && (!general_ || general_->empty()); }
-  void visit_coarsest(int sweeps, double weight, bool normal_only) override {
+  int top_levels() const override { return 1; }
+  void visit_top(int, int sweeps, double weight, bool normal_only) override {
     visit_level(w_.levels.back(), sweeps, weight, normal_only, contacts_, beads_, w_);
   }
 

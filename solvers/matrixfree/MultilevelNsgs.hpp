@@ -124,7 +124,7 @@ void build_aggregate_levels(const std::vector<SweepContact>& contacts, const dou
 
 // What the cycles ask of the fine problem. The whole model: the coloured sweep of MatrixFreeNsgs.hpp and a visit
 // of its coarsest level like the others; a partitioned model (InterfaceNsgs.hpp) spreads each over its processes
-// and visits a coarsest level gathered from all of them. One virtual call per batch of sweeps, none per contact.
+// and visits its top levels gathered from all of them. One virtual call per batch of sweeps, none per contact.
 class MultilevelFine {
  public:
   virtual ~MultilevelFine() = default;
@@ -136,12 +136,15 @@ class MultilevelFine {
   virtual void sweep(int count) = 0;
   // Whether this solve can cycle (a level with contacts to visit).
   virtual bool coarse() const = 0;
-  // The visit of the coarsest level (the last of work.levels for the whole model).
-  virtual void visit_coarsest(int sweeps, double weight, bool normal_only) = 0;
+  // How many of the top levels visit_top() visits (≥ 1 when coarse(); the whole model: the coarsest alone).
+  virtual int top_levels() const = 0;
+  // The visit of top level t, 0 ≤ t < top_levels(), t = top_levels() − 1 the coarsest (the whole model: the last
+  // of work.levels).
+  virtual void visit_top(int t, int sweeps, double weight, bool normal_only) = 0;
 };
 
 // The solve's control (header comment: plain sweeps first, cycles, checkpoints, the fallback to plain sweeps) over
-// `fine`; the levels before the coarsest are work.levels but the last, visited in place. `nothing_to_solve`: the
+// `fine`; the levels below its top levels are the first work.levels.size() − fine.top_levels(), visited in place. `nothing_to_solve`: the
 // residual is 0 without evaluating it. `name` names the solver in a failure's message.
 solvers::SolverStats multilevel_cycles(MultilevelFine& fine, std::vector<SweepContact>& contacts,
                                        const BodyArrays& beads, const MatrixFreeParameters& fine_params,

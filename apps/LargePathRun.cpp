@@ -730,9 +730,17 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
       counters.discharge.emplace_back(m.time, counters.removed);
     }
     // Drums: the dynamic angle of repose, averaged over the second half of the run (the bed's start-up excluded).
-    if (!m.drums.empty() && m.bodies.spheres() > 0 && m.time >= 0.5 * (t0 + t_final)) {
-      angle_sum += drum_repose_angle(m);
-      ++angle_count;
+    // A partitioned model: the bed's centroid from every process's own beads.
+    if (!m.drums.empty() && m.time >= 0.5 * (t0 + t_final)) {
+      const int own = part ? part->own_beads() : m.bodies.spheres();
+      double c[4] = {0.0, 0.0, 0.0, static_cast<double>(own)};
+      for (int i = 0; i < own; ++i)
+        for (int d = 0; d < 3; ++d) c[d] += m.bodies.x[i][d];
+      sum({&c[0], &c[1], &c[2], &c[3]});
+      if (c[3] > 0) {
+        angle_sum += drum_repose_angle(m, Eigen::Vector3d(c[0], c[1], c[2]) / c[3]);
+        ++angle_count;
+      }
     }
     if (frame_due) save_restart();
     progress.update(r, [&] {

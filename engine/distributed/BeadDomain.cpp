@@ -150,11 +150,16 @@ std::string BeadDomain::unsupported(const Model& m, const GranularParameters& p)
   if (b.capsules() > 0 || b.general() > 0) return "capsules or other non-spherical bodies";
   if (!m.interactions.empty()) return "joints or user interactions";
   if (!m.lti.empty()) return "FE beams";
-  if (!m.drums.empty()) return "drums";
-  for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k)
-    if (!m.mesh_fixed(k)) return "a moving or carried mesh";
-  if (p.solver != granular::GranularSolver::MatrixFree && p.solver != granular::GranularSolver::Anderson &&
-      p.solver != granular::GranularSolver::Multilevel)
+  // Drums and moving meshes (carried meshes need capsules, refused above) put contacts of other shapes on the beads
+  // near them, which the owner of each bead solves (InterfaceNsgs.hpp) with the plain or Anderson sweep only, as the
+  // one-process model does.
+  bool others = !m.drums.empty();
+  for (int k = 0; k < static_cast<int>(m.meshes.size()); ++k) others = others || !m.mesh_fixed(k);
+  const bool sweeps = p.solver == granular::GranularSolver::MatrixFree || p.solver == granular::GranularSolver::Anderson;
+  if (others && !sweeps)
+    return "the " + granular::granular_solver_name(p.solver) + " solver with a drum or a moving mesh (matrix_free and "
+           "anderson only)";
+  if (!sweeps && p.solver != granular::GranularSolver::Multilevel)
     return "the " + granular::granular_solver_name(p.solver) + " solver (matrix_free, anderson and multilevel only)";
   return {};
 }

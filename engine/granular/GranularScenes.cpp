@@ -315,14 +315,19 @@ std::vector<LatticeSite> drum_bed_sites(const Model& m, int d, const BeadSpec& s
 
 double drum_repose_angle(const Model& m) {
   if (m.drums.empty() || m.bodies.spheres() == 0) throw std::invalid_argument("drum_repose_angle: no drum or no beads");
+  Eigen::Vector3d c = Eigen::Vector3d::Zero();
+  for (int i = 0; i < m.bodies.spheres(); ++i) c += m.bodies.x[i] - m.drums.front().centre;
+  return drum_repose_angle(m, c / m.bodies.spheres() + m.drums.front().centre);
+}
+
+double drum_repose_angle(const Model& m, const Eigen::Vector3d& centroid) {
+  if (m.drums.empty()) throw std::invalid_argument("drum_repose_angle: no drum");
   const contact::Drum& drum = m.drums.front();
   // Two directions across the axis: "down" (gravity's part across it) and "ahead" (where a positive rotation
   // carries the bottom of the drum).
   const Eigen::Vector3d g = m.gravity - m.gravity.dot(drum.axis) * drum.axis;
   const Eigen::Vector3d down = g.normalized(), ahead = drum.axis.cross(down);
-  Eigen::Vector3d c = Eigen::Vector3d::Zero();
-  for (int i = 0; i < m.bodies.spheres(); ++i) c += m.bodies.x[i] - drum.centre;
-  c /= m.bodies.spheres();
+  const Eigen::Vector3d c = centroid - drum.centre;
   // Dragged by the bottom, the bed climbs the wall that the bottom moves towards: its centroid moves "ahead".
   return std::atan2(c.dot(ahead), c.dot(down)) * 180.0 / std::numbers::pi;
 }

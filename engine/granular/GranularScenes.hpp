@@ -144,6 +144,8 @@ std::vector<LatticeSite> drum_bed_sites(const Model& model, int d, const BeadSpe
 // free surface, so this is the free surface's inclination (its mean inclination when the surface is curved,
 // as in the cascading regime); positive when the bed is lifted by a positive rotation.
 double drum_repose_angle(const Model& model);
+// The same from the beads' centroid (a partitioned model's, reduced over the processes).
+double drum_repose_angle(const Model& model, const Eigen::Vector3d& centroid);
 
 // Stack-height scenes (issue 10). The spec's radius, density, mu and restitution apply; its n is ignored (the
 // counts follow from width and layers). bead_column, packed_box and pyramid need monodisperse beads and no capsules

@@ -323,6 +323,14 @@ void GranularStepper::detect(double margin) {
   for (int k = 0; k < static_cast<int>(m_.meshes.size()); ++k) moving |= !m_.mesh_fixed(k);
   if (moving)
     detect_moving_mesh_contacts(m_, mesh_grids_, mesh_feature_offset_, margin, h, T, general_buffers_);
+  // A partitioned model: a bead's contacts with drums and moving meshes are its owner's alone (PartitionedSolve.hpp);
+  // the ghosts' belong to their owners.
+  if (params_.distributed && params_.distributed->spreads_general()) {
+    const int own = params_.distributed->own_spheres(b.spheres());
+    std::vector<GeneralCandidate>& all = general_buffers_.all;
+    all.erase(std::remove_if(all.begin(), all.end(), [&](const GeneralCandidate& g) { return g.a >= own || g.b >= own; }),
+              all.end());
+  }
 }
 
 // Bead i's centre as mesh k sees it: in a periodic domain, the image nearest to the centre of the mesh's box.
@@ -679,14 +687,16 @@ void GranularStepper::assemble() {
   general_.bodies = body_arrays(b);
   if (!beams_.empty() && generalized_alpha())
     beam_velocity_scale_ = std::sqrt(flexible_squared_velocity(general_.flexible, general_.bodies));
-  double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_);
+  const double general_qq = general_squared_velocity(general_);
+  double qq = general_qq + squared_contact_velocities(contacts_, general_.bodies, T, work_);
   if (!joints_.empty()) {
     joints_.bodies = general_.bodies;
     qq += joint_squared_velocity(joints_);
     joint_start_impulse_ = joints_.impulse;
   }
   q_norm_ = std::sqrt(qq);
-  if (params_.distributed) q_norm_ = params_.distributed->contact_velocity_norm(contacts_, general_.bodies, q_norm_);
+  if (params_.distributed)
+    q_norm_ = params_.distributed->contact_velocity_norm(contacts_, general_.bodies, q_norm_, general_qq);
   if (keep_problem_) {
     problem_ = assemble_problem(contacts_, b);
     global_problem_ = assemble_global_problem(contacts_, b);
@@ -744,7 +754,9 @@ void GranularStepper::solve(bool with_rolling) {
     // A cold retry needs the free velocities the warm start is applied to (bead contacts only: the capsules'
     // contacts and the joints keep warm starts of their own). Nothing here may depend on this process's own
     // contacts: a partitioned model's processes retry together (one may hold none).
-    const bool retry = params_.cold_retry && params_.solver != GranularSolver::Nncg && general_.empty() && !joints;
+    // (A partitioned model's contacts of other shapes are on some processes only: the test is over all of them.)
+    const bool others = params_.distributed ? params_.distributed->any_over_processes(!general_.empty()) : !general_.empty();
+    const bool retry = params_.cold_retry && params_.solver != GranularSolver::Nncg && !others && !joints;
     if (retry) free_v_ = m_.bodies.v, free_w_ = m_.bodies.w;
     apply_impulses(contacts_, layout_, b, params_.threads, rolling);
     apply_general_impulses(general_);
@@ -766,10 +778,12 @@ void GranularStepper::solve(bool with_rolling) {
     p.anderson_stall = params_.anderson_stall;
     p.anderson_warm = params_.anderson_warm;
     p.threads = params_.threads;
-    const bool spread = params_.distributed && !p.nncg && general_.empty() && !joints &&
-                        (!rolling || params_.distributed->spreads_rolling());
+    const bool spread = params_.distributed && !p.nncg && (general_.empty() || params_.distributed->spreads_general()) &&
+                        !joints && (!rolling || params_.distributed->spreads_rolling());
     auto run = [&] {
-      if (spread) return params_.distributed->solve(contacts_, layout_, b, q_norm_, p, rolling);
+      if (spread)
+        return params_.distributed->solve(contacts_, layout_, b, q_norm_, p, rolling,
+                                          params_.distributed->spreads_general() ? &general_ : nullptr);
       solvers::SolverStats stats = solve_matrix_free(contacts_, layout_, b, q_norm_, p, work_, &general_, joints, rolling);
       report_.residual_checks += work_.residual_checks;
       return stats;
@@ -863,7 +877,8 @@ void GranularStepper::correct_positions() {
     set_beam_position_problem(beams_, beams_.position_set);
     beam_position_scale_ = std::sqrt(flexible_squared_velocity(general_.flexible, general_.bodies));
   }
-  double qq = general_squared_velocity(general_) + squared_contact_velocities(contacts_, general_.bodies, T, work_);
+  const double general_qq = general_squared_velocity(general_);
+  double qq = general_qq + squared_contact_velocities(contacts_, general_.bodies, T, work_);
   if (!joints_.empty()) {
     joint_velocity_impulse_ = joints_.impulse;
     joints_.impulse = joint_position_impulse_;
@@ -874,7 +889,8 @@ void GranularStepper::correct_positions() {
   other_q_norm_ = q_norm_;
   q_norm_ = std::sqrt(qq);
   // A partitioned model's ‖q‖ counts each contact once over the processes, as the velocity problem's does.
-  if (params_.distributed) q_norm_ = params_.distributed->contact_velocity_norm(contacts_, general_.bodies, q_norm_);
+  if (params_.distributed)
+    q_norm_ = params_.distributed->contact_velocity_norm(contacts_, general_.bodies, q_norm_, general_qq);
   // Rolling resistance acts in the velocity problem only: the position problem turns no bead.
   solve(false);
   solve_failed("position correction");

@@ -8,6 +8,7 @@
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/distributed/FixedOrderSum.hpp"
 #include "solvers/matrixfree/AndersonSweep.hpp"
+#include "solvers/matrixfree/GeneralContactSweep.hpp"
 #include "solvers/distributed/SpreadSweep.hpp"
 #include "solvers/distributed/VelocityMessages.hpp"
 
@@ -115,8 +116,11 @@ void DistributedNsgs::gather(std::vector<SweepContact>& contacts, const SweepLay
 solvers::SolverStats DistributedNsgs::solve(std::vector<SweepContact>& contacts, const SweepLayout& L,
                                             const BodyArrays& bodies, double q_norm,
                                             const matrixfree::MatrixFreeParameters& p,
-                                            matrixfree::RollingContacts* rolling) {
+                                            matrixfree::RollingContacts* rolling,
+                                            matrixfree::GeneralContactSweep* general) {
   if (p.nncg) throw std::invalid_argument("distributed sweep: NNCG is not spread over ranks");
+  if (general && !general->empty())
+    throw std::invalid_argument("distributed sweep: contacts of other shapes are not spread over a whole model's ranks");
   if (rolling && !rolling->empty())
     throw std::invalid_argument("distributed sweep: rolling resistance is not spread over a whole model's ranks");
   double t = MPI_Wtime();

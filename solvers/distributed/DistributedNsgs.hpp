@@ -30,7 +30,8 @@ class DistributedNsgs final : public matrixfree::PartitionedSolve {
   int rank() const { return rank_; }
   solvers::SolverStats solve(std::vector<matrixfree::SweepContact>& contacts, const matrixfree::SweepLayout& layout,
                              const matrixfree::BodyArrays& bodies, double q_norm,
-                             const matrixfree::MatrixFreeParameters& p, matrixfree::RollingContacts* rolling) override;
+                             const matrixfree::MatrixFreeParameters& p, matrixfree::RollingContacts* rolling,
+                             matrixfree::GeneralContactSweep* general = nullptr) override;
   const RankPlan& plan() const { return plan_; }
   SolveTimes& times() { return times_; }
 

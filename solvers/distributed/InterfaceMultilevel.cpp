@@ -301,15 +301,15 @@ solvers::SolverStats InterfaceNsgs::solve_multilevel(std::vector<SweepContact>& 
         : self(s), contacts(c), layout(l), bodies(b), q_norm(q), work(w) {}
     double residual(int) override {
       ++work.fine.residual_checks;
-      return self.spread(contacts, layout, bodies, q_norm, {}, nullptr, Spread::kResidual, 0).residual;
+      return self.spread(contacts, layout, bodies, q_norm, {}, nullptr, nullptr, Spread::kResidual, 0).residual;
     }
     solvers::SolverStats plain(const matrixfree::MatrixFreeParameters& p, int) override {
-      return self.spread(contacts, layout, bodies, q_norm, p, nullptr, Spread::kSolve, 0);
+      return self.spread(contacts, layout, bodies, q_norm, p, nullptr, nullptr, Spread::kSolve, 0);
     }
     void sweep(int count) override {
       matrixfree::MatrixFreeParameters p;
       p.threads = threads;
-      self.spread(contacts, layout, bodies, q_norm, p, nullptr, Spread::kSweeps, count);
+      self.spread(contacts, layout, bodies, q_norm, p, nullptr, nullptr, Spread::kSweeps, count);
     }
     // The same on every process: the gathered levels are.
     bool coarse() const override {

@@ -8,6 +8,7 @@
 
 #include "solvers/core/FrictionContactProblem.hpp"
 #include "solvers/distributed/FixedOrderSum.hpp"
+#include "solvers/matrixfree/GeneralContactSweep.hpp"
 #include "solvers/matrixfree/MatrixFreeNsgs.hpp"
 #include "solvers/distributed/SpreadSweep.hpp"
 #include "solvers/distributed/VelocityMessages.hpp"
@@ -139,6 +140,12 @@ void InterfaceNsgs::plan_rounds() {
     }
 }
 
+bool InterfaceNsgs::any_over_processes(bool local) {
+  int mine = local ? 1 : 0, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm_);
+  return any != 0;
+}
+
 void InterfaceNsgs::largest_over_processes(double& value, std::int64_t& tag) {
   struct {
     double value;
@@ -150,9 +157,9 @@ void InterfaceNsgs::largest_over_processes(double& value, std::int64_t& tag) {
 }
 
 double InterfaceNsgs::contact_velocity_norm(const std::vector<SweepContact>& contacts, const BodyArrays& bodies,
-                                            double) {
+                                            double, double own_general_squared) {
   classify(contacts);
-  double local = 0.0;
+  double local = own_general_squared;
   for_mine([&](int i, int) { local += matrixfree::contact_velocity(contacts[i], bodies).squaredNorm(); });
   double total = 0.0;
   fixed_order_sum(comm_, &local, 1, &total, reduce_scratch_);
@@ -248,7 +255,8 @@ void InterfaceNsgs::send_impulses(std::vector<SweepContact>& contacts, matrixfre
 solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, const SweepLayout& L,
                                           const BodyArrays& bodies, double q_norm,
                                           const matrixfree::MatrixFreeParameters& p,
-                                          matrixfree::RollingContacts* rolling) {
+                                          matrixfree::RollingContacts* rolling,
+                                          matrixfree::GeneralContactSweep* general) {
   if (p.nncg) throw std::invalid_argument("partitioned solve: NNCG is not spread over processes");
   matrixfree::RollingContact* roll = rolling && !rolling->empty() ? rolling->data() : nullptr;
   if (roll && rolling->size() != contacts.size())
@@ -261,13 +269,18 @@ solvers::SolverStats InterfaceNsgs::solve(std::vector<SweepContact>& contacts, c
   ++times_.solves;
   times_.contacts += counted_;
   times_.interface_contacts += static_cast<std::int64_t>(swept_.size());
-  return spread(contacts, L, bodies, q_norm, p, roll, Spread::kSolve, 0);
+  // Contacts of other shapes on any process turn Anderson off on all of them (its sums are collective).
+  matrixfree::MatrixFreeParameters q = p;
+  if (any_over_processes(general && !general->empty())) q.anderson = 0;
+  return spread(contacts, L, bodies, q_norm, q, roll, general, Spread::kSolve, 0);
 }
 
 solvers::SolverStats InterfaceNsgs::spread(std::vector<SweepContact>& contacts, const SweepLayout& L,
                                            const BodyArrays& bodies, double q_norm,
                                            const matrixfree::MatrixFreeParameters& p,
-                                           matrixfree::RollingContact* roll, Spread what, int count) {
+                                           matrixfree::RollingContact* roll, matrixfree::GeneralContactSweep* general,
+                                           Spread what, int count) {
+  const bool others = general && !general->empty();
   const double start = MPI_Wtime();
   const int n = static_cast<int>(contacts.size());
   const int slots = n + static_cast<int>(swept_.size());  // Anderson history: interior contact i at i, swept m at n + m
@@ -305,6 +318,12 @@ solvers::SolverStats InterfaceNsgs::spread(std::vector<SweepContact>& contacts, 
 #pragma omp parallel num_threads(T) if (T > 1)
       matrixfree::for_blocks(L, backward, one, two);
       if (!backward) interface();
+      // The contacts of other shapes after the beads' (MatrixFreeNsgs.hpp), in sweeps only (not in Anderson's moves).
+      if (parallel && others) {
+        const int TG = threads > 1 ? threads : 1;
+#pragma omp parallel num_threads(TG) if (TG > 1)
+        matrixfree::sweep_general_contacts(*general);
+      }
       times_.sweep += lap(s);
     };
     if (backward) {
@@ -326,6 +345,12 @@ solvers::SolverStats InterfaceNsgs::spread(std::vector<SweepContact>& contacts, 
       if (roll) local += matrixfree::rolling_error_squared(contacts[i], roll[i], bodies);
     };
     for_mine([&](int i, int) { add(i); });
+    if (others) {
+      const int TG = threads > 1 ? threads : 1;
+#pragma omp parallel num_threads(TG) if (TG > 1)
+      matrixfree::general_residual_blocks(*general);
+      local += matrixfree::general_squared_error(*general);
+    }
     times_.sweep += lap(s);
     double total = 0.0;
     fixed_order_sum(comm_, &local, 1, &total, reduce_scratch_);

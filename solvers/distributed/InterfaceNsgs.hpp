@@ -29,6 +29,11 @@
 // Gram entries are reduced likewise, and the extrapolated impulses move the beads in the sweep's order, with the
 // same rounds. At the end each sweeper sends the pair contacts' impulses to the partner, so both caches agree.
 //
+// Contacts of other shapes (GeneralContactSweep.hpp: a bead against a drum or a moving mesh) touch one bead and an
+// obstacle that every process holds: the bead's owner alone has them (the stepper drops its ghosts'), sweeps them
+// after its interior contacts in every sweep and counts them in the residual. With any of them on any process,
+// Anderson is off on every process, as in the one-process solve.
+//
 // Rolling resistance (RollingResistance.hpp): each contact's rolling rows are updated right after its Coulomb
 // rows by whoever sweeps the contact (the round's messages carry ω with v, so the rolling update of a pair contact
 // turns the partner's bead too), their errors enter the common residual, and the sweeper sends the rolling
@@ -62,10 +67,14 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   void largest_over_processes(double& value, std::int64_t& tag) override;
   double common_margin(double local) override;
   double contact_velocity_norm(const std::vector<matrixfree::SweepContact>& contacts,
-                               const matrixfree::BodyArrays& bodies, double local) override;
+                               const matrixfree::BodyArrays& bodies, double local,
+                               double own_general_squared = 0.0) override;
+  bool spreads_general() const override { return true; }
+  bool any_over_processes(bool local) override;
   solvers::SolverStats solve(std::vector<matrixfree::SweepContact>& contacts, const matrixfree::SweepLayout& layout,
                              const matrixfree::BodyArrays& bodies, double q_norm,
-                             const matrixfree::MatrixFreeParameters& p, matrixfree::RollingContacts* rolling) override;
+                             const matrixfree::MatrixFreeParameters& p, matrixfree::RollingContacts* rolling,
+                             matrixfree::GeneralContactSweep* general = nullptr) override;
 
   // The multilevel solve spread over the processes (InterfaceMultilevel.cpp): the aggregates of each level hold one
   // process's beads only; the lower levels are visited by each process over its interior contacts (the pair
@@ -123,7 +132,7 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   solvers::SolverStats spread(std::vector<matrixfree::SweepContact>& contacts, const matrixfree::SweepLayout& layout,
                               const matrixfree::BodyArrays& bodies, double q_norm,
                               const matrixfree::MatrixFreeParameters& p, matrixfree::RollingContact* rolling,
-                              Spread what, int count);
+                              matrixfree::GeneralContactSweep* general, Spread what, int count);
   // Gathers top level t from this process's level `level` (null: none), the coarsest when `coarsest`.
   void gather_level(int t, const std::vector<matrixfree::SweepContact>& contacts, const matrixfree::BodyArrays& bodies,
                     const matrixfree::AggregateLevel* level, bool coarsest);

@@ -39,12 +39,18 @@ class PartitionedSolve {
   virtual double common_margin(double local) { return local; }
   // ‖q‖ of the step's free contact velocities (the residual's scale, FrictionContactProblem.hpp), from this
   // process's value over its contacts (`local`): a partitioned model counts each contact once over the processes.
-  // Called after the free velocities are set and before the warm start is applied.
+  // Called after the free velocities are set and before the warm start is applied. `own_general_squared`: Σ‖u‖²
+  // of this process's contacts of other shapes (where spreads_general(): each held by one process only).
   virtual double contact_velocity_norm(const std::vector<SweepContact>& contacts, const BodyArrays& bodies,
-                                       double local) {
-    (void)contacts, (void)bodies;
+                                       double local, double own_general_squared = 0.0) {
+    (void)contacts, (void)bodies, (void)own_general_squared;
     return local;
   }
+  // Whether solve() takes contacts of other shapes (`general`: a bead against a drum or a moving mesh), each held by
+  // the process that owns its bead (a partitioned model); a whole model solves those steps on every process alike.
+  virtual bool spreads_general() const { return false; }
+  // Collective: whether `local` holds on some process (a whole model: as given, the same on every process).
+  virtual bool any_over_processes(bool local) { return local; }
   // Whether contact i of the last solve is this process's to report (the loads it puts on obstacles, say): every
   // contact of a whole model; in a partitioned model, each contact on one process only.
   virtual bool counts_contact(int i) const {
@@ -64,9 +70,12 @@ class PartitionedSolve {
   // spreads_rolling()) each contact's rolling rows are solved right after its Coulomb rows, as the one-process
   // sweep does, and Anderson is off. NNCG, capsules and joints are not spread (the stepper solves those steps on
   // every process alike).
+  // `general` (only where spreads_general()): this process's contacts of other shapes, swept after its interior
+  // contacts in every sweep and counted in the residual; Anderson is then off on every process, as in the
+  // one-process solve.
   virtual solvers::SolverStats solve(std::vector<SweepContact>& contacts, const SweepLayout& layout,
                                      const BodyArrays& bodies, double q_norm, const MatrixFreeParameters& p,
-                                     RollingContacts* rolling) = 0;
+                                     RollingContacts* rolling, GeneralContactSweep* general = nullptr) = 0;
   // Whether solve_multilevel() spreads the multilevel solver (MultilevelNsgs.hpp) over the processes (a whole model
   // does not: every process runs it alike).
   virtual bool spreads_multilevel() const { return false; }

@@ -329,6 +329,23 @@ int run(int argc, char** argv) {
                  "order of the contacts in each sweep block (GranularParameters::contact_order; the calibration "
                  "sweeps in the same order)")
       ->check(CLI::IsMember({"detection", "bottom_up", "top_down"}))->capture_default_str();
+  // The multilevel solver's cycle (MultilevelNsgs.hpp), for measuring its variants on the same scenes.
+  matrixfree::MultilevelParameters& ml = base.multilevel;
+  app.add_option("--ml-pre-sweeps", ml.pre_sweeps, "multilevel: fine sweeps before the coarse levels, per cycle")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--ml-post-sweeps", ml.post_sweeps, "multilevel: fine sweeps after them")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--ml-coarse-sweeps", ml.coarse_sweeps, "multilevel: sweeps at each intermediate level, per visit")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--ml-coarsest-sweeps", ml.coarsest_sweeps, "multilevel: sweeps at the coarsest level, at most")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--ml-max-levels", ml.max_levels, "multilevel: coarse levels at most")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--ml-trial-cycles", ml.trial_cycles, "multilevel: cycles before the residual must beat the checkpoint")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--ml-plain-first", ml.plain_first, "multilevel: plain sweeps before the first cycle")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--ml-up-leg", ml.up_leg, "multilevel: visit the levels again on the way back up")->capture_default_str();
   app.add_option("--calibration-ms", o.calibration_ms, "least CPU time of a sweep-time calibration (solves repeated)")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--calibration-sweeps", o.calibration_sweeps, "sweep budget of a calibration solve")
@@ -418,7 +435,11 @@ int run(int argc, char** argv) {
   out["bench"] = "stack_height";
   out["parameters"] = {{"layers", o.layers}, {"families", o.families}, {"solvers", o.solvers}, {"width", o.width},
                        {"steps", o.steps}, {"warm_steps", o.warm_steps}, {"tolerance", base.tolerance},
-                       {"max_sweeps", base.max_sweeps}, {"threads", base.threads}, {"h", base.h}, {"contact_order", contact_order},
+                       {"max_sweeps", base.max_sweeps}, {"threads", base.threads},
+                       {"multilevel", {{"pre_sweeps", ml.pre_sweeps}, {"post_sweeps", ml.post_sweeps},
+                                       {"coarse_sweeps", ml.coarse_sweeps}, {"coarsest_sweeps", ml.coarsest_sweeps},
+                                       {"max_levels", ml.max_levels}, {"trial_cycles", ml.trial_cycles},
+                                       {"plain_first", ml.plain_first}, {"up_leg", ml.up_leg}}}, {"h", base.h}, {"contact_order", contact_order},
                        {"calibration_ms", o.calibration_ms}, {"calibration_sweeps", o.calibration_sweeps}, {"radius", BeadSpec{}.radius},
                        {"density", BeadSpec{}.density}, {"mu", BeadSpec{}.mu},
                        {"restitution", BeadSpec{}.restitution}};

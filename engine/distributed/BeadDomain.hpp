@@ -19,9 +19,10 @@
 // Ghosts are moved by the stepper's integration like the process's own beads; their copies are simply dropped.
 //
 // What a partitioned model refuses (unsupported() says which, to be checked before building one): capsules and
-// other non-spherical bodies, joints and user interactions, FE beams, drums and moving meshes, and solvers other
-// than matrix_free and anderson. Fixed walls, boxes, cones and fixed meshes are held by every process (each bead's
-// contacts with them are its owner's). Rolling resistance is partitioned: the solve takes the rolling rows
+// other non-spherical bodies, joints and user interactions, FE beams, and solvers other than matrix_free, anderson
+// and multilevel (with a drum or a moving mesh: other than matrix_free and anderson). Fixed walls, boxes, cones,
+// meshes and drums, moving or not, are held by every process (each bead's contacts with them are its owner's; with
+// a drum or a moving mesh these are contacts of other shapes, InterfaceNsgs.hpp). Rolling resistance is partitioned: the solve takes the rolling rows
 // (InterfaceNsgs.hpp) and the rolling warm start migrates with the beads like the contacts' one. So is the
 // generalized-α scheme: both of its problems are solved across the processes, and the position problem's warm start
 // migrates with the beads like the velocity problem's. So are periodic boundaries: the regions cut one period

@@ -134,8 +134,11 @@ void InterfaceNsgs::gather_level(int t, const std::vector<SweepContact>& contact
   G.v0.assign(count, Eigen::Vector3d::Zero()), G.w0 = G.v0, G.dv = G.v0, G.dw = G.v0;
   g.contacts.resize(total);
   G.contacts.clear();
-  std::vector<Eigen::Vector3d> pa(total), pb(total);
-  std::vector<std::int32_t> A_of(total), B_of(total);
+  std::vector<Eigen::Vector3d>& pa = g.point_a;
+  std::vector<Eigen::Vector3d>& pb = g.point_b;
+  std::vector<std::int32_t>& A_of = g.side_a;
+  std::vector<std::int32_t>& B_of = g.side_b;
+  pa.resize(total), pb.resize(total), A_of.resize(total), B_of.resize(total);
   for (int r = 0; r < size_; ++r) {
     const double* in = g.receive.data() + displacements[r];
     for (int A = aggregate_start[r]; A < aggregate_start[r + 1]; ++A) {
@@ -254,9 +257,9 @@ solvers::SolverStats InterfaceNsgs::solve_multilevel(std::vector<SweepContact>& 
   times_.interface_contacts += static_cast<std::int64_t>(swept_.size());
   // Aggregates of this process's beads, bound and bounded by its interior contacts only.
   const int n = static_cast<int>(contacts.size());
-  std::vector<std::uint8_t> joinable(n);
-  for (int i = 0; i < n; ++i) joinable[i] = kind_[i] == kInterior;
-  matrixfree::build_aggregate_levels(contacts, gaps, bodies, params, work, joinable.data(), own_.owned);
+  joinable_.resize(n);
+  for (int i = 0; i < n; ++i) joinable_[i] = kind_[i] == kInterior;
+  matrixfree::build_aggregate_levels(contacts, gaps, bodies, params, work, joinable_.data(), own_.owned);
   // How many top levels to gather: as many as every process with levels has, up to kMaxTopLevels, while the finest
   // of them holds no more contacts than a process does on average (each of its coarse sweeps, which every process
   // runs whole, then costs at most one fine sweep of a process). The coarsest is always gathered. A process without

@@ -126,6 +126,8 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
     std::vector<std::int32_t> aggregate_of;         // per local bead: its gathered aggregate, −1 fixed, −2 none
     std::vector<double> send, receive;
     std::vector<Eigen::Vector3d> previous;          // the gathered reactions before a coarse sweep
+    std::vector<Eigen::Vector3d> point_a, point_b;  // scratch of the build: each gathered contact's points
+    std::vector<std::int32_t> side_a, side_b;       // and aggregates
   };
   enum class Spread { kSolve, kSweeps, kResidual };
   // solve() after classification: the whole solve, `count` plain sweeps, or the residual alone.
@@ -177,6 +179,7 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   std::vector<std::pair<std::uint64_t, std::int32_t>> sort_scratch_;
   std::vector<Eigen::Vector3d> history_;  // Anderson, per contact swept here
   std::vector<GatheredLevel> gathered_;  // the top levels, coarsest last
+  std::vector<std::uint8_t> joinable_;   // per contact: interior (may bind beads into aggregates)
 };
 
 }  // namespace talus::distributed

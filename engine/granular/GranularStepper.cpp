@@ -736,16 +736,18 @@ void GranularStepper::solve(bool with_rolling) {
     p.tolerance = params_.tolerance;
     p.max_sweeps = params_.max_sweeps;
     p.threads = params_.threads;
+    // The steps that solve plainly after a solve gave its levels up (MultilevelParameters::retry_after) build none.
+    const bool levels = multilevel_.cooldown == 0;
     if (params_.distributed && params_.distributed->spreads_multilevel() && general_.empty()) {
       report_.solver = params_.distributed->solve_multilevel(contacts_, layout_, b, q_norm_, p, params_.multilevel,
                                                              multilevel_, gaps_.data());
     } else {
-      build_aggregate_levels(contacts_, gaps_.data(), b, params_.multilevel, multilevel_);
+      if (levels) build_aggregate_levels(contacts_, gaps_.data(), b, params_.multilevel, multilevel_);
       report_.solver = solve_multilevel(contacts_, layout_, b, q_norm_, p, params_.multilevel, multilevel_, &general_);
     }
     report_.residual_checks = multilevel_.fine.residual_checks;
     report_.cycles = multilevel_.cycles;
-    report_.levels = static_cast<int>(multilevel_.levels.size());
+    report_.levels = levels ? static_cast<int>(multilevel_.levels.size()) : 0;
     return;
   }
   if (params_.solver == GranularSolver::MatrixFree || params_.solver == GranularSolver::Nncg ||

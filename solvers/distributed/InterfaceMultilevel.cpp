@@ -255,41 +255,45 @@ solvers::SolverStats InterfaceNsgs::solve_multilevel(std::vector<SweepContact>& 
   ++times_.solves;
   times_.contacts += counted_;
   times_.interface_contacts += static_cast<std::int64_t>(swept_.size());
-  // Aggregates of this process's beads, bound and bounded by its interior contacts only.
-  const int n = static_cast<int>(contacts.size());
-  joinable_.resize(n);
-  for (int i = 0; i < n; ++i) joinable_[i] = kind_[i] == kInterior;
-  matrixfree::build_aggregate_levels(contacts, gaps, bodies, params, work, joinable_.data(), own_.owned);
-  // How many top levels to gather: as many as every process with levels has, up to kMaxTopLevels, while the finest
-  // of them holds no more contacts than a process does on average (each of its coarse sweeps, which every process
-  // runs whole, then costs at most one fine sweep of a process). The coarsest is always gathered. A process without
-  // levels gives none.
-  const int m = static_cast<int>(work.levels.size());
-  constexpr int kValues = 2 + kMaxTopLevels;
-  int mine[kValues];
-  mine[0] = m, mine[1] = counted_;
-  for (int d = 0; d < kMaxTopLevels; ++d)
-    mine[2 + d] = m - 1 - d >= 0 ? static_cast<int>(work.levels[m - 1 - d].contacts.size() + swept_.size()) : 0;
-  std::vector<int> depth(kValues * static_cast<std::size_t>(size_));
-  MPI_Allgather(mine, kValues, MPI_INT, depth.data(), kValues, MPI_INT, comm_);
-  int tops = kMaxTopLevels;
-  bool any = false;
-  double per_process = 0.0;
-  for (int r = 0; r < size_; ++r) {
-    per_process += depth[kValues * r + 1] / static_cast<double>(size_);
-    if (const int mr = depth[kValues * r]; mr > 0) tops = std::min(tops, mr), any = true;
+  // The steps that solve plainly after a solve gave its levels up (MultilevelParameters::retry_after) build and
+  // gather none; the countdown is the same on every process (its solves fail alike).
+  if (work.cooldown == 0) {
+    // Aggregates of this process's beads, bound and bounded by its interior contacts only.
+    const int n = static_cast<int>(contacts.size());
+    joinable_.resize(n);
+    for (int i = 0; i < n; ++i) joinable_[i] = kind_[i] == kInterior;
+    matrixfree::build_aggregate_levels(contacts, gaps, bodies, params, work, joinable_.data(), own_.owned);
+    // How many top levels to gather: as many as every process with levels has, up to kMaxTopLevels, while the finest
+    // of them holds no more contacts than a process does on average (each of its coarse sweeps, which every process
+    // runs whole, then costs at most one fine sweep of a process). The coarsest is always gathered. A process without
+    // levels gives none.
+    const int m = static_cast<int>(work.levels.size());
+    constexpr int kValues = 2 + kMaxTopLevels;
+    int mine[kValues];
+    mine[0] = m, mine[1] = counted_;
+    for (int d = 0; d < kMaxTopLevels; ++d)
+      mine[2 + d] = m - 1 - d >= 0 ? static_cast<int>(work.levels[m - 1 - d].contacts.size() + swept_.size()) : 0;
+    std::vector<int> depth(kValues * static_cast<std::size_t>(size_));
+    MPI_Allgather(mine, kValues, MPI_INT, depth.data(), kValues, MPI_INT, comm_);
+    int tops = kMaxTopLevels;
+    bool any = false;
+    double per_process = 0.0;
+    for (int r = 0; r < size_; ++r) {
+      per_process += depth[kValues * r + 1] / static_cast<double>(size_);
+      if (const int mr = depth[kValues * r]; mr > 0) tops = std::min(tops, mr), any = true;
+    }
+    if (!any) tops = 0;
+    while (tops > 1) {
+      double total = 0.0;
+      for (int r = 0; r < size_; ++r) total += depth[kValues * r + 1 + tops];
+      if (total <= per_process) break;
+      --tops;
+    }
+    gathered_.resize(tops);
+    for (int k = 0; k < tops; ++k)
+      gather_level(k, contacts, bodies, m > 0 ? &work.levels[m - tops + k] : nullptr, k == tops - 1);
+    work.setup_seconds = lap(t);
   }
-  if (!any) tops = 0;
-  while (tops > 1) {
-    double total = 0.0;
-    for (int r = 0; r < size_; ++r) total += depth[kValues * r + 1 + tops];
-    if (total <= per_process) break;
-    --tops;
-  }
-  gathered_.resize(tops);
-  for (int k = 0; k < tops; ++k)
-    gather_level(k, contacts, bodies, m > 0 ? &work.levels[m - tops + k] : nullptr, k == tops - 1);
-  work.setup_seconds = lap(t);
 
   // A local class has this member's access: the cycles' fine operations are this solve's.
   struct Fine final : matrixfree::MultilevelFine {

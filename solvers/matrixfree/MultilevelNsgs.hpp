@@ -64,7 +64,7 @@ struct MultilevelParameters {
   bool up_leg = true;                 // visit the levels again on the way back up
   int trial_cycles = 12;              // cycles after which the residual must be below the checkpoint's
   bool normal_routing = false;        // tree contacts carry only the normal part of a subtree's need
-  int retry_after = 25;               // steps solved plainly after a solve that gave its coarse levels up
+  int retry_after = 25;               // steps solved plainly (their levels not built) after a solve that gave its levels up
   int plain_first = 16;               // plain sweeps before the first cycle (a warm start often needs no more)
   int anderson = 2;                   // memory of Anderson acceleration on the sweeps outside the cycles (0: plain)
   int anderson_every = 2;             // sweeps per extrapolation there

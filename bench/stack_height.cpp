@@ -346,6 +346,12 @@ int run(int argc, char** argv) {
   app.add_option("--ml-plain-first", ml.plain_first, "multilevel: plain sweeps before the first cycle")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--ml-up-leg", ml.up_leg, "multilevel: visit the levels again on the way back up")->capture_default_str();
+  app.add_option("--ml-aggregate-diameters", ml.aggregate_diameters,
+                 "multilevel: side of the first level's cells in bead diameters (doubled per level)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--ml-spread-routing", ml.spread_routing,
+                 "multilevel: a bead's need shared by all its contacts toward its aggregate's root (0: one tree contact)")
+      ->capture_default_str();
   app.add_option("--calibration-ms", o.calibration_ms, "least CPU time of a sweep-time calibration (solves repeated)")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--calibration-sweeps", o.calibration_sweeps, "sweep budget of a calibration solve")

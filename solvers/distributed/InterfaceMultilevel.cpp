@@ -192,7 +192,7 @@ void InterfaceNsgs::gather_level(int t, const std::vector<SweepContact>& contact
 
 void InterfaceNsgs::visit_gathered(int t, std::vector<SweepContact>& contacts, const BodyArrays& bodies,
                                    AggregateLevel* top, matrixfree::MultilevelWorkspace& work, int sweeps,
-                                   double weight, bool normal_only) {
+                                   double weight, matrixfree::Routing routing) {
   GatheredLevel& g = gathered_[t];
   AggregateLevel& G = g.level;
   if (G.contacts.empty()) return;  // the same on every process
@@ -240,7 +240,7 @@ void InterfaceNsgs::visit_gathered(int t, std::vector<SweepContact>& contacts, c
     if (local < 0) continue;
     matrixfree::add_boundary_change(local, weight * (g.contacts[cc.fine].r - cc.r0), contacts, work);
   }
-  matrixfree::route_and_apply(top, normal_only, contacts, bodies, work);
+  matrixfree::route_and_apply(top, routing, contacts, bodies, work);
   times_.sweep += lap(clock);
 }
 
@@ -325,10 +325,10 @@ solvers::SolverStats InterfaceNsgs::solve_multilevel(std::vector<SweepContact>& 
       return false;
     }
     int top_levels() const override { return static_cast<int>(self.gathered_.size()); }
-    void visit_top(int t, int sweeps, double weight, bool normal_only) override {
+    void visit_top(int t, int sweeps, double weight, matrixfree::Routing routing) override {
       const int m = static_cast<int>(work.levels.size()), tops = top_levels();
       self.visit_gathered(t, contacts, bodies, m > 0 ? &work.levels[m - tops + t] : nullptr, work, sweeps, weight,
-                          normal_only);
+                          routing);
     }
     int threads = 1;
   } f(*this, contacts, layout, bodies, q_norm, work);

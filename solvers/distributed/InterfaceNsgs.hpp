@@ -140,7 +140,7 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
                     const matrixfree::AggregateLevel* level, bool coarsest);
   void visit_gathered(int t, std::vector<matrixfree::SweepContact>& contacts, const matrixfree::BodyArrays& bodies,
                       matrixfree::AggregateLevel* level, matrixfree::MultilevelWorkspace& work, int sweeps,
-                      double weight, bool normal_only);
+                      double weight, matrixfree::Routing routing);
   void classify(const std::vector<matrixfree::SweepContact>& contacts);
   void plan_rounds();
   // The round's exchange of pair k's partner beads (sweeper: receive, sweep with f, send back; partner: send,

@@ -154,28 +154,43 @@ void build_level(AggregateLevel& L, int nodes, const std::vector<std::int32_t>& 
   L.order.clear();
   L.tree_parent.assign(n, -1);
   L.tree_contact.assign(n, -1);
-  w.visited.assign(n, 0);
+  w.depth.assign(n, -1);
   for (int A = 0; A < count; ++A) {
     std::size_t q = L.order.size();
     L.order.push_back(w.head[A]);
-    w.visited[w.head[A]] = 1;
+    w.depth[w.head[A]] = 0;
     for (; q < L.order.size(); ++q) {
       const int i = L.order[q];
       for (int e = w.adjacency_start[i]; e < w.adjacency_start[i + 1]; ++e) {
         const int k = w.adjacency[e];
         const int j = contacts[k].a == i ? contacts[k].b : contacts[k].a;
-        if (w.visited[j]) continue;
-        w.visited[j] = 1;
+        if (w.depth[j] >= 0) continue;
+        w.depth[j] = w.depth[i] + 1;
         L.tree_parent[j] = i, L.tree_contact[j] = k;
         L.order.push_back(j);
       }
     }
   }
+  // Every internal contact toward the root, per bead (the tree contact among them), for the spread routing.
+  L.route_start.assign(n + 1, 0);
+  auto toward_root = [&](int i, int k) {
+    const int j = contacts[k].a == i ? contacts[k].b : contacts[k].a;
+    return w.depth[j] < w.depth[i];
+  };
+  for (int i = 0; i < n; ++i) {
+    int m = 0;
+    for (int e = w.adjacency_start[i]; e < w.adjacency_start[i + 1]; ++e) m += toward_root(i, w.adjacency[e]);
+    L.route_start[i + 1] = L.route_start[i] + m;
+  }
+  L.route_contacts.resize(L.route_start[n]);
+  for (int i = 0, o = 0; i < n; ++i)
+    for (int e = w.adjacency_start[i]; e < w.adjacency_start[i + 1]; ++e)
+      if (toward_root(i, w.adjacency[e])) L.route_contacts[o++] = w.adjacency[e];
 }
 
 // One visit of a level (see the header): the aggregates' mean rigid velocities (momentum averages),
 // `sweeps` coarse sweeps from them, then the correction carried back to the beads.
-void visit_level(AggregateLevel& L, int sweeps, double weight, bool normal_only, std::vector<SweepContact>& contacts,
+void visit_level(AggregateLevel& L, int sweeps, double weight, Routing routing, std::vector<SweepContact>& contacts,
                  const BodyArrays& beads, MultilevelWorkspace& w) {
   if (L.contacts.empty()) return;
   mean_velocities(L, beads);
@@ -191,7 +206,7 @@ void visit_level(AggregateLevel& L, int sweeps, double weight, bool normal_only,
     c.r = cc.r0;
     add_boundary_change(cc.fine, d, contacts, w);
   }
-  route_and_apply(&L, normal_only, contacts, beads, w);
+  route_and_apply(&L, routing, contacts, beads, w);
 }
 
 }  // namespace
@@ -279,17 +294,84 @@ void add_boundary_change(int k, const Eigen::Vector3d& d, const std::vector<Swee
   w.touched.push_back({k, d});
 }
 
-// A tree contact delivers what its cone allows; the rest of its subtree's need is dropped, not passed on.
-void route_and_apply(const AggregateLevel* tree, bool normal_only, std::vector<SweepContact>& contacts,
+namespace {
+
+// Bead i's need N (world impulse) shared by its contacts toward the root. A single oblique contact cannot carry a
+// vertical load within a Coulomb cone (a bead of a face-centred pack rests on four contacts at 45°, μ = 0.3), but
+// the normals of all of them can: the change of each contact's reaction is the least-squares one,
+//   min Σ_k (Δn_k² + κ |Δt_k|²)  subject to  Σ_k s_k F_k Δr_k = N   (F_k = [n t1 t2], s_k = ±1 as i is b or a),
+// Δr_k = s_k D⁻¹ F_kᵀ Λ with D = diag(1, κ, κ) and G Λ = N, G = Σ_k F_k D⁻¹ F_kᵀ = (1 − 1/κ) Σ n_k n_kᵀ + (m/κ) I.
+// A contact whose normal change would pull (its reaction leaving the cone's base) is left out and the rest solved
+// again. With one contact this is its whole need, the tree routing (a column's exact load path).
+// Returns how many contacts take a share; their changes are in `change`.
+int share_need(int i, const Eigen::Vector3d& N, const AggregateLevel& tree, const std::vector<SweepContact>& contacts,
+               bool normal_only, std::vector<Eigen::Vector3d>& change, std::vector<char>& active) {
+  constexpr double kappa = 10.0;
+  const int start = tree.route_start[i], m = tree.route_start[i + 1] - start;
+  change.resize(std::max<std::size_t>(change.size(), m));
+  active.assign(std::max<std::size_t>(active.size(), m), 1);
+  for (int pass = 0; pass < 4; ++pass) {
+    Eigen::Matrix3d G = Eigen::Matrix3d::Zero();
+    int used = 0;
+    for (int e = 0; e < m; ++e) {
+      if (!active[e]) continue;
+      const Eigen::Vector3d& n = contacts[tree.route_contacts[start + e]].n;
+      G += (1.0 - 1.0 / kappa) * n * n.transpose();
+      ++used;
+    }
+    if (used == 0) return 0;
+    G.diagonal().array() += used / kappa;
+    const Eigen::Vector3d lambda = G.inverse() * N;  // symmetric positive definite 3×3: cofactors
+    bool pulls = false;
+    for (int e = 0; e < m; ++e) {
+      if (!active[e]) continue;
+      const SweepContact& c = contacts[tree.route_contacts[start + e]];
+      const double s = c.b == i ? 1.0 : -1.0;
+      change[e] = s * Eigen::Vector3d(c.n.dot(lambda), normal_only ? 0.0 : c.t1.dot(lambda) / kappa,
+                                      normal_only ? 0.0 : c.t2.dot(lambda) / kappa);
+      if (used > 1 && c.r[0] + change[e][0] < 0.0) active[e] = 0, pulls = true;
+    }
+    if (!pulls) return used;
+  }
+  return 0;
+}
+
+}  // namespace
+
+// A contact delivers what its cone allows; the rest of the need is dropped, not passed on.
+void route_and_apply(const AggregateLevel* tree, Routing routing, std::vector<SweepContact>& contacts,
                      const BodyArrays& beads, MultilevelWorkspace& w) {
   for (int q = tree ? static_cast<int>(tree->order.size()) - 1 : -1; q >= 0; --q) {
-    const int i = tree->order[q], p = tree->tree_parent[i];
-    if (p < 0) continue;
-    const int k = tree->tree_contact[i];
+    const int i = tree->order[q];
+    if (tree->tree_parent[i] < 0) continue;
+    if (routing.spread) {
+      const Eigen::Vector3d N = w.deficit[i];
+      if (N.isZero()) continue;
+      const int start = tree->route_start[i], m = tree->route_start[i + 1] - start;
+      if (share_need(i, N, *tree, contacts, routing.normal_only, w.share, w.share_active) == 0) continue;
+      for (int e = 0; e < m; ++e) {
+        if (!w.share_active[e]) continue;
+        const int k = tree->route_contacts[start + e];
+        const SweepContact& c = contacts[k];
+        Eigen::Vector3d r = c.r + w.share[e];
+        project_isotropic(r, c.mu);
+        const Eigen::Vector3d d = r - c.r;
+        const Eigen::Vector3d R = d[0] * c.n + d[1] * c.t1 + d[2] * c.t2;  // +R on b, −R on a
+        const int j = c.b == i ? c.a : c.b;
+        w.deficit[j] += c.b == i ? R : Eigen::Vector3d(-R);
+        // Applied at once (routing reads no velocity, and each internal contact is routed once, by its bead
+        // farther from the root).
+        contacts[k].r = r;
+        push_impulse(contacts[k], d, beads);
+      }
+      continue;
+    }
+    const int p = tree->tree_parent[i], k = tree->tree_contact[i];
     const SweepContact& c = contacts[k];
     const double sign = c.b == i ? 1.0 : -1.0;  // the contact's impulse R acts +R on b, −R on a
     const Eigen::Vector3d R = sign * w.deficit[i];
-    Eigen::Vector3d r = c.r + Eigen::Vector3d(R.dot(c.n), normal_only ? 0.0 : R.dot(c.t1), normal_only ? 0.0 : R.dot(c.t2));
+    Eigen::Vector3d r = c.r + Eigen::Vector3d(R.dot(c.n), routing.normal_only ? 0.0 : R.dot(c.t1),
+                                              routing.normal_only ? 0.0 : R.dot(c.t2));
     project_isotropic(r, c.mu);
     const Eigen::Vector3d d = r - c.r;
     w.deficit[p] += sign * (d[0] * c.n + d[1] * c.t1 + d[2] * c.t2);
@@ -405,12 +487,13 @@ solvers::SolverStats multilevel_cycles(MultilevelFine& f, std::vector<SweepConta
     const auto coarse_start = Clock::now();
     const int tops = f.top_levels(), below = std::max(0, levels - tops);
     for (int l = 0; l < below; ++l)
-      visit_level(w.levels[l], p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
+      visit_level(w.levels[l], p.coarse_sweeps, w.coarse_weight, routing_of(p), contacts, beads, w);
     for (int t = 0; t < tops; ++t)
-      f.visit_top(t, t == tops - 1 ? p.coarsest_sweeps : p.coarse_sweeps, w.coarse_weight, p.normal_routing);
+      f.visit_top(t, t == tops - 1 ? p.coarsest_sweeps : p.coarse_sweeps, w.coarse_weight, routing_of(p));
     if (p.up_leg) {
-      for (int t = tops - 2; t >= 0; --t) f.visit_top(t, p.coarse_sweeps, w.coarse_weight, p.normal_routing);
-      for (int l = below - 1; l >= 0; --l) visit_level(w.levels[l], p.coarse_sweeps, w.coarse_weight, p.normal_routing, contacts, beads, w);
+      for (int t = tops - 2; t >= 0; --t) f.visit_top(t, p.coarse_sweeps, w.coarse_weight, routing_of(p));
+      for (int l = below - 1; l >= 0; --l)
+        visit_level(w.levels[l], p.coarse_sweeps, w.coarse_weight, routing_of(p), contacts, beads, w);
     }
     w.coarse_seconds += seconds_since(coarse_start);
     f.sweep(p.pre_sweeps + p.post_sweeps);
@@ -464,8 +547,8 @@ class WholeFine final : public MultilevelFine {
   // Contacts touching capsules are swept with the beads but not checkpointed: with them the solve is plain.
   bool coarse() const override { return !w_.levels.empty() && (!general_ || general_->empty()); }
   int top_levels() const override { return 1; }
-  void visit_top(int, int sweeps, double weight, bool normal_only) override {
-    visit_level(w_.levels.back(), sweeps, weight, normal_only, contacts_, beads_, w_);
+  void visit_top(int, int sweeps, double weight, Routing routing) override {
+    visit_level(w_.levels.back(), sweeps, weight, routing, contacts_, beads_, w_);
   }
 
  private:

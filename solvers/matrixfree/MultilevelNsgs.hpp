@@ -23,8 +23,11 @@
 // diag(wn, wt, wt), so the closed-form isotropic local solve is a majorise–minimise step), then the correction
 // carried back to the beads: the impulse each bead lacks to move with its aggregate's new rigid velocity,
 // m_i (V + Ω × (x_i − X)) − m_i v_i minus what the boundary contacts gave it, sums to zero over the aggregate and
-// is routed to a root through a spanning tree of the internal contacts (leaves first: each tree contact carries
-// its subtree's sum, the statically determinate load path of a column). Every changed reaction is projected on
+// is routed to a root, leaves first, each bead passing its need to the beads nearer the root (breadth-first hops
+// over the internal contacts). Along one tree contact per bead (the statically determinate load path of a column)
+// a face-centred pack lost nearly all of it: its beads rest on contacts 45° off the load, which a Coulomb cone of
+// μ = 0.3 cuts down. Spread over all of a bead's contacts toward the root (`spread_routing`, the least-squares
+// share of route_and_apply), the weight passes as normal forces. Every changed reaction is projected on
 // its cone and applied through M⁻¹ Hᵀ, so the velocities stay exactly those of the reactions whatever the coarse
 // step did: the correction can be poor, never inconsistent, and the fine natural-map residual stays the only
 // stopping test.
@@ -55,8 +58,8 @@
 namespace talus::matrixfree {
 
 struct MultilevelParameters {
-  int pre_sweeps = 2;                 // fine sweeps before the coarse levels, per cycle
-  int post_sweeps = 2;                // fine sweeps after them
+  int pre_sweeps = 6;                 // fine sweeps before the coarse levels, per cycle
+  int post_sweeps = 6;                // fine sweeps after them
   int coarse_sweeps = 3;              // sweeps at each intermediate level, per visit
   int coarsest_sweeps = 40;           // at the coarsest level (stops earlier once the sweeps change nothing)
   double aggregate_diameters = 2.0;   // level-1 cell side in bead diameters (doubled at each level)
@@ -64,11 +67,19 @@ struct MultilevelParameters {
   bool up_leg = true;                 // visit the levels again on the way back up
   int trial_cycles = 12;              // cycles after which the residual must be below the checkpoint's
   bool normal_routing = false;        // tree contacts carry only the normal part of a subtree's need
+  bool spread_routing = true;         // a bead's need goes to all its contacts toward the root, not one tree contact
   int retry_after = 25;               // steps solved plainly (their levels not built) after a solve that gave its levels up
   int plain_first = 16;               // plain sweeps before the first cycle (a warm start often needs no more)
   int anderson = 2;                   // memory of Anderson acceleration on the sweeps outside the cycles (0: plain)
   int anderson_every = 2;             // sweeps per extrapolation there
 };
+
+// How a visit carries each bead's need (the impulse it lacks to move with its aggregate) to its aggregate's root.
+struct Routing {
+  bool normal_only = false;  // (tree) the tree contact carries only the normal part of the need
+  bool spread = true;        // shared by all the bead's contacts toward the root (AggregateLevel::route_contacts)
+};
+inline Routing routing_of(const MultilevelParameters& p) { return {p.normal_routing, p.spread_routing}; }
 
 // One coarse level: aggregates of the level below and the contacts between two different aggregates.
 struct AggregateLevel {
@@ -95,6 +106,9 @@ struct AggregateLevel {
   // aggregate by aggregate (roots first), each bead's tree parent (−1: a root or a fixed bead) and the fine
   // contact to it.
   std::vector<std::int32_t> order, tree_parent, tree_contact;
+  // Per bead, its internal contacts to beads nearer the root (fewer breadth-first hops):
+  // route_contacts[route_start[i] .. route_start[i + 1]), the tree contact among them.
+  std::vector<std::int32_t> route_start, route_contacts;
 };
 
 struct MultilevelWorkspace {
@@ -102,7 +116,9 @@ struct MultilevelWorkspace {
   // Scratch of the build and the reconstruction (reused from step to step).
   std::vector<std::int32_t> uf, node_of, head, adjacency, adjacency_start;
   std::vector<std::int64_t> cell;
-  std::vector<char> visited;
+  std::vector<std::int32_t> depth;                                 // breadth-first hops from the root
+  std::vector<Eigen::Vector3d> share;                               // a bead's contacts' changes (spread routing)
+  std::vector<char> share_active;
   std::vector<Eigen::Vector3d> deficit;                            // per bead
   std::vector<std::pair<std::int32_t, Eigen::Vector3d>> touched;   // reaction changes of a visit
   std::vector<Eigen::Vector3d> saved_r, saved_v, saved_w;  // checkpoint of a cycle
@@ -140,7 +156,7 @@ class MultilevelFine {
   virtual int top_levels() const = 0;
   // The visit of top level t, 0 ≤ t < top_levels(), t = top_levels() − 1 the coarsest (the whole model: the last
   // of work.levels).
-  virtual void visit_top(int t, int sweeps, double weight, bool normal_only) = 0;
+  virtual void visit_top(int t, int sweeps, double weight, Routing routing) = 0;
 };
 
 // The solve's control (header comment: plain sweeps first, cycles, checkpoints, the fallback to plain sweeps) over
@@ -168,9 +184,9 @@ void start_deficits(const AggregateLevel* tree, const AggregateLevel& motion, in
 // - a boundary contact's reaction change d (local contact k): its impulse leaves the deficits;
 void add_boundary_change(int k, const Eigen::Vector3d& d, const std::vector<SweepContact>& contacts,
                          MultilevelWorkspace& work);
-// - the deficits routed through tree's spanning forest, leaves first (none: tree null), then every change applied
-//   to its contact and, through M⁻¹ Hᵀ, to the beads.
-void route_and_apply(const AggregateLevel* tree, bool normal_only, std::vector<SweepContact>& contacts,
+// - the deficits routed toward tree's roots, leaves first (none: tree null), then every change applied to its
+//   contact and, through M⁻¹ Hᵀ, to the beads (Routing: how).
+void route_and_apply(const AggregateLevel* tree, Routing routing, std::vector<SweepContact>& contacts,
                      const BodyArrays& beads, MultilevelWorkspace& work);
 
 // Solves like solve_matrix_free (same entry conditions, residual and statistics: stats.counters.sweeps are the

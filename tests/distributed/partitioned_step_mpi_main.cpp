@@ -657,7 +657,8 @@ void column_multilevel() {
   const int own = part.solve.ownership().owned;
   const double w = b.mass[0] * 9.81 * p.h;
   if (!r.solver.converged()) fail("column, multilevel: not converged: " + r.solver.message);
-  if (r.cycles != 1 || r.solver.counters.sweeps > p.multilevel.plain_first + 4)
+  const int one_cycle = p.multilevel.plain_first + p.multilevel.pre_sweeps + p.multilevel.post_sweeps;
+  if (r.cycles != 1 || r.solver.counters.sweeps > one_cycle)
     fail("column, multilevel: " + std::to_string(r.cycles) + " cycles, " + std::to_string(r.solver.counters.sweeps) +
          " sweeps (one cycle after " + std::to_string(p.multilevel.plain_first) + " plain sweeps expected)");
   // The column's beads are numbered bottom first (their ids).

@@ -51,7 +51,8 @@ const std::initializer_list<std::string_view> kKeys = {
     "drop_time",    "impact_speed",  "restart",    "dump_fclib_step", "periodic", "obstacle_diameters",
     "capsule_fraction", "scheme", "radius_diameters", "thickness_diameters", "fill", "froude", "anderson_memory", "anderson_every",
     "mu_wall", "rolling_friction", "rolling_friction_wall", "materials", "contact_laws", "wall_material", "floor_material", "width", "layers", "capsules", "joints", "measure_region", "partitions",
-    "contact_order", "anderson_warm"};
+    "contact_order", "anderson_warm", "multilevel_pre_sweeps", "multilevel_post_sweeps", "multilevel_plain_first",
+    "multilevel_routing"};
 
 // The granular: map of a scene file with the --set overrides applied, each value kept with the reader that
 // names its origin (FILE:LINE:COL for the file, "--set key=value" for an override), so that every typed read
@@ -572,6 +573,13 @@ RunSettings read_run_settings(const Settings& s, const GranularScene& sc, const 
     // Opt-in settings measured in docs/stack-height.md ("Plain sweeps for a good warm start", "Sweep order by
     // height"): the defaults keep every run's bits.
     p.anderson_warm = s.non_negative("anderson_warm", p.anderson_warm);
+    // The multilevel cycle (solvers/matrixfree/MultilevelNsgs.hpp; docs/stack-height.md, "The multilevel cycle's
+    // settings" and "Routing a bead's need over all its contacts toward the root").
+    auto& ml = p.multilevel;
+    ml.pre_sweeps = static_cast<int>(s.integer("multilevel_pre_sweeps", 0, 1000, ml.pre_sweeps));
+    ml.post_sweeps = static_cast<int>(s.integer("multilevel_post_sweeps", 0, 1000, ml.post_sweeps));
+    ml.plain_first = static_cast<int>(s.integer("multilevel_plain_first", 0, kIntMax, ml.plain_first));
+    ml.spread_routing = s.choice("multilevel_routing", {"spread", "tree"}, "spread") == "spread";
     const std::string order = s.choice("contact_order", {"detection", "bottom_up", "top_down"}, "detection");
     p.contact_order = order == "bottom_up"  ? GranularParameters::ContactOrder::BottomUp
                       : order == "top_down" ? GranularParameters::ContactOrder::TopDown

@@ -515,6 +515,11 @@ RunResult run_large_path(Scene& scene, const RunOptions& o) {
       pa["anderson_memory"] = p.anderson_memory, pa["anderson_every"] = p.anderson_every;
       pa["anderson_warm"] = p.anderson_warm;
     }
+    if (p.solver == GranularSolver::Multilevel) {
+      pa["multilevel_pre_sweeps"] = p.multilevel.pre_sweeps, pa["multilevel_post_sweeps"] = p.multilevel.post_sweeps;
+      pa["multilevel_plain_first"] = p.multilevel.plain_first;
+      pa["multilevel_routing"] = p.multilevel.spread_routing ? "spread" : "tree";
+    }
     pa["contact_order"] = p.contact_order == GranularParameters::ContactOrder::BottomUp  ? "bottom_up"
                           : p.contact_order == GranularParameters::ContactOrder::TopDown ? "top_down"
                                                                                          : "detection";

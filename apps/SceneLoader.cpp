@@ -1547,7 +1547,8 @@ void SceneBuilder::read_integrator(const Field& f) {
   in_.expect_map(f, {"scheme", "path", "h", "theta", "gamma", "variant", "solver", "tolerance", "max_iterations",
                      "newton_tolerance", "newton_max_iterations", "t_end", "newmark_gamma", "newmark_beta",
                      "hht_alpha", "rho_infinity", "sp_theta", "dae_method", "dae_tolerance", "max_sweeps", "threads",
-                     "anderson_memory", "anderson_every", "anderson_warm", "contact_order", "partitions"});
+                     "anderson_memory", "anderson_every", "anderson_warm", "contact_order", "partitions",
+                     "multilevel_pre_sweeps", "multilevel_post_sweeps", "multilevel_plain_first", "multilevel_routing"});
   if (large_) return read_large_path_integrator(f);
   SchemeChoice& c = scene_.scheme;
   c.kind = SchemeKind::MoreauJean;
@@ -1576,7 +1577,8 @@ void SceneBuilder::read_integrator(const Field& f) {
     }
     if (k == "dae_method" || k == "dae_tolerance") in_.fail(key, "is only read with scheme: event_driven");
     for (std::string_view large_key :
-         {"max_sweeps", "threads", "anderson_memory", "anderson_every", "anderson_warm", "contact_order", "partitions"})
+         {"max_sweeps", "threads", "anderson_memory", "anderson_every", "anderson_warm", "contact_order", "partitions",
+          "multilevel_pre_sweeps", "multilevel_post_sweeps", "multilevel_plain_first", "multilevel_routing"})
       if (k == large_key) in_.fail(key, "is only read with path: large (the granular stepper's setting)");
     in_.fail(key, what);
   }
@@ -1634,7 +1636,8 @@ void SceneBuilder::read_large_path_integrator(const Field& f) {
   static constexpr std::string_view keys[] = {"scheme",         "path",          "h",          "t_end",
                                               "solver",         "tolerance",     "max_sweeps", "threads",
                                               "anderson_memory", "anderson_every", "anderson_warm", "contact_order",
-                                              "partitions"};
+                                              "partitions",     "multilevel_pre_sweeps", "multilevel_post_sweeps",
+                                              "multilevel_plain_first", "multilevel_routing"};
   for (auto it = f.node.begin(); it != f.node.end(); ++it) {
     const std::string k = it->first.Scalar();
     if (std::find(std::begin(keys), std::end(keys), k) != std::end(keys)) continue;
@@ -1685,6 +1688,12 @@ void SceneBuilder::read_large_path_integrator(const Field& f) {
              {"bottom_up", granular::GranularParameters::ContactOrder::BottomUp},
              {"top_down", granular::GranularParameters::ContactOrder::TopDown}});
   if (auto x = in_.optional(f, "partitions")) p.partitions = count(*x, 0, 4096);
+  if (auto x = in_.optional(f, "multilevel_pre_sweeps")) p.multilevel.pre_sweeps = count(*x, 0, 1000);
+  if (auto x = in_.optional(f, "multilevel_post_sweeps")) p.multilevel.post_sweeps = count(*x, 0, 1000);
+  if (auto x = in_.optional(f, "multilevel_plain_first"))
+    p.multilevel.plain_first = count(*x, 0, std::numeric_limits<int>::max());
+  if (auto x = in_.optional(f, "multilevel_routing"))
+    p.multilevel.spread_routing = in_.choice<bool>(*x, {{"spread", true}, {"tree", false}});
   // The FE beams' own parameter under each scheme (engine/granular/BeamContacts.hpp): θ of their θ-method under
   // Moreau–Jean (the beads keep θ = 1), ρ∞ under generalized-α (beads and capsules do not depend on it). Each is
   // refused under the other scheme, where it would do nothing.

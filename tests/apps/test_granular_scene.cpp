@@ -239,3 +239,45 @@ TEST_CASE("the opt-in sweep settings contact_order and anderson_warm are read, c
   CHECK(ordered["results"]["mean_sweeps"].get<double>() != plain["results"]["mean_sweeps"].get<double>());
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("the multilevel cycle's settings are read, checked, recorded and reach the solver") {
+  CHECK(error_of(kSilo, {"multilevel_routing=star"}) ==
+        "--set multilevel_routing=star: field 'granular.multilevel_routing': unknown value 'star' (expected one of: "
+        "spread, tree)");
+  CHECK_THAT(error_of(kSilo, {"multilevel_pre_sweeps=-1"}),
+             Catch::StartsWith("--set multilevel_pre_sweeps=-1: field 'granular.multilevel_pre_sweeps': is -1"));
+  CHECK(error_of(kSilo + "  multilevel_post_sweeps: 3\n  multilevel_routing: tree\n").empty());
+
+  // The cold step of a packed box 2 beads wide and 40 layers to 1e-8: plain_first plain sweeps, then cycles of
+  // pre + post fine sweeps (none taken back here: 232 = 16 + 18 × 12 with the defaults, 214 = 4 + 42 × 5 with the
+  // settings below, 268 = 16 + 21 × 12 with the tree routing alone).
+  const auto dir = std::filesystem::temp_directory_path() / ("talus_test_" + std::to_string(::getpid()) + "_ml");
+  const auto file = dir / "box.yaml";
+  std::filesystem::create_directories(dir);
+  std::ofstream(file) << "granular:\n  scene: packed_box\n  width: 2\n  layers: 40\n  t_end: 0.001\n"
+                         "  solver: multilevel\n  tolerance: 1.0e-8\n";
+  const auto run = [&](const std::string& out, const std::vector<std::string>& sets) {
+    std::ostringstream log;
+    REQUIRE(talus::test::run_granular_file(file, sets, talus::test::quiet_run(dir / out, log)) == 0);
+    nlohmann::json j;
+    std::ifstream(dir / out / "run.json") >> j;
+    return j;
+  };
+  const nlohmann::json defaults = run("defaults", {});
+  const nlohmann::json set = run("set", {"multilevel_plain_first=4", "multilevel_pre_sweeps=3",
+                                         "multilevel_post_sweeps=2", "multilevel_routing=tree"});
+  CHECK(defaults["parameters"]["multilevel_pre_sweeps"] == 6);
+  CHECK(defaults["parameters"]["multilevel_routing"] == "spread");
+  CHECK(set["parameters"]["multilevel_plain_first"] == 4);
+  CHECK(set["parameters"]["multilevel_routing"] == "tree");
+  const nlohmann::json tree = run("tree", {"multilevel_routing=tree"});
+  const auto sweeps = [](const nlohmann::json& j) { return static_cast<int>(j["results"]["mean_sweeps"].get<double>()); };
+  for (const nlohmann::json* j : {&defaults, &set, &tree}) CHECK((*j)["results"]["worst_residual"].get<double>() <= 1e-8);
+  CHECK(sweeps(defaults) > 16);
+  CHECK((sweeps(defaults) - 16) % 12 == 0);
+  CHECK((sweeps(set) - 4) % 5 == 0);
+  CHECK((sweeps(set) - 4) % 12 != 0);
+  CHECK((sweeps(tree) - 16) % 12 == 0);
+  CHECK(sweeps(tree) != sweeps(defaults));
+  std::filesystem::remove_all(dir);
+}

@@ -268,7 +268,8 @@ TEST_CASE("keys the large path does not read are refused at their line", "[apps]
       Catch::StartsWith("s.yaml:14:") &&
           Catch::EndsWith("field 'integrator.theta': is not read by path: large (its keys: scheme, path, h, "
                           "t_end, solver, tolerance, max_sweeps, threads, anderson_memory, anderson_every, "
-                          "anderson_warm, contact_order, partitions)"));
+                          "anderson_warm, contact_order, partitions, multilevel_pre_sweeps, "
+                          "multilevel_post_sweeps, multilevel_plain_first, multilevel_routing)"));
   CHECK_THAT(error("scheme: moreau_jean", "scheme: newmark"),
              Catch::StartsWith("s.yaml:14:") &&
                  Catch::Contains("field 'integrator.scheme': unknown value 'newmark'"));

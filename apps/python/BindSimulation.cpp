@@ -391,6 +391,29 @@ void bind_simulation(py::module_& m) {
       .def_readwrite("anderson_memory", &GranularParameters::anderson_memory)
       .def_readwrite("anderson_every", &GranularParameters::anderson_every)
       .def_readwrite("record_history", &GranularParameters::record_history)
+      // The multilevel cycle (docs/granular.md: the scene keys of the same names).
+      .def_property(
+          "multilevel_pre_sweeps", [](const GranularParameters& p) { return p.multilevel.pre_sweeps; },
+          [](GranularParameters& p, int n) { p.multilevel.pre_sweeps = n; },
+          "solver 'multilevel': fine sweeps before the coarse levels in each cycle (6).")
+      .def_property(
+          "multilevel_post_sweeps", [](const GranularParameters& p) { return p.multilevel.post_sweeps; },
+          [](GranularParameters& p, int n) { p.multilevel.post_sweeps = n; },
+          "solver 'multilevel': fine sweeps after them (6).")
+      .def_property(
+          "multilevel_plain_first", [](const GranularParameters& p) { return p.multilevel.plain_first; },
+          [](GranularParameters& p, int n) { p.multilevel.plain_first = n; },
+          "solver 'multilevel': plain sweeps before the first cycle (16).")
+      .def_property(
+          "multilevel_routing",
+          [](const GranularParameters& p) { return std::string(p.multilevel.spread_routing ? "spread" : "tree"); },
+          [](GranularParameters& p, const std::string& s) {
+            if (s != "spread" && s != "tree")
+              throw std::invalid_argument("multilevel_routing must be 'spread' or 'tree', not '" + s + "'");
+            p.multilevel.spread_routing = s == "spread";
+          },
+          "solver 'multilevel': a bead's need inside its aggregate spread over all its contacts toward the root "
+          "('spread', the default) or carried by one ('tree').")
       .def_readwrite("beam_theta", &GranularParameters::beam_theta,
                      "The FE beams' theta under moreau_jean (1 by default; the beads always take 1).")
       .def_readwrite("rho_infinity", &GranularParameters::rho_infinity,

@@ -87,3 +87,29 @@ def test_a_small_path_moreau_jean_step_dumped_and_drawn(tmp_path, source_dir):
     text = (tmp_path / "vtk" / "contacts_00000.vtp").read_text()
     pressed = int(re.search(r'NumberOfLines="(\d+)"', text).group(1))
     assert 0 < pressed <= report.active
+
+
+def test_multilevel_cycle_settings_reach_the_solver():
+    # A column of 40 touching beads on the floor, from zero impulses: the multilevel solver carries its exact weights
+    # in one cycle after its plain sweeps, so the sweeps are plain_first + pre + post (the bench's own check, docs/
+    # stack-height.md); plain Gauss-Seidel needs about 2 000.
+    def column():
+        m = talus.Model()
+        m.gravity = [0, 0, -9.81]
+        m.add_wall([0, 0, 1], [0, 0, 0])
+        for k in range(40):
+            m.add_sphere([0.0, 0.0, 0.01 + 0.02 * k], 0.01)
+        return m
+
+    settings = talus.GranularSettings(h=1e-3, tolerance=1e-10, solver="multilevel", multilevel_plain_first=4,
+                                      multilevel_pre_sweeps=3, multilevel_post_sweeps=2, multilevel_routing="tree")
+    assert settings.multilevel_routing == "tree" and settings.multilevel_pre_sweeps == 3
+    report = talus.Simulation(column(), settings).step()
+    assert report.cycles == 1 and report.sweeps == 4 + 3 + 2
+    default = talus.GranularSettings(h=1e-3, tolerance=1e-10, solver="multilevel")
+    assert (default.multilevel_pre_sweeps, default.multilevel_post_sweeps, default.multilevel_plain_first,
+            default.multilevel_routing) == (6, 6, 16, "spread")
+    report = talus.Simulation(column(), default).step()
+    assert report.cycles == 1 and report.sweeps == 16 + 6 + 6
+    with pytest.raises(ValueError, match="multilevel_routing"):
+        talus.GranularSettings(multilevel_routing="star")

@@ -451,7 +451,8 @@ solvers::SolverStats multilevel_cycles(MultilevelFine& f, std::vector<SweepConta
   double res = nothing_to_solve ? 0.0 : f.residual(sweeps);
   const int levels = static_cast<int>(w.levels.size());
   // After a solve that had to give up its coarse levels the next `retry_after` steps are plain (in a flow, where
-  // beads fly apart or slide inside aggregates, each step would otherwise pay for rejected cycles).
+  // beads fly apart or slide inside aggregates, each step would otherwise pay for rejected cycles), twice as many
+  // after each further such solve in a row.
   bool coarse = f.coarse() && w.cooldown == 0;
   if (w.cooldown > 0) --w.cooldown;
   int rejected = 0, pending = 0;
@@ -507,10 +508,17 @@ solvers::SolverStats multilevel_cycles(MultilevelFine& f, std::vector<SweepConta
       for (std::size_t k = 0; k < nc; ++k) contacts[k].r = w.saved_r[k];
       std::copy(w.saved_v.begin(), w.saved_v.end(), beads.v), std::copy(w.saved_w.begin(), w.saved_w.end(), beads.w);
       w.coarse_weight *= 0.5;
-      if (++rejected >= 3) coarse = false, w.cooldown = p.retry_after;
+      if (++rejected >= 3) {
+        // Each solve in a row that gives its levels up doubles the plain stretch after it (up to 32 ×): in a flow
+        // the levels would otherwise be built, tried and given up again every retry_after steps.
+        coarse = false;
+        w.cooldown = p.retry_after << std::min(w.give_ups, 5);
+        ++w.give_ups;
+      }
       continue;
     }
   }
+  if (coarse && w.cycles > 0) w.give_ups = 0;
   set_solve_outcome(stats, sweeps, res, fine.tolerance, name,
                     std::to_string(sweeps) + " fine sweeps (" + std::to_string(w.cycles) + " cycles)");
   stats.seconds = seconds_since(start);

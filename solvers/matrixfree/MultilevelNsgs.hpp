@@ -38,7 +38,7 @@
 // post_sweeps` fine sweeps and one residual evaluation. Safeguard: the state (reactions, velocities) is
 // checkpointed every `trial_cycles` cycles; if the residual is then not below the checkpoint's, the cycles are
 // taken back, the coarse weight halved, and after three such failures the solve continues with plain sweeps
-// (and so do the next `retry_after` steps).
+// (and so do the next `retry_after` steps, doubled after each further such solve in a row, up to 32 ×).
 // A column on a floor is solved exactly by one cycle; what rigid aggregates do not capture (rolling, sliding
 // and opening inside an aggregate) is left to the fine sweeps. Coarse levels run on one thread in a fixed
 // order, so the result is the same for every thread count (the fine sweeps are already). A partitioned model
@@ -68,7 +68,7 @@ struct MultilevelParameters {
   int trial_cycles = 12;              // cycles after which the residual must be below the checkpoint's
   bool normal_routing = false;        // tree contacts carry only the normal part of a subtree's need
   bool spread_routing = true;         // a bead's need goes to all its contacts toward the root, not one tree contact
-  int retry_after = 25;               // steps solved plainly (their levels not built) after a solve that gave its levels up
+  int retry_after = 25;               // plain steps (no levels built) after a solve gave its levels up (×2 in a row)
   int plain_first = 16;               // plain sweeps before the first cycle (a warm start often needs no more)
   int anderson = 2;                   // memory of Anderson acceleration on the sweeps outside the cycles (0: plain)
   int anderson_every = 2;             // sweeps per extrapolation there
@@ -125,6 +125,7 @@ struct MultilevelWorkspace {
   MatrixFreeWorkspace fine;
   int cycles = 0;
   int cooldown = 0;  // steps left to solve plainly
+  int give_ups = 0;  // solves in a row that gave their levels up (each doubles the next cooldown)
   double coarse_weight = 1.0;
   double setup_seconds = 0.0, coarse_seconds = 0.0;
 };

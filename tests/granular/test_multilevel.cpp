@@ -191,3 +191,51 @@ TEST_CASE("multilevel routing: a bead resting on four oblique contacts gets its 
     }
   }
 }
+
+TEST_CASE("multilevel: each solve in a row that gives its levels up doubles the plain stretch after it") {
+  // A fine problem on which no cycle ever lowers the residual (a flow where aggregates are not rigid, at its worst):
+  // every solve that tries cycles takes three trials back and gives the levels up. The steps between such tries are
+  // 25, 50, 100, ... (retry_after doubled per give-up in a row, up to 32 ×), and one solve whose cycles work resets
+  // the count.
+  using namespace talus::matrixfree;
+  struct Stuck final : MultilevelFine {
+    bool works = false;
+    int tried = 0;
+    double res = 1.0;
+    double residual(int) override { return res; }
+    talus::solvers::SolverStats plain(const MatrixFreeParameters& p, int) override {
+      talus::solvers::SolverStats s;
+      s.counters.sweeps = p.max_sweeps, s.iterations = p.max_sweeps, s.residual = res;
+      return s;
+    }
+    void sweep(int) override {
+      if (works) res *= 0.5;
+    }
+    bool coarse() const override { return true; }
+    int top_levels() const override { return 1; }
+    void visit_top(int, int, double, Routing) override { ++tried; }
+  } fine;
+  std::vector<SweepContact> contacts;
+  BodyArrays beads;
+  MatrixFreeParameters fp;
+  fp.max_sweeps = 1000;
+  MultilevelParameters p;
+  MultilevelWorkspace w;
+  std::vector<int> tries;  // the solves (steps) that tried cycles
+  for (int step = 0; step < 25 + 50 + 100 + 200 + 5; ++step) {
+    const int before = fine.tried;
+    multilevel_cycles(fine, contacts, beads, fp, p, w, false, "test");
+    if (fine.tried > before) tries.push_back(step);
+  }
+  REQUIRE(tries.size() == 5);
+  CHECK(tries[0] == 0);
+  for (int k = 1; k < 5; ++k) CHECK(tries[k] - tries[k - 1] == 1 + (p.retry_after << (k - 1)));
+  CHECK(w.give_ups == 5);
+  while (w.cooldown > 0) multilevel_cycles(fine, contacts, beads, fp, p, w, false, "test");
+  fine.works = true, fine.res = 1.0;
+  fp.tolerance = 1e-3;
+  const talus::solvers::SolverStats s = multilevel_cycles(fine, contacts, beads, fp, p, w, false, "test");
+  CHECK(s.converged());
+  CHECK(w.give_ups == 0);
+  CHECK(w.cooldown == 0);
+}

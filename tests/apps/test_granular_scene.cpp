@@ -208,6 +208,20 @@ TEST_CASE("measure_region is a box of six numbers, checked where it is written")
 }
 
 
+namespace {
+
+// Runs the granular scene file with the --set overrides into `out` (quietly) and returns its run.json.
+nlohmann::json run_json(const std::filesystem::path& file, const std::filesystem::path& out,
+                        const std::vector<std::string>& sets) {
+  std::ostringstream log;
+  REQUIRE(talus::test::run_granular_file(file, sets, talus::test::quiet_run(out, log)) == 0);
+  nlohmann::json j;
+  std::ifstream(out / "run.json") >> j;
+  return j;
+}
+
+}  // namespace
+
 TEST_CASE("the opt-in sweep settings contact_order and anderson_warm are read, checked and recorded") {
   CHECK(error_of(kSilo, {"contact_order=upwards"}) ==
         "--set contact_order=upwards: field 'granular.contact_order': unknown value 'upwards' (expected one of: "
@@ -223,11 +237,7 @@ TEST_CASE("the opt-in sweep settings contact_order and anderson_warm are read, c
   std::filesystem::create_directories(dir);
   std::ofstream(file) << "granular:\n  scene: bead_stack\n  n: 125\n  t_end: 0.06\n";
   const auto run = [&](const std::string& out, const std::vector<std::string>& sets) {
-    std::ostringstream log;
-    REQUIRE(talus::test::run_granular_file(file, sets, talus::test::quiet_run(dir / out, log)) == 0);
-    nlohmann::json j;
-    std::ifstream(dir / out / "run.json") >> j;
-    return j;
+    return run_json(file, dir / out, sets);
   };
   const nlohmann::json plain = run("detection", {});
   const nlohmann::json ordered = run("bottom_up", {"contact_order=bottom_up", "anderson_warm=3"});
@@ -257,11 +267,7 @@ TEST_CASE("the multilevel cycle's settings are read, checked, recorded and reach
   std::ofstream(file) << "granular:\n  scene: packed_box\n  width: 2\n  layers: 40\n  t_end: 0.001\n"
                          "  solver: multilevel\n  tolerance: 1.0e-8\n";
   const auto run = [&](const std::string& out, const std::vector<std::string>& sets) {
-    std::ostringstream log;
-    REQUIRE(talus::test::run_granular_file(file, sets, talus::test::quiet_run(dir / out, log)) == 0);
-    nlohmann::json j;
-    std::ifstream(dir / out / "run.json") >> j;
-    return j;
+    return run_json(file, dir / out, sets);
   };
   const nlohmann::json defaults = run("defaults", {});
   const nlohmann::json set = run("set", {"multilevel_plain_first=4", "multilevel_pre_sweeps=3",

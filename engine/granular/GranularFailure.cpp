@@ -1,7 +1,12 @@
 #include "engine/granular/GranularFailure.hpp"
 
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <cstdio>
+
+#include "solvers/matrixfree/ResidualBreakdown.hpp"
 
 namespace talus::granular {
 
@@ -81,6 +86,62 @@ std::string fastest_body(const Model& m, matrixfree::PartitionedSolve* spread) {
   const std::string which =
       tag < 0 ? "no bodies" : std::string(tag % 2 ? "capsule id " : "bead id ") + std::to_string(tag / 2);
   return "the fastest body after it: " + which + " at " + num(vmax) + " m/s";
+}
+
+}  // namespace talus::granular
+
+namespace talus::granular {
+
+std::string residual_report(const Model& m, const std::vector<SweepContact>& contacts,
+                            const matrixfree::BodyArrays& beads, matrixfree::PartitionedSolve* spread) {
+  std::function<bool(int)> counted;
+  if (spread) counted = [spread](int i) { return spread->counts_contact(i); };
+  matrixfree::ResidualBreakdown r = matrixfree::residual_breakdown(contacts, beads, counted);
+  // The largest error's contact as a tag of its beads' ids (the second + 1, 0 for an obstacle), so that every
+  // process can name it.
+  std::int64_t tag = -1;
+  if (r.worst >= 0) {
+    const SweepContact& c = contacts[r.worst];
+    const std::uint64_t a = c.a >= 0 ? static_cast<std::uint64_t>(m.bodies.id[c.a]) + 1 : 0;
+    tag = static_cast<std::int64_t>((static_cast<std::uint64_t>(m.bodies.id[c.b]) << 32) | (a & 0xffffffffu));
+  }
+  if (spread) {
+    std::array<double, matrixfree::ResidualBreakdown::kSums> sums = r.sums();
+    spread->sum_over_processes(sums.data(), static_cast<int>(sums.size()));
+    r.set_sums(sums);
+    spread->largest_over_processes(r.worst_error, tag);
+  }
+  if (tag < 0 && r.worst_error < 0.0) return "no bead contacts";
+  char b[512];
+  std::string out;
+  {
+    const std::uint64_t t = static_cast<std::uint64_t>(tag);
+    const std::uint64_t a = t & 0xffffffffu;
+    out = "the largest contact error: bead id " + std::to_string(t >> 32) +
+          (a ? " with bead id " + std::to_string(a - 1) : std::string(" with an obstacle"));
+    std::snprintf(b, sizeof b, " (%.2g)", r.worst_error);
+    out += b;
+  }
+  const double total = r.squared();
+  if (total > 0.0) {
+    auto pct = [total](double x) { return 100.0 * x / total; };
+    std::snprintf(b, sizeof b,
+                  "; of the bead contacts' squared residual: sticking %.0f %% (%.0f contacts), sliding %.0f %% (%.0f), "
+                  "open %.0f %% (%.0f)",
+                  pct(r.sticking.squared), r.sticking.contacts, pct(r.sliding.squared), r.sliding.contacts,
+                  pct(r.open.squared), r.open.contacts);
+    out += b;
+  }
+  // Rolling: the translations' and the spins' slips each much larger than the slip they leave.
+  if (r.sticking.contacts > 0.0) {
+    std::snprintf(b, sizeof b,
+                  "; at the sticking contacts the slips of the beads' translations and of their spins (sums of squares "
+                  "%.2e and %.2e m²/s²) leave %.2e%s",
+                  r.translation_slip, r.spin_slip, r.slip,
+                  r.rolling_ratio() > 10.0 ? ": the beads roll on each other" : "");
+    out += b;
+  }
+  return out;
 }
 
 }  // namespace talus::granular

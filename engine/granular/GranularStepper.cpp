@@ -1130,7 +1130,10 @@ bool GranularStepper::solve_failed(const char* which) {
   if (bad.empty() && report_.solver.converged()) return false;
   // A solve over processes ends converged or not on every process alike, so all of them take the fastest body
   // over the processes together (collective) and say the same.
-  const std::string fastest = report_.solver.converged() ? std::string() : fastest_body(m_, params_.distributed);
+  const std::string fastest = report_.solver.converged()
+                                  ? std::string()
+                                  : fastest_body(m_, params_.distributed) + "; " +
+                                        residual_report(m_, contacts_, general_.bodies, params_.distributed);
   char when[96];
   std::snprintf(when, sizeof when, "granular step %ld (t = %.9g s)", m_.step + 1, m_.time + params_.h);
   const std::string message = std::string(when) + (which ? std::string(", ") + which : std::string()) + ": " +

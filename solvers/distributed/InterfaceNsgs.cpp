@@ -156,6 +156,10 @@ void InterfaceNsgs::largest_over_processes(double& value, std::int64_t& tag) {
   MPI_Bcast(&tag, 1, MPI_INT64_T, largest.rank, comm_);
 }
 
+void InterfaceNsgs::sum_over_processes(double* values, int n) {
+  fixed_order_sum(comm_, values, n, values, reduce_scratch_);
+}
+
 double InterfaceNsgs::contact_velocity_norm(const std::vector<SweepContact>& contacts, const BodyArrays& bodies,
                                             double, double own_general_squared) {
   classify(contacts);

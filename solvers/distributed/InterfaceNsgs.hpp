@@ -65,6 +65,7 @@ class InterfaceNsgs final : public matrixfree::PartitionedSolve {
   bool spreads_rolling() const override { return true; }
   int own_spheres(int) const override { return own_.owned; }
   void largest_over_processes(double& value, std::int64_t& tag) override;
+  void sum_over_processes(double* values, int n) override;
   double common_margin(double local) override;
   double contact_velocity_norm(const std::vector<matrixfree::SweepContact>& contacts,
                                const matrixfree::BodyArrays& bodies, double local,

@@ -65,6 +65,9 @@ class PartitionedSolve {
   // Collective, in place: the largest `value` over the processes and the `tag` the process holding it gave (the
   // lowest such process), the same on every process. A whole model: as given.
   virtual void largest_over_processes(double& value, std::int64_t& tag) { (void)value, (void)tag; }
+  // Collective, in place: values[0..n) summed over the processes, the same bits on every process. A whole model:
+  // as given (every process holds every contact).
+  virtual void sum_over_processes(double* values, int n) { (void)values, (void)n; }
   // Plain sweeps (p.anderson = 0) or Anderson-accelerated ones; relaxation and symmetric sweeps as in
   // MatrixFreeParameters. With `rolling` (one record per contact, RollingResistance.hpp; only where
   // spreads_rolling()) each contact's rolling rows are solved right after its Coulomb rows, as the one-process

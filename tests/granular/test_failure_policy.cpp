@@ -63,6 +63,9 @@ TEST_CASE("a failed granular step is rolled back bit for bit and named, under bo
     CHECK(completed > 10);  // the free fall needs no sweep
     CHECK(message.find("granular step " + std::to_string(completed + 1) + " (t = ") == 0);
     CHECK(message.find("the fastest body after it: bead id") != std::string::npos);
+    // Where its residual lies (test_residual_breakdown.cpp): the contact with the largest error and the shares.
+    CHECK(message.find("the largest contact error: bead id") != std::string::npos);
+    CHECK(message.find("of the bead contacts' squared residual: sticking") != std::string::npos);
     CHECK(state_of(sc.model, s) == before);
     // The same step taken again fails the same way and leaves the same state.
     CHECK_THROWS_WITH(s.step(), message);

@@ -3,8 +3,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <cstdio>
+#include <functional>
 
 #include "solvers/matrixfree/ResidualBreakdown.hpp"
 
@@ -87,10 +87,6 @@ std::string fastest_body(const Model& m, matrixfree::PartitionedSolve* spread) {
       tag < 0 ? "no bodies" : std::string(tag % 2 ? "capsule id " : "bead id ") + std::to_string(tag / 2);
   return "the fastest body after it: " + which + " at " + num(vmax) + " m/s";
 }
-
-}  // namespace talus::granular
-
-namespace talus::granular {
 
 std::string residual_report(const Model& m, const std::vector<SweepContact>& contacts,
                             const matrixfree::BodyArrays& beads, matrixfree::PartitionedSolve* spread) {

@@ -1,6 +1,6 @@
 #pragma once
-// Where the residual of a bead-contact solve lies (issue 10: a solve that does not converge is reported with the
-// contact, not only the step): the common residual's squares (FrictionContactProblem.hpp, natural map with
+// Where the residual of a bead-contact solve lies (a solve that does not converge is reported with the contact,
+// not only the step: engine/granular/GranularFailure.hpp): the common residual's squares (FrictionContactProblem.hpp, natural map with
 // De Saxcé's modified velocity) summed by the contacts' state — open (r_N = 0), sticking (r strictly inside its
 // cone) and sliding (on its boundary) — the contact with the largest error, and, at the sticking contacts, the
 // tangential slip split into the part of the beads' translations, (v_b − v_a)_T, and that of their spins,
